@@ -1,0 +1,183 @@
+/// The error every ServerTrust API throws: which check failed, why, and the evidence.
+///
+/// Equality compares ``code`` only, so a test or a caller can ask *what kind* of failure
+/// happened without matching prose: `#expect(throws: TrustError.pinMismatch) { … }`.
+/// The ``description`` is written for the person who has to fix the configuration: a pin
+/// failure lists every certificate of the validated chain with its pin beside the configured
+/// pins.
+public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// An opaque, extensible failure kind.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case malformedCertificate
+            case malformedPublicKey
+            case malformedPin
+            case unsupportedPinAlgorithm
+            case malformedCRL
+            case invalidHostPattern
+            case invalidConfiguration
+            case noCertificates
+            case chainValidationFailed
+            case hostMismatch
+            case pinMismatch
+            case noEvaluatorForHost
+            case disabledEvaluatorInRelease
+            case revoked
+            case revocationStatusUnknown
+            case openSSLFailure
+            case unreadableInput
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// DER, PEM or base64 input that is not a certificate OpenSSL can parse.
+        public static let malformedCertificate = Code(.malformedCertificate)
+        /// Input that is not a SubjectPublicKeyInfo.
+        public static let malformedPublicKey = Code(.malformedPublicKey)
+        /// A pin string that is not `sha256/<base64 of 32 bytes>`.
+        public static let malformedPin = Code(.malformedPin)
+        /// A pin naming an algorithm other than SHA-256 (`sha1/…` is refused as weak).
+        public static let unsupportedPinAlgorithm = Code(.unsupportedPinAlgorithm)
+        /// A CRL that OpenSSL cannot parse.
+        public static let malformedCRL = Code(.malformedCRL)
+        /// A host pattern the trust manager refuses (`example.*`, `**.com`, empty labels…).
+        public static let invalidHostPattern = Code(.invalidHostPattern)
+        /// A policy that cannot be built as configured (an empty pin set, no anchors…).
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// The server presented no certificate.
+        public static let noCertificates = Code(.noCertificates)
+        /// Path validation to the anchors failed (signature, validity, purpose, constraints…).
+        public static let chainValidationFailed = Code(.chainValidationFailed)
+        /// The leaf is not valid for the requested host name or IP address.
+        public static let hostMismatch = Code(.hostMismatch)
+        /// No certificate or key of the validated chain matches a configured pin.
+        public static let pinMismatch = Code(.pinMismatch)
+        /// `allHostsMustBeEvaluated` is set and no pattern matches the host.
+        public static let noEvaluatorForHost = Code(.noEvaluatorForHost)
+        /// The disabled evaluator was asked to run in a release build without the unsafe opt-in.
+        public static let disabledEvaluatorInRelease = Code(.disabledEvaluatorInRelease)
+        /// A certificate of the chain is revoked.
+        public static let revoked = Code(.revoked)
+        /// Revocation status could not be established and the policy requires it.
+        public static let revocationStatusUnknown = Code(.revocationStatusUnknown)
+        /// OpenSSL failed for a reason other than the input (allocation, internal error).
+        public static let openSSLFailure = Code(.openSSLFailure)
+        /// A file or buffer could not be read.
+        public static let unreadableInput = Code(.unreadableInput)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// One certificate of a chain, as shown in a failure message.
+    public struct CertificateSummary: Hashable, Sendable, CustomStringConvertible {
+        public let pin: Pin
+        public let subject: String
+        public init(pin: Pin, subject: String) {
+            self.pin = pin
+            self.subject = subject
+        }
+        public var description: String { "\(pin): \(subject)" }
+    }
+
+    /// What the failing check looked at.
+    public struct Evidence: Hashable, Sendable {
+        /// The pins the policy was configured with.
+        public var configuredPins: [Pin] = []
+        /// The chain the check ran against (validated when validation succeeded, else presented).
+        public var chain: [CertificateSummary] = []
+        /// OpenSSL's verification error (`X509_V_ERR_*` number and text), when path validation failed.
+        public var verifyResult: Int32?
+        public var verifyResultText: String?
+        /// The chain depth OpenSSL reported the error at (0 = leaf).
+        public var depth: Int?
+        /// Extra detail from OpenSSL's error queue.
+        public var openSSLErrors: [String] = []
+
+        public init() {}
+
+        var isEmpty: Bool {
+            configuredPins.isEmpty && chain.isEmpty && verifyResult == nil && openSSLErrors.isEmpty
+        }
+    }
+
+    public let code: Code
+    /// One sentence saying what failed and, where possible, how to fix it.
+    public let reason: String
+    /// The evaluator that failed, e.g. `PinnedKeyHashesTrustEvaluator`.
+    public let evaluator: String?
+    /// The host being evaluated.
+    public let host: String?
+    public let evidence: Evidence
+    public let file: String
+    public let line: Int
+
+    public init(
+        _ code: Code,
+        _ reason: String,
+        evaluator: String? = nil,
+        host: String? = nil,
+        evidence: Evidence = Evidence(),
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.evaluator = evaluator
+        self.host = host
+        self.evidence = evidence
+        self.file = file
+        self.line = line
+    }
+
+    /// A copy attributed to an evaluator and host, keeping the original code, reason and evidence.
+    func attributed(to evaluator: String, host: String?) -> TrustError {
+        TrustError(
+            code, reason, evaluator: self.evaluator ?? evaluator, host: self.host ?? host,
+            evidence: evidence, file: file, line: line)
+    }
+
+    public static func == (lhs: TrustError, rhs: TrustError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Lets `#expect(throws: TrustError.pinMismatch)` read naturally.
+    public static let malformedCertificate = TrustError(.malformedCertificate, "")
+    public static let malformedPublicKey = TrustError(.malformedPublicKey, "")
+    public static let malformedPin = TrustError(.malformedPin, "")
+    public static let unsupportedPinAlgorithm = TrustError(.unsupportedPinAlgorithm, "")
+    public static let malformedCRL = TrustError(.malformedCRL, "")
+    public static let invalidHostPattern = TrustError(.invalidHostPattern, "")
+    public static let invalidConfiguration = TrustError(.invalidConfiguration, "")
+    public static let noCertificates = TrustError(.noCertificates, "")
+    public static let chainValidationFailed = TrustError(.chainValidationFailed, "")
+    public static let hostMismatch = TrustError(.hostMismatch, "")
+    public static let pinMismatch = TrustError(.pinMismatch, "")
+    public static let noEvaluatorForHost = TrustError(.noEvaluatorForHost, "")
+    public static let disabledEvaluatorInRelease = TrustError(.disabledEvaluatorInRelease, "")
+    public static let revoked = TrustError(.revoked, "")
+    public static let revocationStatusUnknown = TrustError(.revocationStatusUnknown, "")
+    public static let openSSLFailure = TrustError(.openSSLFailure, "")
+    public static let unreadableInput = TrustError(.unreadableInput, "")
+
+    public var description: String {
+        var text = ""
+        if let evaluator { text += "\(evaluator): " }
+        text += reason
+        if let host, !reason.contains(host) { text += " (host \(host))" }
+        if let result = evidence.verifyResult {
+            text += "\n  OpenSSL verify error \(result)"
+            if let t = evidence.verifyResultText { text += " (\(t))" }
+            if let depth = evidence.depth { text += " at depth \(depth)" }
+        }
+        if !evidence.configuredPins.isEmpty {
+            text += "\n  Configured pins:"
+            for pin in evidence.configuredPins { text += "\n    \(pin)" }
+        }
+        if !evidence.chain.isEmpty {
+            text += evidence.configuredPins.isEmpty ? "\n  Chain:" : "\n  Peer certificate chain:"
+            for entry in evidence.chain { text += "\n    \(entry)" }
+        }
+        for error in evidence.openSSLErrors { text += "\n  OpenSSL: \(error)" }
+        return text
+    }
+}

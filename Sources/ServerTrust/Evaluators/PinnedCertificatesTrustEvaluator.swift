@@ -1,0 +1,36 @@
+/// Accepts a server when its validated chain contains one of the pinned certificates.
+///
+/// Certificates are compared as whole DER encodings. With default validation off, the pinned
+/// certificates are the only anchors: the leaf must chain to one of them by signatures, and
+/// validity is still checked.
+public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
+    private let certificates: Set<Certificate>
+    private let core: PinningCore
+
+    /// - Parameters:
+    ///   - certificates: the pinned certificates; must not be empty.
+    ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
+    ///   - validateHost: check the host name against the leaf. Default `true`.
+    ///     - Warning: `false` lets any certificate that chains to a pinned one serve any host.
+    public init(certificates: [Certificate], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {
+        self.certificates = Set(certificates)
+        core = try PinningCore(
+            evaluatorName: "PinnedCertificatesTrustEvaluator", configuredPins: Array(Set(certificates.map(\.spkiPin))).sorted(),
+            pinnedCertificates: certificates,
+            performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        try core.evaluate(trust, host: host) { certificates.contains($0) }
+    }
+}
+
+extension ServerTrustEvaluating where Self == PinnedCertificatesTrustEvaluator {
+    /// Certificate pinning.
+    public static func pinnedCertificates(
+        _ certificates: [Certificate], performDefaultValidation: Bool = true, validateHost: Bool = true
+    ) throws -> PinnedCertificatesTrustEvaluator {
+        try PinnedCertificatesTrustEvaluator(
+            certificates: certificates, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+}

@@ -1,0 +1,51 @@
+/// Accepts a server when a certificate of its validated chain has an SPKI SHA-256 in the pin set.
+///
+/// Any certificate of the chain may match (leaf, intermediate or root); the pins of a set are
+/// OR'd. Pin at least two keys — the current one and a backup held offline — so a key rotation
+/// does not lock clients out.
+public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
+    private let pins: Set<Pin>
+    private let core: PinningCore
+
+    /// - Parameters:
+    ///   - pins: SPKI pins; must not be empty.
+    ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
+    ///     When `false` the pinned keys act as the anchors, so the chain's signatures and
+    ///     validity are still checked.
+    ///   - validateHost: check the host name against the leaf. Default `true`.
+    ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
+    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty pin set.
+    public init(pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {
+        self.pins = Set(pins)
+        core = try PinningCore(
+            evaluatorName: "PinnedKeyHashesTrustEvaluator", configuredPins: Array(Set(pins)).sorted(),
+            performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+
+    /// Parses `sha256/<base64>` strings.
+    /// - Throws: ``TrustError/Code/malformedPin`` or `.unsupportedPinAlgorithm` naming the bad pin.
+    public convenience init(_ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {
+        try self.init(
+            pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        try core.evaluate(trust, host: host) { pins.contains($0.spkiPin) }
+    }
+}
+
+extension ServerTrustEvaluating where Self == PinnedKeyHashesTrustEvaluator {
+    /// SPKI-hash pinning: `.pinnedKeyHashes(["sha256/…", "sha256/…backup"])`.
+    public static func pinnedKeyHashes(
+        _ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool = true
+    ) throws -> PinnedKeyHashesTrustEvaluator {
+        try PinnedKeyHashesTrustEvaluator(pins, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+
+    /// SPKI-hash pinning with parsed pins.
+    public static func pinnedKeyHashes(
+        _ pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool = true
+    ) throws -> PinnedKeyHashesTrustEvaluator {
+        try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+}

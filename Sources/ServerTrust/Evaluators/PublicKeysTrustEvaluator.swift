@@ -1,0 +1,34 @@
+/// Accepts a server when a certificate of its validated chain carries one of the pinned public keys.
+///
+/// Keys are compared as whole SubjectPublicKeyInfo encodings. Pinning a key rather than a
+/// certificate survives certificate renewal with the same key.
+public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
+    private let keys: Set<[UInt8]>
+    private let core: PinningCore
+
+    /// - Parameters:
+    ///   - keys: the pinned keys; must not be empty.
+    ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
+    ///     When `false` the pinned keys act as the anchors.
+    ///   - validateHost: check the host name against the leaf. Default `true`.
+    ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
+    public init(keys: [PublicKey], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {
+        self.keys = Set(keys.map(\.subjectPublicKeyInfoDER))
+        core = try PinningCore(
+            evaluatorName: "PublicKeysTrustEvaluator", configuredPins: Array(Set(keys.map(\.pin))).sorted(),
+            performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        try core.evaluate(trust, host: host) { keys.contains($0.subjectPublicKeyInfoDER) }
+    }
+}
+
+extension ServerTrustEvaluating where Self == PublicKeysTrustEvaluator {
+    /// Public-key pinning.
+    public static func publicKeys(
+        _ keys: [PublicKey], performDefaultValidation: Bool = true, validateHost: Bool = true
+    ) throws -> PublicKeysTrustEvaluator {
+        try PublicKeysTrustEvaluator(keys: keys, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+}

@@ -1,0 +1,25 @@
+/// Decides whether a server's certificates are acceptable for a host.
+///
+/// Implementations throw a ``TrustError`` that says which check failed and shows the
+/// evidence; returning normally means the server is trusted. Evaluators are immutable and
+/// shared across concurrent handshakes, hence `Sendable`.
+public protocol ServerTrustEvaluating: Sendable {
+    /// Evaluates `trust` for `host` (a DNS name or an IP address literal).
+    func evaluate(_ trust: ServerTrust, forHost host: String) throws
+
+    /// A short name for reports and errors; defaults to the type name.
+    var name: String { get }
+}
+
+extension ServerTrustEvaluating {
+    public var name: String { String(describing: type(of: self)) }
+
+    /// Runs `body`, attributing any ``TrustError`` it throws to this evaluator and host.
+    func attributing<T>(host: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as TrustError {
+            throw error.attributed(to: name, host: host)
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// Chooses the trust evaluator for each host from patterns configured in code.
+///
+/// ```swift
+/// let manager = try ServerTrustManager(evaluators: [
+///     "api.example.com": .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
+///     "**.cdn.example.com": .default(),
+/// ])
+/// ```
+///
+/// Every pattern is validated when the manager is created (see ``HostPattern`` for the rules),
+/// so a typo fails at start-up instead of leaving a host unpinned. For a host, the most specific
+/// pattern wins: an exact host or address, then `*.parent` (the host's own parent domain), then
+/// `**.suffix` with the longest matching suffix. `**.example.com` matches `example.com` too, as
+/// in OkHttp's `CertificatePinner`; an exact `example.com` entry, if present, still wins for it.
+///
+/// A lookup probes one dictionary per kind of pattern, once per label of the host: its cost
+/// depends on the host, never on how many patterns are configured.
+///
+/// Immutable after `init`, hence `Sendable`.
+public final class ServerTrustManager: Sendable {
+    /// The pattern a host matched and the evaluator configured for it.
+    public struct Match: Sendable {
+        public let pattern: HostPattern
+        public let evaluator: any ServerTrustEvaluating
+    }
+
+    /// Whether a host that no pattern matches is refused (`true`, the default) or left to the
+    /// caller's default validation (`false`).
+    ///
+    /// - Warning: With `false`, a typo in a pattern or a host added later silently gets default
+    ///   validation only: any CA the machine trusts, including an intercepting proxy's, is accepted.
+    public let allHostsMustBeEvaluated: Bool
+
+    /// Every configured pattern, sorted by ``HostPattern/description``.
+    public let patterns: [HostPattern]
+
+    private let exactHosts: [String: Match]
+    private let addresses: [String: Match]
+    /// Keyed by the parent domain: `example.com` for `*.example.com`.
+    private let singleLabelWildcards: [String: Match]
+    /// Keyed by the suffix: `example.com` for `**.example.com`.
+    private let anyDepthWildcards: [String: Match]
+
+    /// Validates the patterns and indexes them for lookup.
+    ///
+    /// - Parameters:
+    ///   - evaluators: the evaluator for each host pattern (see ``HostPattern``).
+    ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
+    /// - Throws: ``TrustError`` `.invalidHostPattern` naming every invalid pattern and every pair
+    ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
+    ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
+    ///   since such a manager refuses every host.
+    public init(evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true) throws {
+        if evaluators.isEmpty, allHostsMustBeEvaluated {
+            throw TrustError(
+                .invalidConfiguration,
+                "No host patterns are configured and allHostsMustBeEvaluated is true, so every host would be "
+                    + "refused; add patterns for the hosts to pin.")
+        }
+        var problems: [String] = []
+        var spellings: [HostPattern: String] = [:]
+        var exactHosts: [String: Match] = [:]
+        var addresses: [String: Match] = [:]
+        var singleLabelWildcards: [String: Match] = [:]
+        var anyDepthWildcards: [String: Match] = [:]
+        // Sorted, so the reason lists problems in the same order every run.
+        for (text, evaluator) in evaluators.sorted(by: { $0.key < $1.key }) {
+            let pattern: HostPattern
+            do {
+                pattern = try HostPattern(text)
+            } catch let error as TrustError {
+                problems.append(error.reason)
+                continue
+            }
+            if let other = spellings[pattern] {
+                problems.append(
+                    "Host patterns \(other.debugDescription) and \(text.debugDescription) are both "
+                        + "\"\(pattern)\" after normalisation; keep one.")
+                continue
+            }
+            spellings[pattern] = text
+            let match = Match(pattern: pattern, evaluator: evaluator)
+            switch pattern.kind {
+            case .exact: exactHosts[pattern.suffix] = match
+            case .ipAddress: addresses[pattern.suffix] = match
+            case .singleLabelWildcard: singleLabelWildcards[pattern.suffix] = match
+            case .anyDepthWildcard: anyDepthWildcards[pattern.suffix] = match
+            }
+        }
+        if !problems.isEmpty {
+            let summary = problems.count == 1 ? "" : "\(problems.count) invalid host patterns: "
+            throw TrustError(.invalidHostPattern, summary + problems.joined(separator: " "))
+        }
+        self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
+        self.patterns = spellings.keys.sorted { $0.description < $1.description }
+        self.exactHosts = exactHosts
+        self.addresses = addresses
+        self.singleLabelWildcards = singleLabelWildcards
+        self.anyDepthWildcards = anyDepthWildcards
+    }
+
+    /// The most specific pattern matching `host`, with its evaluator.
+    ///
+    /// - Parameter host: a DNS name or IP address as it appears in a URL (`API.example.com.`,
+    ///   `[2001:db8::1]`); compared after ``HostName/normalize(_:)``.
+    /// - Returns: the match, or nil when nothing matches and ``allHostsMustBeEvaluated`` is
+    ///   `false`, meaning "use default validation".
+    /// - Throws: ``TrustError`` `.noEvaluatorForHost` when nothing matches and
+    ///   ``allHostsMustBeEvaluated`` is `true` (the reason lists the configured patterns), and
+    ///   always for a malformed host (empty, whitespace, NUL, empty labels, non-ASCII…), which
+    ///   never matches.
+    public func match(forHost host: String) throws -> Match? {
+        let name = HostName.normalize(host)
+        if HostName.canonicalIPAddress(name) != nil {
+            return try addresses[name] ?? unmatched(host)
+        }
+        if let problem = HostName.dnsNameProblem(name) {
+            throw TrustError(
+                .noEvaluatorForHost, "Host name \(host.debugDescription) is malformed: it \(problem); it matches no pattern.",
+                host: host)
+        }
+        if let match = exactHosts[name] { return match }
+        if let dot = name.firstIndex(of: "."), let match = singleLabelWildcards[String(name[name.index(after: dot)...])] {
+            return match
+        }
+        // Longest suffix first: the name itself (the apex of `**.name`), then each parent.
+        var suffix = name[...]
+        while true {
+            if let match = anyDepthWildcards[String(suffix)] { return match }
+            guard let dot = suffix.firstIndex(of: ".") else { return try unmatched(host) }
+            suffix = suffix[suffix.index(after: dot)...]
+        }
+    }
+
+    /// The evaluator for `host`: ``match(forHost:)``'s evaluator, with the same errors.
+    public func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
+        try match(forHost: host)?.evaluator
+    }
+
+    /// nil when unmatched hosts are allowed, else the error that names the host and the patterns.
+    private func unmatched(_ host: String) throws -> Match? {
+        guard allHostsMustBeEvaluated else { return nil }
+        let shown = patterns.prefix(20).map(\.description).joined(separator: ", ")
+        let more = patterns.count > 20 ? " and \(patterns.count - 20) more" : ""
+        throw TrustError(
+            .noEvaluatorForHost,
+            "No host pattern matches \(host.debugDescription) and allHostsMustBeEvaluated is true; "
+                + "configured patterns: \(shown)\(more). Add a pattern that covers this host.",
+            host: host)
+    }
+}

@@ -1,0 +1,68 @@
+public import Foundation
+import Synchronization
+
+/// What an evaluator sees of one TLS server: the chain it presented and the context to judge it.
+///
+/// Path validation runs at most once per trust store: the default evaluator and a pinning
+/// evaluator over the same anchors share one `X509_verify_cert` call. Pins are matched against
+/// the chain this validation returns, never against ``presentedChain``.
+public final class ServerTrust: Sendable {
+    /// The certificates as the server sent them, leaf first (possibly unordered, with extras).
+    public let presentedChain: [Certificate]
+    /// The anchors of the session or tool that made this trust (system bundle by default).
+    public let anchors: TrustAnchors
+    /// The instant certificates and revocation data are judged at.
+    public let validationTime: Date
+    /// The OCSP response the server stapled, DER, if any.
+    public let stapledOCSPResponse: [UInt8]?
+    /// How path validation is configured.
+    public let validationOptions: PathValidationOptions
+
+    private let validations = Mutex<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
+
+    public init(
+        presentedChain: [Certificate],
+        anchors: TrustAnchors,
+        validationTime: Date = Date(),
+        stapledOCSPResponse: [UInt8]? = nil,
+        validationOptions: PathValidationOptions = PathValidationOptions()
+    ) {
+        self.presentedChain = presentedChain
+        self.anchors = anchors
+        self.validationTime = validationTime
+        self.stapledOCSPResponse = stapledOCSPResponse
+        self.validationOptions = validationOptions
+    }
+
+    /// The chain validated against ``anchors``, leaf first, ending at an anchor.
+    ///
+    /// Computed on first use and cached.
+    /// - Throws: ``TrustError/Code/chainValidationFailed`` (or `.noCertificates`, `.revoked`).
+    public func validatedChain() throws -> [Certificate] {
+        try validatedChain(against: anchors.store)
+    }
+
+    func validatedChain(against store: X509TrustStore) throws -> [Certificate] {
+        let key = ObjectIdentifier(store)
+        if let cached = validations.withLock({ $0[key]?.1 }) { return try cached.get() }
+        let result = Result { () throws(TrustError) -> [Certificate] in
+            do {
+                return try PathValidator.validate(
+                    presented: presentedChain, store: store, time: validationTime, options: validationOptions)
+            } catch let error as TrustError {
+                throw error
+            } catch {
+                throw TrustError(.openSSLFailure, "\(error)")
+            }
+        }
+        validations.withLock { $0[key] = (store, result) }
+        return try result.get()
+    }
+
+    /// Validates with `anchors` as the only trust anchors (not cached: used for pins acting as anchors).
+    func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore) throws -> [Certificate] {
+        try PathValidator.validate(
+            presented: presentedChain, store: emptyStore, trustedStack: anchors, time: validationTime,
+            options: validationOptions)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// The certificates a policy trusts as the ends of chains, with the store built from them.
+///
+/// Anchors are honoured as given: an anchor need not be self-signed (partial-chain
+/// semantics), so pinning an intermediate as an anchor works as expected. The `X509_STORE` is
+/// built once, here, and shared by every evaluation that uses these anchors.
+public final class TrustAnchors: Sendable {
+    /// The anchor certificates.
+    public var certificates: [Certificate] { store.anchors }
+    /// CRLs checked for every certificate of the chain during path validation, if any.
+    public var revocationLists: [CertificateRevocationList] { store.revocationLists }
+    /// Where the anchors came from, for messages: a file path, "system" or "in-memory".
+    public let origin: String
+
+    let store: X509TrustStore
+
+    /// Anchors from certificates, with optional CRLs.
+    ///
+    /// - Parameters:
+    ///   - certificates: the anchors; must not be empty.
+    ///   - revocationLists: CRLs to check every certificate of the chain against. When any are
+    ///     given, a certificate whose issuer has no CRL here fails validation (CRL checking is
+    ///     all-or-nothing, as in `openssl verify -crl_check_all`).
+    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list.
+    public init(
+        _ certificates: [Certificate],
+        revocationLists: [CertificateRevocationList] = [],
+        origin: String = "in-memory"
+    ) throws {
+        guard !certificates.isEmpty else {
+            throw TrustError(.invalidConfiguration, "A trust anchor set needs at least one certificate.")
+        }
+        store = try X509TrustStore(anchors: certificates, revocationLists: revocationLists)
+        self.origin = origin
+    }
+
+    /// Anchors read from a PEM bundle or DER file.
+    public convenience init(contentsOfFile path: String, revocationLists: [CertificateRevocationList] = []) throws {
+        try self.init(Certificate.certificates(contentsOfFile: path), revocationLists: revocationLists, origin: path)
+    }
+
+    /// Files where Linux distributions keep the system CA bundle, in the order tried.
+    public static let systemBundlePaths = [
+        "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Alpine
+        "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL
+        "/etc/ssl/ca-bundle.pem",  // openSUSE
+        "/etc/ssl/cert.pem",
+    ]
+
+    private static let systemAnchors = Mutex<TrustAnchors?>(nil)
+
+    /// The system CA bundle, loaded once per process (≈ 15 ms) and shared.
+    ///
+    /// - Throws: ``TrustError/Code/unreadableInput`` when no bundle is found.
+    public static func system() throws -> TrustAnchors {
+        try systemAnchors.withLock { cached in
+            if let cached { return cached }
+            for path in systemBundlePaths where FileManager.default.isReadableFile(atPath: path) {
+                let anchors = try TrustAnchors(contentsOfFile: path)
+                cached = anchors
+                return anchors
+            }
+            throw TrustError(
+                .unreadableInput,
+                "No system CA bundle found (looked in \(systemBundlePaths.joined(separator: ", "))); install ca-certificates or pass anchors explicitly.")
+        }
+    }
+}

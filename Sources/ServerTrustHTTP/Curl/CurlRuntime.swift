@@ -1,0 +1,29 @@
+internal import CCurl
+internal import CServerTrustCurlShims
+import ServerTrust
+
+/// Process-wide libcurl facts, checked once.
+public enum CurlRuntime {
+    /// libcurl's version string, e.g. `7.88.1`.
+    public static var libcurlVersion: String {
+        guard let info = CServerTrustCurlShims_version_info(), let version = info.pointee.version else { return "unknown" }
+        return String(cString: version)
+    }
+
+    /// The TLS backend libcurl was built with, e.g. `OpenSSL/3.0.19`.
+    public static var tlsBackend: String {
+        guard let info = CServerTrustCurlShims_version_info(), let ssl = info.pointee.ssl_version else { return "none" }
+        return String(cString: ssl)
+    }
+
+    /// Fails unless libcurl's TLS backend is OpenSSL: our verify callback is installed on an
+    /// OpenSSL `SSL_CTX`, and with another backend it would never run — pinning would be off.
+    public static func requireOpenSSLBackend() throws {
+        let backend = tlsBackend
+        guard backend.hasPrefix("OpenSSL/") else {
+            throw TrustError(
+                .invalidConfiguration,
+                "libcurl uses the TLS backend \"\(backend)\", not OpenSSL; ServerTrust cannot enforce trust through it. Install the OpenSSL flavour (libcurl4-openssl-dev / libcurl4).")
+        }
+    }
+}
