@@ -10,7 +10,8 @@
 ///
 /// Patterns are compared after ``HostName/normalize(_:)``: case-insensitive, one trailing dot
 /// ignored, IPv6 in canonical form. They must be ASCII: write internationalised names as
-/// A-labels (`xn--bcher-kva.example`). Labels use letters, digits, `-` and `_`.
+/// A-labels (`xn--bcher-kva.example`). Labels use letters, digits, `-` and `_`: underscores
+/// occur in real internal host names and cannot widen what a pattern matches.
 ///
 /// A pattern is refused when it could pin, or silently leave unpinned, more than its author can
 /// mean: anything that is not a whole-label wildcard on the left (`example.*`, `*example.com`,
@@ -18,7 +19,8 @@
 /// that covers a public suffix from the ICANN section of the Public Suffix List: `com`,
 /// `*.com`, `**.co.uk`, `*.ck` (by the rule `*.ck`), `**.kawasaki.jp` (its children are public
 /// suffixes), and wildcards over any top-level domain, listed or not (`*.corp`). Private-section
-/// suffixes are allowed, so `**.github.io` is valid.
+/// suffixes are allowed, so `**.github.io` is valid, and so is an exact single-label name the
+/// list does not know (`localhost`), which names one machine, not a namespace.
 public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     /// Which names a pattern matches.
     public enum Kind: Hashable, Sendable {
@@ -104,7 +106,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
             }
         } else if PublicSuffixList.isPublicSuffix(suffix) {
             return "covers every name under \"\(suffix)\", a public suffix (a top-level domain or a "
-                + "Public Suffix List entry); put the wildcard under a registrable domain, e.g. \"*.example.\(suffix)\""
+                + "Public Suffix List entry); put the wildcard under a registrable domain, as in \"*.example.com\""
         } else if PublicSuffixList.hasPublicSuffix(below: suffix) {
             return "covers public suffixes under \"\(suffix)\" (Public Suffix List, ICANN section); "
                 + "put the wildcard under a registrable domain"

@@ -54,7 +54,7 @@ enum PublicSuffixList {
                     insertAncestors(of: parent, includingItself: true)
                 } else {
                     suffixes.insert(String(line))
-                    insertAncestors(of: Substring(line), includingItself: false)
+                    insertAncestors(of: line, includingItself: false)
                 }
             }
         }

@@ -1,0 +1,196 @@
+import ServerTrust
+import Testing
+
+/// An evaluator that accepts everything and says which configuration entry it came from.
+private struct Tagged: ServerTrustEvaluating {
+    let tag: String
+    func evaluate(_: ServerTrust, forHost: String) throws {}
+}
+
+private func makeManager(_ tags: [String: String], allHostsMustBeEvaluated: Bool = true) throws -> ServerTrustManager {
+    try ServerTrustManager(
+        evaluators: tags.mapValues { Tagged(tag: $0) }, allHostsMustBeEvaluated: allHostsMustBeEvaluated)
+}
+
+/// The tag of the evaluator `host` resolves to, nil when it resolves to none.
+private func resolvedTag(_ manager: ServerTrustManager, _ host: String) throws -> String? {
+    try (manager.serverTrustEvaluator(forHost: host) as? Tagged)?.tag
+}
+
+@Suite struct ServerTrustManagerTests {
+    let layered: ServerTrustManager
+
+    init() throws {
+        layered = try makeManager([
+            "api.example.com": "exact",
+            "*.example.com": "one label",
+            "**.example.com": "any depth",
+            "**.eu.example.com": "any depth under eu",
+            "*.eu.example.com": "one label under eu",
+            "**.a.example.com": "any depth under a",
+            "192.0.2.1": "v4",
+            "[2001:db8::1]": "v6",
+        ])
+    }
+
+    @Test(arguments: [
+        ("api.example.com", "exact"),
+        ("www.example.com", "one label"),
+        ("example.com", "any depth"),  // the apex matches **.example.com
+        ("a.b.example.com", "any depth"),  // *.example.com covers one label only
+        ("x.eu.example.com", "one label under eu"),  // *. beats a longer-or-equal **.
+        ("eu.example.com", "one label"),  // *.example.com beats **.eu.example.com's apex
+        ("x.y.eu.example.com", "any depth under eu"),  // the longest ** suffix wins
+        ("a.example.com", "one label"),
+        ("x.a.example.com", "any depth under a"),
+        ("deep.x.a.example.com", "any depth under a"),
+    ])
+    func theMostSpecificPatternWins(host: String, expected: String) throws {
+        #expect(try resolvedTag(layered, host) == expected)
+    }
+
+    @Test func matchReportsThePatternThatMatched() throws {
+        let match = try #require(try layered.match(forHost: "x.y.eu.example.com"))
+        #expect(match.pattern == (try HostPattern("**.eu.example.com")))
+        #expect((match.evaluator as? Tagged)?.tag == "any depth under eu")
+        #expect(try layered.match(forHost: "example.com")?.pattern.description == "**.example.com")
+    }
+
+    @Test(arguments: ["API.EXAMPLE.COM", "api.example.com.", "Api.Example.Com."])
+    func hostsAreComparedCaseInsensitivelyWithoutTheTrailingDot(host: String) throws {
+        #expect(try resolvedTag(layered, host) == "exact")
+    }
+
+    @Test(arguments: [
+        ("192.0.2.1", "v4"), ("192.0.2.1.", "v4"), ("2001:db8::1", "v6"), ("[2001:db8::1]", "v6"),
+        ("2001:DB8:0:0:0:0:0:1", "v6"), ("[2001:0db8::0001]", "v6"),
+    ])
+    func addressesMatchExactlyInAnySpelling(host: String, expected: String) throws {
+        #expect(try resolvedTag(layered, host) == expected)
+    }
+
+    @Test(arguments: ["192.0.2.2", "2001:db8::2", "::ffff:192.0.2.1"])
+    func otherAddressesAreNotMatched(host: String) {
+        #expect(throws: TrustError.noEvaluatorForHost) { try layered.match(forHost: host) }
+    }
+
+    @Test func wildcardsNeverMatchAddresses() throws {
+        // The address's last three labels equal the parent of *.0.2.1 — were it allowed.
+        let manager = try makeManager(["**.example.com": "any depth"], allHostsMustBeEvaluated: false)
+        #expect(try manager.match(forHost: "192.0.2.1") == nil)
+        #expect(try manager.match(forHost: "[::1]") == nil)
+        #expect(throws: TrustError.invalidHostPattern) { try ServerTrustManager(evaluators: ["*.0.2.1": Tagged(tag: "")]) }
+    }
+
+    @Test func unmatchedHostsAreRefusedWhenAllHostsMustBeEvaluated() throws {
+        #expect(layered.allHostsMustBeEvaluated)
+        let error = try #require(throws: TrustError.self) { try layered.match(forHost: "example.org") }
+        #expect(error.code == .noEvaluatorForHost)
+        #expect(error.host == "example.org")
+        #expect(error.reason.contains("\"example.org\""))
+        #expect(error.reason.contains(
+            "configured patterns: **.a.example.com, **.eu.example.com, **.example.com, *.eu.example.com, "
+                + "*.example.com, 192.0.2.1, 2001:db8::1, api.example.com."))
+        #expect(throws: TrustError.noEvaluatorForHost) { try layered.serverTrustEvaluator(forHost: "example.org") }
+    }
+
+    @Test func unmatchedHostsAreLeftToTheCallerWhenAllowed() throws {
+        let manager = try makeManager(["api.example.com": "exact"], allHostsMustBeEvaluated: false)
+        #expect(!manager.allHostsMustBeEvaluated)
+        #expect(try manager.match(forHost: "www.example.com") == nil)
+        #expect(try manager.serverTrustEvaluator(forHost: "www.example.com") == nil)
+        #expect(try resolvedTag(manager, "api.example.com") == "exact")
+    }
+
+    @Test(arguments: ["", ".", "a..example.com", "api.example.com ", " api.example.com", "api.example.com\0.evil", "api\texample.com", "bücher.example", "127.1"])
+    func malformedHostsAreRefusedEvenWhenUnmatchedHostsAreAllowed(host: String) throws {
+        let manager = try makeManager(["**.example.com": "any depth"], allHostsMustBeEvaluated: false)
+        let error = try #require(throws: TrustError.self) { try manager.match(forHost: host) }
+        #expect(error.code == .noEvaluatorForHost)
+        #expect(error.reason.contains("malformed"))
+    }
+
+    @Test func patternsAreListedNormalisedAndSorted() throws {
+        #expect(layered.patterns.map(\.description) == [
+            "**.a.example.com", "**.eu.example.com", "**.example.com", "*.eu.example.com", "*.example.com",
+            "192.0.2.1", "2001:db8::1", "api.example.com",
+        ])
+    }
+
+    @Test(arguments: [
+        ["API.example.com": "a", "api.example.com.": "b"],
+        ["*.Example.com": "a", "*.example.com.": "b"],
+        ["[2001:db8::1]": "a", "2001:DB8:0::1": "b"],
+    ])
+    func patternsThatAreTheSameAfterNormalisationAreRefused(tags: [String: String]) throws {
+        let error = try #require(throws: TrustError.self) { try makeManager(tags) }
+        #expect(error.code == .invalidHostPattern)
+        #expect(error.reason.contains("after normalisation"))
+    }
+
+    @Test(arguments: ["**.com", "*.co.uk", "*.com", "com", "*.ck", "foo.ck", "**.kawasaki.jp"])
+    func publicSuffixPatternsAreRefusedWhenTheManagerIsCreated(pattern: String) throws {
+        let error = try #require(throws: TrustError.self) {
+            try makeManager(["api.example.com": "exact", pattern: "bad"])
+        }
+        #expect(error.code == .invalidHostPattern)
+        #expect(error.reason.contains("\"\(pattern)\""))
+    }
+
+    @Test func everyInvalidPatternIsReportedAtOnce() throws {
+        let error = try #require(throws: TrustError.self) {
+            try makeManager(["example.*": "a", "**.com": "b", "api.example.com": "c", "a..b": "d"])
+        }
+        #expect(error.code == .invalidHostPattern)
+        #expect(error.reason.hasPrefix("3 invalid host patterns: "))
+        for pattern in ["\"example.*\"", "\"**.com\"", "\"a..b\""] { #expect(error.reason.contains(pattern)) }
+        #expect(!error.reason.contains("api.example.com"))
+    }
+
+    @Test func aManagerThatWouldRefuseEveryHostIsRefused() throws {
+        #expect(throws: TrustError.invalidConfiguration) { try ServerTrustManager(evaluators: [:]) }
+        let permissive = try ServerTrustManager(evaluators: [:], allHostsMustBeEvaluated: false)
+        #expect(try permissive.match(forHost: "example.com") == nil)
+    }
+
+    @Test func lookupsAmongTenThousandPatternsResolveToTheRightEntry() throws {
+        var tags: [String: String] = [:]
+        for i in 0..<10_000 {
+            switch i % 4 {
+            case 0: tags["host\(i).example.com"] = "exact \(i)"
+            case 1: tags["*.zone\(i).example.net"] = "one label \(i)"
+            case 2: tags["**.tree\(i).example.org"] = "any depth \(i)"
+            default: tags["10.\(i / 256 % 256).\(i % 256).\(i / 65_536 + 1)"] = "v4 \(i)"
+            }
+        }
+        let manager = try makeManager(tags)
+        #expect(manager.patterns.count == 10_000)
+        for i in stride(from: 0, to: 10_000, by: 97) {
+            switch i % 4 {
+            case 0:
+                #expect(try resolvedTag(manager, "HOST\(i).example.com.") == "exact \(i)")
+                #expect(throws: TrustError.noEvaluatorForHost) { try manager.match(forHost: "x.host\(i).example.com") }
+            case 1:
+                #expect(try resolvedTag(manager, "www.zone\(i).example.net") == "one label \(i)")
+                #expect(throws: TrustError.noEvaluatorForHost) { try manager.match(forHost: "a.b.zone\(i).example.net") }
+            case 2:
+                #expect(try resolvedTag(manager, "tree\(i).example.org") == "any depth \(i)")
+                #expect(try resolvedTag(manager, "a.b.c.tree\(i).example.org") == "any depth \(i)")
+            default:
+                #expect(try resolvedTag(manager, "10.\(i / 256 % 256).\(i % 256).\(i / 65_536 + 1)") == "v4 \(i)")
+            }
+        }
+        #expect(throws: TrustError.noEvaluatorForHost) { try manager.match(forHost: "host1.example.com") }
+        let error = try #require(throws: TrustError.self) { try manager.match(forHost: "unknown.example") }
+        #expect(error.reason.contains("and 9980 more"))
+    }
+
+    @Test func theManagerCanBeSharedAcrossTasks() async throws {
+        let manager = layered
+        let tags = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<8 { group.addTask { try resolvedTag(manager, "x.y.eu.example.com") } }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(tags == Array(repeating: "any depth under eu", count: 8))
+    }
+}
