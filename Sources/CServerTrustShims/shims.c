@@ -16,6 +16,7 @@ void CServerTrustShims_sk_X509_CRL_pop_free(STACK_OF(X509_CRL) *stack) { sk_X509
 int CServerTrustShims_sk_GENERAL_NAME_num(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
 GENERAL_NAME *CServerTrustShims_sk_GENERAL_NAME_value(const GENERAL_NAMES *names, int index) { return sk_GENERAL_NAME_value(names, index); }
 void CServerTrustShims_GENERAL_NAMES_free(GENERAL_NAMES *names) { GENERAL_NAMES_free(names); }
+int CServerTrustShims_sk_GENERAL_NAME_push(GENERAL_NAMES *names, GENERAL_NAME *name) { return sk_GENERAL_NAME_push(names, name); }
 
 int CServerTrustShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack) { return sk_OPENSSL_STRING_num(stack); }
 const char *CServerTrustShims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index) { return sk_OPENSSL_STRING_value(stack, index); }
@@ -80,3 +81,18 @@ long CServerTrustShims_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *cert) { 
 long CServerTrustShims_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
 int CServerTrustShims_SSL_get_ex_new_index(void) { return SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
 int CServerTrustShims_X509_STORE_CTX_get_ex_new_index(void) { return X509_STORE_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
+
+static void CServerTrustShims_release_ex_data(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
+    (void)parent; (void)ad; (void)idx; (void)argl;
+    if (ptr != NULL && argp != NULL) ((void (*)(void *))argp)(ptr);
+}
+int CServerTrustShims_SSL_CTX_get_ex_new_index_releasing(void (*release)(void *)) {
+    return SSL_CTX_get_ex_new_index(0, (void *)release, NULL, NULL, CServerTrustShims_release_ex_data);
+}
+int CServerTrustShims_SSL_get_ex_new_index_releasing(void (*release)(void *)) {
+    return SSL_get_ex_new_index(0, (void *)release, NULL, NULL, CServerTrustShims_release_ex_data);
+}
+unsigned long CServerTrustShims_SSL_OP_NO_RENEGOTIATION(void) { return (unsigned long)SSL_OP_NO_RENEGOTIATION; }
+
+int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack) { return sk_ASN1_INTEGER_num(stack); }
+ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index) { return sk_ASN1_INTEGER_value(stack, index); }

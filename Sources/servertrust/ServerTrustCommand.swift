@@ -10,7 +10,7 @@ struct ServerTrustCommand: AsyncParsableCommand {
             Exit status: 0 trusted / success, 1 trust rejected, 2 usage error or unreadable input, \
             3 other transfer error.
             """,
-        subcommands: [VerifyCommand.self]
+        subcommands: [VerifyCommand.self, FetchCommand.self]
     )
 
     /// Maps parse and validation errors to exit status 2 (ArgumentParser's default is 64), and

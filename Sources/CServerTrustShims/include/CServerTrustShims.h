@@ -27,6 +27,7 @@ void CServerTrustShims_sk_X509_CRL_pop_free(STACK_OF(X509_CRL) *stack);
 int CServerTrustShims_sk_GENERAL_NAME_num(const GENERAL_NAMES *names);
 GENERAL_NAME *CServerTrustShims_sk_GENERAL_NAME_value(const GENERAL_NAMES *names, int index);
 void CServerTrustShims_GENERAL_NAMES_free(GENERAL_NAMES *names);
+int CServerTrustShims_sk_GENERAL_NAME_push(GENERAL_NAMES *names, GENERAL_NAME *name);
 
 // STACK_OF(OPENSSL_STRING), as returned by X509_get1_ocsp
 int CServerTrustShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack);
@@ -59,5 +60,16 @@ long CServerTrustShims_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *cert);
 long CServerTrustShims_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
 int CServerTrustShims_SSL_get_ex_new_index(void);
 int CServerTrustShims_X509_STORE_CTX_get_ex_new_index(void);
+
+
+// ex_data slots whose value is released with `release` when the SSL_CTX / SSL is freed.
+// (SSL_set_ex_data over an existing value does not release the old one: callers must.)
+int CServerTrustShims_SSL_CTX_get_ex_new_index_releasing(void (*release)(void *));
+int CServerTrustShims_SSL_get_ex_new_index_releasing(void (*release)(void *));
+unsigned long CServerTrustShims_SSL_OP_NO_RENEGOTIATION(void);
+
+// STACK_OF(ASN1_INTEGER), as a TLS feature extension (RFC 7633) decodes to.
+int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack);
+ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index);
 
 #endif

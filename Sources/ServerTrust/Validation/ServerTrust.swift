@@ -42,6 +42,16 @@ public final class ServerTrust: Sendable {
         try validatedChain(against: anchors.store)
     }
 
+    /// A chain some evaluator already validated for this trust, without validating again:
+    /// for reports. `nil` when no evaluation validated a chain successfully.
+    public var validatedChainIfComputed: [Certificate]? {
+        validations.withLock { entries in
+            if let own = entries[ObjectIdentifier(anchors.store)], case .success(let chain) = own.1 { return chain }
+            for (_, entry) in entries { if case .success(let chain) = entry.1 { return chain } }
+            return nil
+        }
+    }
+
     func validatedChain(against store: X509TrustStore) throws -> [Certificate] {
         let key = ObjectIdentifier(store)
         if let cached = validations.withLock({ $0[key]?.1 }) { return try cached.get() }
@@ -61,8 +71,12 @@ public final class ServerTrust: Sendable {
 
     /// Validates with `anchors` as the only trust anchors (not cached: used for pins acting as anchors).
     func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore) throws -> [Certificate] {
-        try PathValidator.validate(
-            presented: presentedChain, store: emptyStore, trustedStack: anchors, time: validationTime,
-            options: validationOptions)
+        do {
+            let chain = try PathValidator.validate(
+                presented: presentedChain, store: emptyStore, trustedStack: anchors, time: validationTime,
+                options: validationOptions)
+            validations.withLock { $0[ObjectIdentifier(emptyStore)] = (emptyStore, .success(chain)) }
+            return chain
+        }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+internal import CCurl
+internal import CServerTrustCurlShims
+
+/// Owns one `CURL*` easy handle and every C object curl points at through it.
+///
+/// Not `Sendable`: a handle lives on the session's loop thread from creation to cleanup.
+final class EasyHandle {
+    let pointer: UnsafeMutableRawPointer
+    private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init() throws(SessionError) {
+        guard let handle = curl_easy_init() else {
+            throw SessionError(.transferFailed, "curl_easy_init failed")
+        }
+        pointer = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        _ = CServerTrustCurlShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit {
+        curl_easy_cleanup(pointer)
+        for list in lists { curl_slist_free_all(list) }
+        errorBuffer.deallocate()
+    }
+
+    /// The text curl left in `CURLOPT_ERRORBUFFER`.
+    var errorMessage: String {
+        String(decoding: UnsafeRawBufferPointer(start: errorBuffer, count: strnlen(errorBuffer, Int(CURL_ERROR_SIZE))), as: UTF8.self)
+    }
+
+    func set(_ option: CURLoption, _ value: Int) throws(SessionError) {
+        try check(CServerTrustCurlShims_easy_setopt_long(pointer, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: String?) throws(SessionError) {
+        // curl copies string options (since 7.17), so the C string need not outlive the call.
+        let code = if let value { value.withCString { CServerTrustCurlShims_easy_setopt_string(pointer, option, $0) } }
+            else { CServerTrustCurlShims_easy_setopt_string(pointer, option, nil) }
+        try check(code, option)
+    }
+
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(SessionError) {
+        try check(CServerTrustCurlShims_easy_setopt_pointer(pointer, option, value), option)
+    }
+
+    /// Sets a string-list option; the list lives as long as the handle.
+    func set(_ option: CURLoption, list values: [String]) throws(SessionError) {
+        guard !values.isEmpty else { return }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for value in values {
+            guard let appended = curl_slist_append(list, value) else {
+                if let list { curl_slist_free_all(list) }
+                throw SessionError(.transferFailed, "curl_slist_append failed")
+            }
+            list = appended
+        }
+        lists.append(list!)
+        try check(CServerTrustCurlShims_easy_setopt_slist(pointer, option, list), option)
+    }
+
+    /// Copies `body` into curl (`CURLOPT_COPYPOSTFIELDS`), so it need not outlive the call.
+    func setBody(_ body: [UInt8]) throws(SessionError) {
+        try check(CServerTrustCurlShims_easy_setopt_off_t(pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), CURLOPT_POSTFIELDSIZE_LARGE)
+        let code = body.withUnsafeBytes { bytes in
+            CServerTrustCurlShims_easy_setopt_pointer(pointer, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+        }
+        try check(code, CURLOPT_COPYPOSTFIELDS)
+    }
+
+    func info(_ info: CURLINFO) -> Int {
+        var value = 0
+        _ = CServerTrustCurlShims_easy_getinfo_long(pointer, info, &value)
+        return value
+    }
+
+    /// The OpenSSL `SSL*` of the transfer's connection, or nil.
+    var ssl: OpaquePointer? {
+        var ssl: UnsafeMutableRawPointer?
+        guard CServerTrustCurlShims_easy_getinfo_tls_ssl_ptr(pointer, &ssl) == CURLE_OK, let ssl else { return nil }
+        return OpaquePointer(ssl)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(SessionError) {
+        guard code == CURLE_OK else {
+            throw SessionError(.invalidRequest, "curl refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue))
+        }
+    }
+}

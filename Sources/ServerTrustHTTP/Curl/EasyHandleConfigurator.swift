@@ -1,0 +1,129 @@
+import Foundation
+internal import CCurl
+internal import CServerTrustCurlShims
+
+/// Builds the easy handle of a transfer: the request, the session's settings, and the TLS bridge.
+enum EasyHandleConfigurator {
+    static func configure(_ transfer: Transfer, share: ShareHandle?, configuration: Session.Configuration) throws(SessionError) -> EasyHandle {
+        let easy = try EasyHandle()
+        let unretained = Unmanaged.passUnretained(transfer).toOpaque()
+
+        try easy.set(CURLOPT_URL, transfer.url)
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0)  // the session follows redirects, hop by hop
+        try easy.set(CURLOPT_PROTOCOLS_STR, configuration.allowsPlainHTTP ? "https,http" : "https")
+        try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
+        if let timeout = configuration.requestTimeout { try easy.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout)) }
+        try easy.set(CURLOPT_HTTP_VERSION, Int(configuration.httpVersion.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
+        try easy.set(CURLOPT_PIPEWAIT, 1)
+        try easy.set(CURLOPT_ACCEPT_ENCODING, nil)
+        try easy.set(CURLOPT_RESOLVE, list: configuration.resolve)
+        try configureProxy(easy, configuration: configuration)
+        try configureMethod(easy, transfer: transfer)
+        try easy.set(CURLOPT_HTTPHEADER, list: transfer.headers.map { "\($0.name): \($0.value)" } + (transfer.body == nil ? [] : ["Expect:"]))
+
+        try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
+        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, headerCallback))
+        try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
+        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, writeCallback))
+
+        // TLS: our callback verifies with the policy's own store, so curl loads no CA file
+        // (libcurl 7.88 would re-read a CAPATH on every new connection). VERIFYPEER stays on and
+        // the ctx callback forces SSL_VERIFY_PEER regardless; curl's host check runs after ours.
+        try easy.set(CURLOPT_CAINFO, nil)
+        try easy.set(CURLOPT_CAPATH, nil)
+        try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, transfer.policy.isDisabledForDebugging ? 0 : 2)
+        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
+        try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback))
+        try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
+        try check(CServerTrustCurlShims_easy_setopt_prereq_callback(
+            easy.pointer, configuration.unsafeDisableConnectionGuard ? unguardedPrerequisiteCallback : prerequisiteCallback))
+        if let share { try easy.set(CURLOPT_SHARE, pointer: share.pointer) }
+        return easy
+    }
+
+    private static func configureMethod(_ easy: EasyHandle, transfer: Transfer) throws(SessionError) {
+        switch transfer.method {
+        case "GET" where transfer.body == nil:
+            try easy.set(CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            try easy.set(CURLOPT_NOBODY, 1)
+        default:
+            if let body = transfer.body {
+                try easy.setBody(body)
+            }
+            if transfer.method != "POST" || transfer.body == nil {
+                try easy.set(CURLOPT_CUSTOMREQUEST, transfer.method)
+            }
+        }
+    }
+
+    private static func configureProxy(_ easy: EasyHandle, configuration: Session.Configuration) throws(SessionError) {
+        guard let proxy = configuration.proxy else {
+            try easy.set(CURLOPT_PROXY, "")  // ignore proxy environment variables unless asked
+            return
+        }
+        if let url = proxy.url {
+            try easy.set(CURLOPT_PROXY, url)
+            try easy.set(CURLOPT_NOPROXY, "")
+        } else {
+            // .environment: curl reads https_proxy / all_proxy / no_proxy itself.
+            try easy.set(CURLOPT_PROXY, nil)
+        }
+        try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1)
+        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    private static func check(_ code: CURLcode) throws(SessionError) {
+        guard code == CURLE_OK else {
+            throw SessionError(.invalidRequest, "curl refused a callback: \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue))
+        }
+    }
+}
+
+// MARK: - C callbacks (loop thread, inside curl_multi_perform)
+
+private let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
+    guard let data, let user else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    transfer.receiveHeaderLine(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
+    return size * count
+}
+
+private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
+    guard let data, let user else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private let sslContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> CURLcode = {
+    _, sslContext, user in
+    guard let sslContext, let user else { return CURLE_ABORTED_BY_CALLBACK }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.configureNewConnection(sslContext: OpaquePointer(sslContext)) ? CURLE_OK : CURLE_ABORTED_BY_CALLBACK
+}
+
+private let prerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
+    user, _, _, _, _ in
+    guard let user else { return Int32(CURL_PREREQFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.admitConnection(disableGuard: false) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+}
+
+/// Testing only (``Session/Configuration/unsafeDisableConnectionGuard``): accepts whatever stamp
+/// the connection carries, as a client without the guard would.
+private let unguardedPrerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
+    user, _, _, _, _ in
+    guard let user else { return Int32(CURL_PREREQFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.admitConnection(disableGuard: true) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+}

@@ -1,0 +1,163 @@
+import Foundation
+internal import CCurl
+internal import CServerTrustCurlShims
+import Synchronization
+
+/// One curl multi handle driven by one dedicated thread.
+///
+/// Every curl call of a session happens on this thread: transfers are handed over through a
+/// command queue and `curl_multi_wakeup` (the only multi call that is safe from another
+/// thread). The thread waits in `curl_multi_poll`, so an idle session costs no CPU.
+final class MultiLoop: Sendable {
+    private enum Command: Sendable {
+        case add(Transfer)
+        case cancel(Transfer, SessionError)
+        case resume(Transfer)
+        case shutdown
+    }
+
+    private struct State: ~Copyable {
+        var commands: [Command] = []
+        var stopped = false
+    }
+
+    private let multiPointer: UncheckedPointer
+    private let state = Mutex(State())
+    private let done = DispatchSemaphore(value: 0)
+    let configuration: Session.Configuration
+
+    /// Wraps the multi pointer for storage in a Sendable class: it is used on the loop thread
+    /// only, except for `curl_multi_wakeup`, which libcurl documents as thread-safe.
+    private struct UncheckedPointer: @unchecked Sendable { let raw: UnsafeMutableRawPointer }
+
+    init(configuration: Session.Configuration) throws(SessionError) {
+        guard let multi = curl_multi_init() else { throw SessionError(.transferFailed, "curl_multi_init failed") }
+        multiPointer = UncheckedPointer(raw: multi)
+        self.configuration = configuration
+        _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
+        _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { [self] in run() }
+        thread.name = "ServerTrust.Session"
+        thread.start()
+    }
+
+    /// Hands a transfer to the loop; it completes through its own callbacks.
+    func submit(_ transfer: Transfer) {
+        if !enqueue(.add(transfer)) {
+            transfer.abandon(SessionError(.sessionShutDown, "The session has been shut down.", url: transfer.url))
+        }
+    }
+
+    func cancel(_ transfer: Transfer, _ error: SessionError) { _ = enqueue(.cancel(transfer, error)) }
+    func resume(_ transfer: Transfer) { _ = enqueue(.resume(transfer)) }
+
+    /// Stops the loop, failing transfers still running, and waits for the thread to exit.
+    func shutdown() {
+        let first = state.withLock { state in
+            guard !state.stopped else { return false }
+            state.stopped = true
+            state.commands.append(.shutdown)
+            return true
+        }
+        if first {
+            curl_multi_wakeup(multiPointer.raw)
+            done.wait()
+        }
+    }
+
+    private func enqueue(_ command: Command) -> Bool {
+        let accepted = state.withLock { state in
+            guard !state.stopped else { return false }
+            state.commands.append(command)
+            return true
+        }
+        if accepted { curl_multi_wakeup(multiPointer.raw) }
+        return accepted
+    }
+
+    // MARK: Loop thread
+
+    private func run() {
+        let multi = multiPointer.raw
+        var active: [UnsafeMutableRawPointer: Transfer] = [:]
+        var shares: [UInt64: ShareHandle] = [:]
+        var sharedAcrossPolicies: ShareHandle?
+        var running = true
+        while running {
+            let commands = state.withLock { state in
+                let commands = state.commands
+                state.commands.removeAll()
+                return commands
+            }
+            for command in commands {
+                switch command {
+                case .add(let transfer) where transfer.isCancellationRequested:
+                    transfer.abandon(SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
+                case .add(let transfer):
+                    let share: ShareHandle?
+                    if configuration.unsafeShareTLSSessionsAcrossPolicies {
+                        if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
+                        share = sharedAcrossPolicies
+                    } else {
+                        if shares[transfer.policy.id] == nil { shares[transfer.policy.id] = ShareHandle() }
+                        share = shares[transfer.policy.id]
+                    }
+                    do {
+                        let easy = try EasyHandleConfigurator.configure(transfer, share: share, configuration: configuration)
+                        transfer.easy = easy
+                        guard curl_multi_add_handle(multi, easy.pointer) == CURLM_OK else {
+                            throw SessionError(.transferFailed, "curl_multi_add_handle failed", url: transfer.url)
+                        }
+                        active[easy.pointer] = transfer
+                    } catch let error as SessionError {
+                        transfer.easy = nil
+                        transfer.abandon(error)
+                    } catch {
+                        transfer.easy = nil
+                        transfer.abandon(SessionError(.transferFailed, "\(error)", url: transfer.url))
+                    }
+                case .cancel(let transfer, let error):
+                    if let easy = transfer.easy, active.removeValue(forKey: easy.pointer) != nil {
+                        curl_multi_remove_handle(multi, easy.pointer)
+                        transfer.abandon(error)
+                        transfer.easy = nil
+                    }
+                case .resume(let transfer):
+                    if let easy = transfer.easy, active[easy.pointer] != nil {
+                        curl_easy_pause(easy.pointer, CURLPAUSE_CONT)
+                    }
+                case .shutdown:
+                    running = false
+                }
+            }
+            guard running else { break }
+
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let transfer = active.removeValue(forKey: handle)
+                else { continue }
+                let code = message.pointee.data.result
+                transfer.finish(code)
+                curl_multi_remove_handle(multi, handle)
+                transfer.easy = nil
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+
+        for (handle, transfer) in active {
+            curl_multi_remove_handle(multi, handle)
+            transfer.abandon(SessionError(.sessionShutDown, "The session was shut down during the transfer.", url: transfer.url))
+            transfer.easy = nil
+        }
+        active.removeAll()
+        // Every easy handle is gone; the multi handle closes the cached connections (and so
+        // frees their SSL_CTX and SSL objects and our ex_data) before the shares go.
+        curl_multi_cleanup(multi)
+        shares.removeAll()
+        sharedAcrossPolicies = nil
+        done.signal()
+    }
+}

@@ -1,0 +1,32 @@
+public import Foundation
+public import ServerTrust
+
+/// An HTTP request.
+public struct Request: Sendable {
+    public var method: String
+    public var url: URL
+    /// Header fields in order; names are case-insensitive.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+    /// Evaluates this request's host instead of the session's trust manager.
+    ///
+    /// Requests with different evaluators never share TLS sessions, and a connection opened
+    /// under another policy is re-evaluated under this one before the request is sent.
+    public var trustEvaluator: (any ServerTrustEvaluating)?
+
+    public init(
+        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        trustEvaluator: (any ServerTrustEvaluating)? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.trustEvaluator = trustEvaluator
+    }
+
+    /// The first value of a header, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,26 @@
+public import Foundation
+
+/// An HTTP response with its body and the trust report of the connection that carried it.
+public struct Response: Sendable {
+    /// The status code of the final hop.
+    public let status: Int
+    /// Header fields of the final hop, in order.
+    public let headers: [(name: String, value: String)]
+    public let body: [UInt8]
+    /// The URL of the final hop (after redirects).
+    public let url: URL
+    /// The trust evaluation of the final hop's connection.
+    public let trust: TrustReport
+    /// Every hop's trust evaluation, first request first (redirects add hops).
+    public let hops: [TrustReport]
+    /// The negotiated HTTP version, e.g. `HTTP/2`.
+    public let httpVersion: String
+
+    /// The first value of a header, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

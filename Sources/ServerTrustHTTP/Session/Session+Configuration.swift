@@ -1,0 +1,85 @@
+public import Foundation
+public import ServerTrust
+
+extension Session {
+    /// Everything a session is configured with. The defaults are safe for production.
+    public struct Configuration: Sendable {
+        /// How long to wait for a connection (TCP + proxy + TLS). Default 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        /// How long a whole request may take, redirects excluded. Default 60 s; nil for no limit
+        /// (for streaming downloads).
+        public var requestTimeout: Duration? = .seconds(60)
+        /// Redirect handling. Default: follow up to 5 hops, each evaluated under its own host's policy.
+        public var redirectPolicy: RedirectPolicy = .follow(maximumHops: 5)
+        /// Connections kept per host. Default 8.
+        public var maximumConnectionsPerHost: Int = 8
+        /// HTTP version preference. Default: HTTP/2 when the server offers it over ALPN.
+        public var httpVersion: HTTPVersion = .http2Preferred
+        /// An HTTP CONNECT proxy, or none (the default).
+        public var proxy: Proxy? = nil
+        /// The User-Agent header.
+        public var userAgent: String = "ServerTrust/1 libcurl/\(CurlRuntime.libcurlVersion)"
+        /// The anchors default validation uses. Default: the system CA bundle, loaded once.
+        public var anchors: Anchors = .system
+        /// The largest response body accepted. Default 64 MiB.
+        public var maximumResponseBodySize: Int = 64 << 20
+        /// Fixed name-to-address mappings, curl's `HOST:PORT:ADDRESS` form (`--resolve`).
+        public var resolve: [String] = []
+        /// Path validation settings of every policy.
+        public var validationOptions: PathValidationOptions = PathValidationOptions()
+        /// Allow `http:` URLs, which carry no TLS and so no trust evaluation. Default `false`.
+        /// - Warning: a plain-HTTP request has no protection against interception.
+        public var allowsPlainHTTP: Bool = false
+
+        /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard
+        /// can be tested on its own. Never set outside tests.
+        var unsafeShareTLSSessionsAcrossPolicies = false
+        /// Testing hook: turns off the per-request guard, to prove that tests fail without it.
+        var unsafeDisableConnectionGuard = false
+
+        public init() {}
+    }
+
+    /// Redirect handling.
+    public struct RedirectPolicy: Sendable, Hashable {
+        let maximumHops: Int
+        /// Follow at most `maximumHops` redirects. `Authorization` and `Cookie` headers are
+        /// dropped when a hop changes origin; a redirect from `https:` to anything else fails.
+        public static func follow(maximumHops: Int) -> RedirectPolicy { RedirectPolicy(maximumHops: max(0, maximumHops)) }
+        /// Return 3xx responses to the caller.
+        public static let disallow = RedirectPolicy(maximumHops: 0)
+    }
+
+    /// HTTP version preference.
+    public struct HTTPVersion: Sendable, Hashable {
+        fileprivate enum Base: Hashable, Sendable { case http1, http2 }
+        fileprivate let base: Base
+        /// HTTP/1.1 only.
+        public static let http1_1 = HTTPVersion(base: .http1)
+        /// HTTP/2 when the server offers it (ALPN), else HTTP/1.1; streams are multiplexed.
+        public static let http2Preferred = HTTPVersion(base: .http2)
+        var prefersHTTP2: Bool { base == .http2 }
+    }
+
+    /// A proxy for every request of the session.
+    public struct Proxy: Sendable, Hashable {
+        let url: String?
+        /// An `http://host:port` proxy; HTTPS requests go through a CONNECT tunnel, and trust is
+        /// evaluated on the origin server's chain inside it.
+        public static func http(_ url: URL) -> Proxy { Proxy(url: url.absoluteString) }
+        /// The proxy from `https_proxy` / `HTTPS_PROXY` / `all_proxy` / `ALL_PROXY`, honouring
+        /// `no_proxy`; none if unset.
+        public static let environment = Proxy(url: nil)
+    }
+
+    /// Trust anchors for default validation.
+    public struct Anchors: Sendable {
+        fileprivate let anchors: TrustAnchors?
+        /// The system CA bundle.
+        public static let system = Anchors(anchors: nil)
+        /// Only these anchors.
+        public static func bundle(_ anchors: TrustAnchors) -> Anchors { Anchors(anchors: anchors) }
+
+        func resolve() throws -> TrustAnchors { try anchors ?? TrustAnchors.system() }
+    }
+}

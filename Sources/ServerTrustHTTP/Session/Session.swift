@@ -1,0 +1,281 @@
+public import Foundation
+public import ServerTrust
+import Synchronization
+
+/// An async/await HTTPS client over libcurl that applies a trust policy to every connection.
+///
+/// Every TLS connection is evaluated inside the handshake by the evaluator the
+/// ``ServerTrustManager`` assigns to its host, and every request — on a new, reused or resumed
+/// connection, or as an HTTP/2 stream — is admitted only if its connection was accepted by
+/// *that request's* policy. Redirects are followed by the session, each hop under its own host's
+/// policy.
+///
+/// One curl multi handle on one dedicated thread serves all requests. Call ``shutdown()`` when
+/// done, or use ``withSession(configuration:trustManager:_:)``; a session that is released is
+/// shut down in `deinit`.
+public final class Session: Sendable {
+    public let configuration: Configuration
+    /// The per-host policies; nil means default validation for every host.
+    public let trustManager: ServerTrustManager?
+
+    private let loop: MultiLoop
+    private let anchors: TrustAnchors
+    private let policies = Mutex<[PolicyKey: TrustPolicy]>([:])
+
+    private struct PolicyKey: Hashable {
+        let host: String
+        let evaluator: ObjectIdentifier?
+    }
+
+    /// - Parameters:
+    ///   - configuration: settings; the defaults are safe.
+    ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
+    /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
+    ///   OpenSSL; a ``TrustError`` when the system anchors cannot be loaded.
+    public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
+        do {
+            try CurlRuntime.requireOpenSSLBackend()
+        } catch let error as TrustError {
+            throw SessionError(.unsupportedBackend, error.reason, trustError: error)
+        }
+        self.configuration = configuration
+        self.trustManager = trustManager
+        anchors = try configuration.anchors.resolve()
+        loop = try MultiLoop(configuration: configuration)
+    }
+
+    deinit { loop.shutdown() }
+
+    /// Fails every transfer still running and releases every curl handle. Idempotent.
+    public func shutdown() { loop.shutdown() }
+
+    // MARK: Requests
+
+    /// Sends `request` and returns the whole response, following redirects per the configuration.
+    ///
+    /// - Throws: ``SessionError``; ``SessionError/Code/trustEvaluationFailed`` carries the
+    ///   ``TrustError`` that rejected the server.
+    public func data(for request: Request) async throws -> Response {
+        var current = request
+        var hops: [TrustReport] = []
+        while true {
+            let outcome = try await perform(current)
+            hops.append(outcome.report)
+            if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
+                current = next
+                continue
+            }
+            return Response(
+                status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url,
+                trust: outcome.report, hops: hops, httpVersion: outcome.head.httpVersion)
+        }
+    }
+
+    /// `GET url`.
+    public func get(_ url: String, headers: [(name: String, value: String)] = []) async throws -> Response {
+        try await data(for: Request(method: "GET", url: try parse(url), headers: headers))
+    }
+
+    /// `POST url` with a body.
+    public func post(_ url: String, body: [UInt8], headers: [(name: String, value: String)] = []) async throws -> Response {
+        try await data(for: Request(method: "POST", url: try parse(url), headers: headers, body: body))
+    }
+
+    /// Sends `request` and returns as soon as the head has arrived; the body follows as a
+    /// stream of chunks, paced by the consumer (the transfer pauses when 1 MiB waits unread).
+    /// ``Configuration/maximumResponseBodySize`` does not apply; iterate, or `collect(upTo:)`.
+    public func stream(_ request: Request) async throws -> StreamingResponse {
+        var current = request
+        var hops: [TrustReport] = []
+        while true {
+            let (head, report, body) = try await performStreaming(current)
+            hops.append(report)
+            if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
+                body.onTermination()
+                current = next
+                continue
+            }
+            return StreamingResponse(status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops, httpVersion: head.httpVersion, body: body)
+        }
+    }
+
+    // MARK: One hop
+
+    private func perform(_ request: Request) async throws -> Transfer.Outcome {
+        let result = OneShot<Transfer.Outcome>()
+        let transfer = try makeTransfer(request, stream: nil, onHead: nil) { result.resume(with: $0) }
+        return try await run(transfer, awaiting: result)
+    }
+
+    private func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
+        let stream = BodyStream()
+        let head = OneShot<(ResponseHead, TrustReport)>()
+        let transfer = try makeTransfer(request, stream: stream, onHead: { head.resume(with: $0) }) { _ in }
+        stream.setResumeHandler { [loop] in loop.resume(transfer) }
+        let (responseHead, report) = try await run(transfer, awaiting: head)
+        let body = ResponseBody(stream: stream) { [loop] in
+            loop.cancel(transfer, SessionError(.cancelled, "The body stream was abandoned.", url: transfer.url))
+        }
+        return (responseHead, report, body)
+    }
+
+    /// Submits `transfer` and waits for `result`, cancelling the transfer if the task is cancelled.
+    private func run<T: Sendable>(_ transfer: Transfer, awaiting result: OneShot<T>) async throws -> T {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                result.attach(continuation)
+                loop.submit(transfer)
+            }
+        } onCancel: { [loop] in
+            transfer.requestCancellation()
+            loop.cancel(transfer, SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
+        }
+    }
+
+    private func makeTransfer(
+        _ request: Request, stream: BodyStream?,
+        onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)?,
+        completion: @escaping @Sendable (Result<Transfer.Outcome, SessionError>) -> Void
+    ) throws(SessionError) -> Transfer {
+        let url = request.url.absoluteURL
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "https" || (scheme == "http" && configuration.allowsPlainHTTP) else {
+            throw SessionError(
+                .invalidRequest,
+                scheme == "http"
+                    ? "Plain http: URLs carry no TLS and cannot be evaluated; use https:, or set allowsPlainHTTP."
+                    : "Unsupported URL scheme \"\(scheme)\"; only https: is allowed.",
+                url: url.absoluteString)
+        }
+        guard let rawHost = url.host, !rawHost.isEmpty else {
+            throw SessionError(.invalidRequest, "The URL has no host.", url: url.absoluteString)
+        }
+        for field in request.headers where field.name.contains(where: { $0 == ":" || $0.isNewline }) || field.value.contains(where: \.isNewline) {
+            throw SessionError(.invalidRequest, "Header \"\(field.name)\" contains a colon or a line break.", url: url.absoluteString)
+        }
+        let policy = try self.policy(forHost: HostName.normalize(rawHost), override: request.trustEvaluator)
+        return Transfer(
+            url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
+            policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
+            stream: stream, onHead: onHead, onCompletion: completion)
+    }
+
+    // MARK: Policies
+
+    /// The policy for a host, resolved once and cached: a manager lookup per request would cost
+    /// kept-alive throughput for nothing.
+    private func policy(forHost host: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
+        let overrideIdentity = override.flatMap { type(of: $0) is AnyObject.Type ? ObjectIdentifier($0 as AnyObject) : nil }
+        let key = PolicyKey(host: host, evaluator: overrideIdentity)
+        if override == nil || overrideIdentity != nil, let cached = policies.withLock({ $0[key] }) { return cached }
+
+        let evaluator: any ServerTrustEvaluating
+        var pattern: String?
+        if let override {
+            evaluator = override
+        } else if let trustManager {
+            do {
+                if let match = try trustManager.match(forHost: host) {
+                    evaluator = match.evaluator
+                    pattern = match.pattern.description
+                } else {
+                    evaluator = DefaultTrustEvaluator()
+                }
+            } catch let error as TrustError {
+                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host)
+            } catch {
+                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host)
+            }
+        } else {
+            evaluator = DefaultTrustEvaluator()
+        }
+        let policy = TrustPolicy(
+            host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
+            validationOptions: configuration.validationOptions)
+        if override == nil || overrideIdentity != nil {
+            policies.withLock { cache in
+                if cache.count >= 10_000 { cache.removeAll() }
+                cache[key] = policy
+            }
+        }
+        return policy
+    }
+
+    // MARK: Redirects
+
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The request for the next hop, or nil when `head` is not a redirect to follow.
+    private func nextHop(after request: Request, head: ResponseHead, hopsSoFar: Int) throws(SessionError) -> Request? {
+        let maximum = configuration.redirectPolicy.maximumHops
+        guard maximum > 0, Self.redirectStatuses.contains(head.status),
+            let location = head.headers.first(where: { $0.name.lowercased() == "location" })?.value
+        else { return nil }
+        guard hopsSoFar <= maximum else {
+            throw SessionError(.tooManyRedirects, "More than \(maximum) redirects.", url: request.url.absoluteString)
+        }
+        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL, target.host != nil else {
+            throw SessionError(.invalidRequest, "The redirect Location \"\(location)\" is not a valid URL.", url: request.url.absoluteString)
+        }
+        let fromScheme = request.url.scheme?.lowercased()
+        let toScheme = target.scheme?.lowercased()
+        guard toScheme == "https" || (toScheme == "http" && fromScheme == "http" && configuration.allowsPlainHTTP) else {
+            throw SessionError(
+                .insecureRedirect, "Refusing a redirect from \(fromScheme ?? "?"): to \(toScheme ?? "?"): (\(target.absoluteString)).",
+                url: request.url.absoluteString)
+        }
+        var next = request
+        next.url = target
+        if head.status == 303 && request.method != "HEAD" || (head.status == 301 || head.status == 302) && request.method == "POST" {
+            next.method = "GET"
+            next.body = nil
+            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        if !Self.sameOrigin(request.url, target) {
+            next.headers.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
+        }
+        if HostName.normalize(request.url.host ?? "") != HostName.normalize(target.host ?? "") {
+            next.trustEvaluator = nil  // a per-request evaluator speaks for its own host only
+        }
+        return next
+    }
+
+    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased()
+            && HostName.normalize(a.host ?? "") == HostName.normalize(b.host ?? "") && port(a) == port(b)
+    }
+
+    private func parse(_ text: String) throws(SessionError) -> URL {
+        guard let url = URL(string: text), url.scheme != nil else {
+            throw SessionError(.invalidRequest, "\"\(text)\" is not an absolute URL.")
+        }
+        return url
+    }
+}
+
+/// Runs `body` with a session that is shut down when it returns or throws.
+public func withSession<T>(
+    configuration: Session.Configuration = Session.Configuration(), trustManager: ServerTrustManager? = nil,
+    _ body: (Session) async throws -> T
+) async throws -> T {
+    let session = try Session(configuration: configuration, trustManager: trustManager)
+    defer { session.shutdown() }
+    return try await body(session)
+}
+
+/// A response whose body is still arriving.
+public struct StreamingResponse: Sendable {
+    public let status: Int
+    public let headers: [(name: String, value: String)]
+    public let url: URL
+    public let trust: TrustReport
+    public let hops: [TrustReport]
+    public let httpVersion: String
+    public let body: ResponseBody
+
+    /// The first value of a header, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

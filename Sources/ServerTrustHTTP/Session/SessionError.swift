@@ -1,0 +1,80 @@
+public import ServerTrust
+
+/// The error a ``Session`` throws: what went wrong, with the curl code and message, and the
+/// ``TrustError`` when trust evaluation rejected the server.
+///
+/// Equality compares ``code`` only, as with ``TrustError``.
+public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case trustEvaluationFailed, invalidRequest, transferFailed, timedOut, cancelled
+            case tooManyRedirects, insecureRedirect, responseTooLarge, sessionShutDown, unsupportedBackend
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The server was rejected by its trust policy; ``SessionError/trustError`` says why.
+        public static let trustEvaluationFailed = Code(.trustEvaluationFailed)
+        /// The request cannot be sent as built (bad URL, plain HTTP not allowed, bad header).
+        public static let invalidRequest = Code(.invalidRequest)
+        /// libcurl failed the transfer (connection refused, TLS error, protocol error…).
+        public static let transferFailed = Code(.transferFailed)
+        /// A connect or total timeout expired.
+        public static let timedOut = Code(.timedOut)
+        /// The task was cancelled.
+        public static let cancelled = Code(.cancelled)
+        /// The redirect hop limit was reached.
+        public static let tooManyRedirects = Code(.tooManyRedirects)
+        /// A redirect pointed at a plain `http:` URL (or another scheme) from `https:`.
+        public static let insecureRedirect = Code(.insecureRedirect)
+        /// The response body exceeded the configured maximum.
+        public static let responseTooLarge = Code(.responseTooLarge)
+        /// The session was shut down.
+        public static let sessionShutDown = Code(.sessionShutDown)
+        /// libcurl's TLS backend is not OpenSSL.
+        public static let unsupportedBackend = Code(.unsupportedBackend)
+
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    public let reason: String
+    /// Set for ``Code/trustEvaluationFailed``.
+    public let trustError: TrustError?
+    /// libcurl's result code (`CURLcode`), 0 when curl was not involved.
+    public let curlCode: Int
+    /// libcurl's error buffer text, if any.
+    public let curlMessage: String
+    /// The URL of the hop that failed.
+    public let url: String?
+
+    init(_ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil) {
+        self.code = code
+        self.reason = reason
+        self.trustError = trustError
+        self.curlCode = curlCode
+        self.curlMessage = curlMessage
+        self.url = url
+    }
+
+    public static func == (lhs: SessionError, rhs: SessionError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public static let trustEvaluationFailed = SessionError(.trustEvaluationFailed, "")
+    public static let invalidRequest = SessionError(.invalidRequest, "")
+    public static let transferFailed = SessionError(.transferFailed, "")
+    public static let timedOut = SessionError(.timedOut, "")
+    public static let cancelled = SessionError(.cancelled, "")
+    public static let tooManyRedirects = SessionError(.tooManyRedirects, "")
+    public static let insecureRedirect = SessionError(.insecureRedirect, "")
+    public static let responseTooLarge = SessionError(.responseTooLarge, "")
+    public static let sessionShutDown = SessionError(.sessionShutDown, "")
+
+    public var description: String {
+        var text = reason
+        if let url { text += " [\(url)]" }
+        if curlCode != 0 { text += " (curl \(curlCode)" + (curlMessage.isEmpty ? ")" : ": \(curlMessage))") }
+        if let trustError { text += "\n" + trustError.description }
+        return text
+    }
+}

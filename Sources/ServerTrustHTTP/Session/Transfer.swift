@@ -1,0 +1,206 @@
+import Foundation
+internal import CCurl
+internal import CServerTrustCurlShims
+import ServerTrust
+import Synchronization
+
+/// The head of a response: status line and header fields.
+struct ResponseHead: Sendable {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var httpVersion: String
+}
+
+/// One request on one hop, from `curl_multi_add_handle` to `CURLMSG_DONE`.
+///
+/// Thread confinement: created on a caller's task, then configured, driven and finished on the
+/// session's loop thread only; the C callbacks that receive it unretained run on that thread
+/// inside `curl_multi_perform`. The loop's table of active transfers keeps it alive while curl
+/// may call back. Hence `@unchecked Sendable`.
+final class Transfer: @unchecked Sendable {
+    /// What the caller receives when the transfer ends.
+    struct Outcome: Sendable {
+        var head: ResponseHead
+        var body: [UInt8]
+        var report: TrustReport
+    }
+
+    let url: String
+    let method: String
+    let headers: [(name: String, value: String)]
+    let body: [UInt8]?
+    let policy: TrustPolicy
+    let isTLS: Bool
+    let bodyLimit: Int?
+    let stream: BodyStream?
+
+    /// Called once, on the loop thread, when headers are complete (streaming) or never.
+    private let onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)?
+    /// Called once, on the loop thread, when the transfer ends.
+    private let onCompletion: @Sendable (Result<Outcome, SessionError>) -> Void
+
+    var easy: EasyHandle?
+    private(set) var connectionContexts: [ConnectionContext] = []
+    private var guardFailure: TrustError?
+    private(set) var report: TrustReport?
+    private var head = ResponseHead(status: 0, headers: [], httpVersion: "")
+    private var headDelivered = false
+    private var received: [UInt8] = []
+    private var bodyTooLarge = false
+    private var finished = false
+    private let cancellationRequested = Atomic<Bool>(false)
+
+    /// Any thread: the caller gave up; the loop abandons the transfer instead of starting it.
+    func requestCancellation() { cancellationRequested.store(true, ordering: .releasing) }
+    var isCancellationRequested: Bool { cancellationRequested.load(ordering: .acquiring) }
+
+    init(
+        url: String, method: String, headers: [(name: String, value: String)], body: [UInt8]?, policy: TrustPolicy,
+        isTLS: Bool, bodyLimit: Int?, stream: BodyStream?,
+        onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)? = nil,
+        onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.policy = policy
+        self.isTLS = isTLS
+        self.bodyLimit = bodyLimit
+        self.stream = stream
+        self.onHead = onHead
+        self.onCompletion = onCompletion
+    }
+
+    // MARK: Callbacks (loop thread)
+
+    /// `CURLOPT_SSL_CTX_FUNCTION`: a new connection is being set up for this transfer.
+    func configureNewConnection(sslContext: OpaquePointer) -> Bool {
+        let context = ConnectionContext(policy: policy)
+        connectionContexts.append(context)
+        return TLSBridge.configure(sslContext: sslContext, for: context)
+    }
+
+    /// `CURLOPT_PREREQFUNCTION`: the connection is ready, the request not yet sent.
+    ///
+    /// Whatever the connection's history — new, reused, resumed, or a stream multiplexed onto
+    /// a connection another transfer opened — this request goes out only if the `SSL*` carries
+    /// this policy's stamp, or its peer chain passes this policy now.
+    func admitConnection(disableGuard: Bool) -> Bool {
+        guard isTLS else {
+            report = TrustReport(notEvaluated: policy, reason: "Plain HTTP: no TLS, nothing was evaluated.")
+            return true
+        }
+        guard let ssl = easy?.ssl else {
+            guardFailure = TrustError(.openSSLFailure, "The connection has no OpenSSL session to evaluate.", host: policy.host)
+            return false
+        }
+        let record = TLSBridge.record(of: ssl)
+        if let record, record.policyID == policy.id {
+            report = record.report
+            return true
+        }
+        if disableGuard {
+            report = record?.report ?? TrustReport(notEvaluated: policy, reason: "The connection guard is disabled (testing).")
+            return true
+        }
+        switch policy.evaluate(presented: TLSBridge.peerChain(ssl), stapledOCSPResponse: TLSBridge.stapledOCSPResponse(ssl)) {
+        case .success(let fresh):
+            TLSBridge.stamp(ssl, with: EvaluationRecord(policyID: policy.id, report: fresh))
+            report = fresh
+            return true
+        case .failure(let error):
+            guardFailure = error
+            return false
+        }
+    }
+
+    /// `CURLOPT_HEADERFUNCTION`: one header line.
+    func receiveHeaderLine(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            let parts = trimmed.split(separator: " ", maxSplits: 2)
+            head = ResponseHead(status: parts.count > 1 ? Int(parts[1]) ?? 0 : 0, headers: [], httpVersion: String(parts[0]))
+        } else if trimmed.isEmpty {
+            if head.status >= 200 { deliverHead() }
+        } else if let colon = trimmed.firstIndex(of: ":") {
+            head.headers.append((String(trimmed[..<colon]), trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+    }
+
+    /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let stream {
+            deliverHead()
+            return stream.offer(Array(bytes)) ? bytes.count : Int(CURL_WRITEFUNC_PAUSE)
+        }
+        if let bodyLimit, received.count + bytes.count > bodyLimit {
+            bodyTooLarge = true
+            return 0
+        }
+        received.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    private func deliverHead() {
+        guard !headDelivered, let onHead else { return }
+        headDelivered = true
+        if let report {
+            onHead(.success((head, report)))
+        } else {
+            onHead(.failure(SessionError(.trustEvaluationFailed, "No trust evaluation was recorded for the connection.", url: url)))
+        }
+    }
+
+    // MARK: Completion (loop thread)
+
+    /// Ends the transfer with curl's result.
+    func finish(_ code: CURLcode) {
+        guard !finished else { return }
+        finished = true
+        let result = outcome(code)
+        if case .failure(let error) = result, !headDelivered, let onHead {
+            headDelivered = true
+            onHead(.failure(error))
+        }
+        if case .failure(let error) = result { stream?.finish(throwing: error) } else { stream?.finish(throwing: nil) }
+        onCompletion(result)
+    }
+
+    /// Ends the transfer without curl (cancellation, shutdown).
+    func abandon(_ error: SessionError) {
+        guard !finished else { return }
+        finished = true
+        if !headDelivered, let onHead {
+            headDelivered = true
+            onHead(.failure(error))
+        }
+        stream?.finish(throwing: error)
+        onCompletion(.failure(error))
+    }
+
+    private func outcome(_ code: CURLcode) -> Result<Outcome, SessionError> {
+        let curlMessage = easy?.errorMessage ?? ""
+        let trustFailure = guardFailure ?? connectionContexts.lazy.compactMap(\.recordedFailure).first
+        if let trustFailure {
+            return .failure(SessionError(
+                .trustEvaluationFailed, "Trust evaluation rejected \(policy.host).", trustError: trustFailure,
+                curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+        }
+        guard code == CURLE_OK else {
+            if bodyTooLarge {
+                return .failure(SessionError(.responseTooLarge, "The response body exceeds the \(bodyLimit ?? 0)-byte limit.", curlCode: Int(code.rawValue), url: url))
+            }
+            let text = String(cString: curl_easy_strerror(code))
+            let kind: SessionError.Code = code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .transferFailed
+            return .failure(SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+        }
+        guard let report else {
+            // Fail closed: a TLS response whose connection was never evaluated is not returned.
+            return .failure(SessionError(.trustEvaluationFailed, "No trust evaluation was recorded for the connection.", url: url))
+        }
+        var finalHead = head
+        if let easy { finalHead.status = easy.info(CURLINFO_RESPONSE_CODE) }
+        return .success(Outcome(head: finalHead, body: received, report: report))
+    }
+}

@@ -1,0 +1,48 @@
+public import ServerTrust
+
+/// What was evaluated for a response: the host, the policy that matched, and the chain.
+///
+/// Every response carries one, whether the connection was new, reused, resumed or a
+/// multiplexed stream: in each case the evaluation it reports ran under this request's policy.
+public struct TrustReport: Sendable, CustomStringConvertible {
+    /// The host the policy was applied to (normalised).
+    public let host: String
+    /// The manager pattern that matched, or nil when no manager pattern applied.
+    public let matchedPattern: String?
+    /// The evaluator's name, e.g. `PinnedKeyHashesTrustEvaluator`.
+    public let evaluator: String
+    /// The validated chain, leaf first (empty when the evaluator did not validate a chain).
+    public let validatedChain: [TrustError.CertificateSummary]
+    /// The chain as the server sent it, leaf first.
+    public let presentedChain: [TrustError.CertificateSummary]
+    /// The evaluation's outcome: `nil` means accepted.
+    public let failure: TrustError?
+
+    /// Whether the evaluation accepted the server.
+    public var isTrusted: Bool { failure == nil }
+
+    init(policy: TrustPolicy, trust: ServerTrust, failure: TrustError?) {
+        host = policy.host
+        matchedPattern = policy.pattern
+        evaluator = policy.evaluator.name
+        presentedChain = trust.presentedChain.map { .init(pin: $0.spkiPin, subject: $0.subject) }
+        validatedChain = (trust.validatedChainIfComputed ?? []).map { .init(pin: $0.spkiPin, subject: $0.subject) }
+        self.failure = failure
+    }
+
+    init(notEvaluated policy: TrustPolicy, reason: String) {
+        host = policy.host
+        matchedPattern = policy.pattern
+        evaluator = policy.evaluator.name
+        presentedChain = []
+        validatedChain = []
+        failure = TrustError(.invalidConfiguration, reason, evaluator: policy.evaluator.name, host: policy.host)
+    }
+
+    public var description: String {
+        var text = "\(host) — \(evaluator)" + (matchedPattern.map { " (pattern \($0))" } ?? "")
+        text += failure == nil ? ": trusted" : ": rejected: \(failure!.reason)"
+        for entry in validatedChain { text += "\n  \(entry)" }
+        return text
+    }
+}

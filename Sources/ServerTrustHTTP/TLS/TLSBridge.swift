@@ -1,0 +1,131 @@
+internal import COpenSSL
+internal import CServerTrustShims
+@_spi(OpenSSLBridge) import ServerTrust
+import Synchronization
+
+/// The OpenSSL side of a connection: the callbacks libcurl lets us install and the state they
+/// leave on `SSL_CTX` and `SSL` objects.
+///
+/// - `CURLOPT_SSL_CTX_FUNCTION` runs once per new connection: it installs ``verifyCallback``
+///   with `SSL_CTX_set_cert_verify_callback` (one call over the whole chain, replacing OpenSSL's
+///   own chain verification with our per-policy store), forces `SSL_VERIFY_PEER` (with
+///   `VERIFYPEER=0` OpenSSL would ignore our 0) and refuses renegotiation.
+/// - The verify callback evaluates the presented chain under the connection's policy and, on
+///   success, stamps the `SSL*` with an ``EvaluationRecord`` naming that policy.
+/// - `CURLOPT_PREREQFUNCTION` runs before every request, reused connection or not; the transfer
+///   compares the stamp with its own policy and re-evaluates the peer chain when they differ
+///   (reused connection, resumed session, multiplexed stream). See ``Transfer``.
+enum TLSBridge {
+    /// SSL_CTX ex_data slot holding the retained ``ConnectionContext``.
+    static let connectionContextIndex: Int32 = CServerTrustShims_SSL_CTX_get_ex_new_index_releasing { pointer in
+        if let pointer { Unmanaged<ConnectionContext>.fromOpaque(pointer).release() }
+    }
+
+    /// SSL ex_data slot holding the retained ``EvaluationRecord`` (the policy stamp).
+    static let evaluationRecordIndex: Int32 = CServerTrustShims_SSL_get_ex_new_index_releasing { pointer in
+        if let pointer { Unmanaged<EvaluationRecord>.fromOpaque(pointer).release() }
+    }
+
+    /// Installs our verification on a fresh `SSL_CTX` for `context`'s policy.
+    static func configure(sslContext ctx: OpaquePointer, for context: ConnectionContext) -> Bool {
+        let retained = Unmanaged.passRetained(context).toOpaque()
+        guard SSL_CTX_set_ex_data(ctx, connectionContextIndex, retained) == 1 else {
+            Unmanaged<ConnectionContext>.fromOpaque(retained).release()
+            return false
+        }
+        // The SSL_CTX now owns one reference and outlives every handshake on it, so the
+        // unretained pointer handed to OpenSSL stays valid for every callback.
+        SSL_CTX_set_cert_verify_callback(ctx, verifyCallback, retained)
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+        _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
+        return true
+    }
+
+    /// `SSL_CTX_set_cert_verify_callback`'s callback: the whole chain, once per full handshake.
+    static let verifyCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { storeContext, argument in
+        guard let storeContext, let argument else { return 0 }
+        let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
+        let presented = presentedChain(storeContext)
+        let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
+        let staple = ssl.flatMap(stapledOCSPResponse)
+        switch context.policy.evaluate(presented: presented, stapledOCSPResponse: staple) {
+        case .success(let report):
+            if let ssl { stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report)) }
+            X509_STORE_CTX_set_error(storeContext, X509_V_OK)
+            return 1
+        case .failure(let error):
+            context.recordFailure(error)
+            X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
+            return 0
+        }
+    }
+
+    /// The chain as sent: the leaf, then the rest of the peer's certificates.
+    private static func presentedChain(_ storeContext: OpaquePointer) -> [Certificate] {
+        var chain: [Certificate] = []
+        let leaf = X509_STORE_CTX_get0_cert(storeContext)
+        if let leaf { chain.append(Certificate(borrowingX509: leaf)) }
+        if let untrusted = X509_STORE_CTX_get0_untrusted(storeContext) {
+            for index in 0..<CServerTrustShims_sk_X509_num(untrusted) {
+                guard let certificate = CServerTrustShims_sk_X509_value(untrusted, index), certificate != leaf else { continue }
+                chain.append(Certificate(borrowingX509: certificate))
+            }
+        }
+        return chain
+    }
+
+    /// The peer chain of an established connection, for re-evaluation before a request.
+    /// On the client side `SSL_get_peer_cert_chain` includes the leaf; for a resumed session it
+    /// comes from the cached `SSL_SESSION`.
+    static func peerChain(_ ssl: OpaquePointer) -> [Certificate] {
+        guard let stack = SSL_get_peer_cert_chain(ssl) else { return [] }
+        return (0..<CServerTrustShims_sk_X509_num(stack)).compactMap { index in
+            CServerTrustShims_sk_X509_value(stack, index).map { Certificate(borrowingX509: $0) }
+        }
+    }
+
+    static func stapledOCSPResponse(_ ssl: OpaquePointer) -> [UInt8]? {
+        var response: UnsafePointer<UInt8>?
+        let length = CServerTrustShims_SSL_get_tlsext_status_ocsp_resp(ssl, &response)
+        guard length > 0, let response else { return nil }
+        return Array(UnsafeBufferPointer(start: response, count: length))
+    }
+
+    /// The record stamped on `ssl`, if any.
+    static func record(of ssl: OpaquePointer) -> EvaluationRecord? {
+        SSL_get_ex_data(ssl, evaluationRecordIndex).map { Unmanaged<EvaluationRecord>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Replaces the stamp on `ssl`, releasing the previous one (OpenSSL does not).
+    static func stamp(_ ssl: OpaquePointer, with record: EvaluationRecord) {
+        let previous = SSL_get_ex_data(ssl, evaluationRecordIndex)
+        let retained = Unmanaged.passRetained(record).toOpaque()
+        if SSL_set_ex_data(ssl, evaluationRecordIndex, retained) == 1 {
+            if let previous { Unmanaged<EvaluationRecord>.fromOpaque(previous).release() }
+        } else {
+            Unmanaged<EvaluationRecord>.fromOpaque(retained).release()
+        }
+    }
+}
+
+/// Per-connection state reachable from OpenSSL callbacks: the policy the connection was
+/// opened under and the failure of its handshake, if any.
+final class ConnectionContext: Sendable {
+    let policy: TrustPolicy
+    private let failure = Mutex<TrustError?>(nil)
+
+    init(policy: TrustPolicy) { self.policy = policy }
+
+    func recordFailure(_ error: TrustError) { failure.withLock { $0 = error } }
+    var recordedFailure: TrustError? { failure.withLock { $0 } }
+}
+
+/// The stamp on an `SSL*`: which policy accepted this connection, and its report.
+final class EvaluationRecord: Sendable {
+    let policyID: UInt64
+    let report: TrustReport
+    init(policyID: UInt64, report: TrustReport) {
+        self.policyID = policyID
+        self.report = report
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import ServerTrust
+import Synchronization
+
+/// One resolved trust policy: the evaluator that governs one host, with everything its
+/// connections share. Resolved once per host per session, never per request.
+///
+/// Immutable after creation; shared between the loop thread and the OpenSSL callbacks that
+/// run on it, hence `Sendable`.
+final class TrustPolicy: Sendable {
+    private static let nextID = Atomic<UInt64>(1)
+
+    /// The stamp written on every `SSL*` this policy accepted.
+    let id: UInt64
+    /// The normalised host the policy is for.
+    let host: String
+    /// The manager pattern that matched, or nil when the session's default evaluator applies.
+    let pattern: String?
+    let evaluator: any ServerTrustEvaluating
+    let anchors: TrustAnchors
+    let validationOptions: PathValidationOptions
+
+    init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
+         validationOptions: PathValidationOptions) {
+        id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.host = host
+        self.pattern = pattern
+        self.evaluator = evaluator
+        self.anchors = anchors
+        self.validationOptions = validationOptions
+    }
+
+    /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
+    /// check is turned off.
+    var isDisabledForDebugging: Bool {
+        (evaluator as? DisabledTrustEvaluator)?.isActive ?? false
+    }
+
+    /// Evaluates a presented chain under this policy.
+    func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> Result<TrustReport, TrustError> {
+        let trust = ServerTrust(
+            presentedChain: presented, anchors: anchors, validationTime: Date(),
+            stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions)
+        do {
+            try evaluator.evaluate(trust, forHost: host)
+            return .success(TrustReport(policy: self, trust: trust, failure: nil))
+        } catch let error as TrustError {
+            return .failure(error)
+        } catch {
+            return .failure(TrustError(.openSSLFailure, "Evaluator \(evaluator.name) threw \(error)", evaluator: evaluator.name, host: host))
+        }
+    }
+}

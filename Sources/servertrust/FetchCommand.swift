@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch a URL through a ServerTrust Session and print the body.",
+        discussion: """
+            --pin adds SPKI pinning on top of default validation for the URL's host; other hosts \
+            reached by redirects get default validation. Exit status: 0 success, 1 trust \
+            evaluation rejected the server, 2 usage error, 3 other transfer error.
+
+            Examples:
+              servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…= --pin sha256/BBBB…=
+              servertrust fetch https://localhost:8443/ --ca Certificates/sample-root.pem --resolve localhost:8443:127.0.0.1
+              servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
+            """
+    )
+
+    @Argument(help: "An https: URL.")
+    var url: String
+
+    @Option(name: .long, help: ArgumentHelp("SPKI pin sha256/<base64> for the URL's host. Repeatable.", valueName: "PIN"))
+    var pin: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Trust anchors (PEM bundle or DER) instead of the system bundle.", valueName: "FILE"))
+    var ca: String?
+
+    @Option(name: .long, help: ArgumentHelp("Resolve HOST:PORT to ADDR, as curl's --resolve. Repeatable.", valueName: "HOST:PORT:ADDR"))
+    var resolve: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("HTTP CONNECT proxy, e.g. http://127.0.0.1:3128.", valueName: "URL"))
+    var proxy: String?
+
+    @Option(name: .long, help: "Redirects to follow (0 to turn off).")
+    var maxRedirects = 5
+
+    @Flag(name: .long, help: "Print the response headers before the body.")
+    var include = false
+
+    @Flag(name: .long, help: "Print the result as JSON.")
+    var json = false
+
+    func run() async throws {
+        guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(url)\" is not an absolute URL with a host.")
+        }
+        var configuration = Session.Configuration()
+        configuration.resolve = resolve
+        configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
+        let manager: ServerTrustManager
+        do {
+            if let ca { configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: ca)) }
+            if let proxy {
+                guard let proxyURL = URL(string: proxy), proxyURL.scheme?.lowercased() == "http" else {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: --proxy must be an http:// URL (HTTPS goes through a CONNECT tunnel).")
+                }
+                configuration.proxy = .http(proxyURL)
+            }
+            let evaluator: any ServerTrustEvaluating = pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin)
+            manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
+        } catch let error as TrustError {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
+        }
+
+        let session: Session
+        do {
+            session = try Session(configuration: configuration, trustManager: manager)
+        } catch {
+            throw CommandFailure(status: CommandFailure.transfer, message: "error: \(error)")
+        }
+        defer { session.shutdown() }
+        do {
+            let response = try await session.data(for: Request(url: target))
+            if json {
+                print(FetchJSON.success(response))
+            } else {
+                if include {
+                    print("\(response.httpVersion) \(response.status)")
+                    for field in response.headers { print("\(field.name): \(field.value)") }
+                    print("")
+                }
+                FileHandle.standardOutput.write(Data(response.body))
+            }
+        } catch let error as SessionError {
+            if json { print(FetchJSON.failure(error)) }
+            let status = error.code == .trustEvaluationFailed ? CommandFailure.rejected
+                : error.code == .invalidRequest ? CommandFailure.usage : CommandFailure.transfer
+            throw CommandFailure(status: status, message: json ? "" : "error: \(error)")
+        }
+    }
+}
+
+enum FetchJSON {
+    static func success(_ response: Response) -> String {
+        render([
+            "status": response.status,
+            "url": response.url.absoluteString,
+            "httpVersion": response.httpVersion,
+            "headers": response.headers.map { [$0.name, $0.value] },
+            "body": response.text,
+            "trust": report(response.trust),
+            "hops": response.hops.map(report),
+        ])
+    }
+
+    static func failure(_ error: SessionError) -> String {
+        var object: [String: Any] = ["error": ["code": error.code.description, "reason": error.reason, "curlCode": error.curlCode, "curlMessage": error.curlMessage]]
+        if let trust = error.trustError {
+            object["trust"] = [
+                "trusted": false, "code": trust.code.description, "reason": trust.reason, "evaluator": trust.evaluator ?? "",
+                "host": trust.host ?? "", "configuredPins": trust.evidence.configuredPins.map(\.description),
+                "chain": trust.evidence.chain.map { ["pin": $0.pin.description, "subject": $0.subject] },
+            ] as [String: Any]
+        }
+        return render(object)
+    }
+
+    static func report(_ report: TrustReport) -> [String: Any] {
+        [
+            "host": report.host, "matchedPattern": report.matchedPattern ?? NSNull(), "evaluator": report.evaluator,
+            "trusted": report.isTrusted,
+            "validatedChain": report.validatedChain.map { ["pin": $0.pin.description, "subject": $0.subject] },
+        ]
+    }
+
+    static func render(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
