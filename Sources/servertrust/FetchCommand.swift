@@ -77,12 +77,13 @@ struct FetchCommand: AsyncParsableCommand {
             if json {
                 print(FetchJSON.success(response))
             } else {
+                var output: [UInt8] = []
                 if include {
-                    print("\(response.httpVersion) \(response.status)")
-                    for field in response.headers { print("\(field.name): \(field.value)") }
-                    print("")
+                    var head = "\(response.httpVersion) \(response.status)\r\n"
+                    for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+                    output += Array((head + "\r\n").utf8)
                 }
-                FileHandle.standardOutput.write(Data(response.body))
+                FileHandle.standardOutput.write(Data(output + response.body))
             }
         } catch let error as SessionError {
             if json { print(FetchJSON.failure(error)) }

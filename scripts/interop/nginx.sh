@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Starts (or stops) the nginx used by the interop tests, on high loopback ports, with a PKI made
+# here by the openssl command line and an OCSP staple made by `openssl ocsp`.
+#
+#   scripts/interop/nginx.sh start DIR   # writes DIR/{pki,conf,…} and DIR/interop.env, starts nginx
+#   scripts/interop/nginx.sh stop DIR    # stops it by PID
+#
+# interop.env (sourced by .ci/run, read by the tests through SERVERTRUST_INTEROP_DIR) names
+# every port. Base port: SERVERTRUST_NGINX_BASE_PORT (default 18440).
+set -euo pipefail
+action=${1:?usage: nginx.sh start|stop DIR}
+dir=$(mkdir -p "${2:?usage: nginx.sh start|stop DIR}" && cd "$2" && pwd)
+base=${SERVERTRUST_NGINX_BASE_PORT:-18440}
+
+stop() {
+    if [ -f "$dir/nginx.pid" ]; then
+        pid=$(cat "$dir/nginx.pid")
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+        rm -f "$dir/nginx.pid"
+    fi
+}
+
+if [ "$action" = stop ]; then stop; exit 0; fi
+[ "$action" = start ] || { echo "usage: nginx.sh start|stop DIR" >&2; exit 2; }
+command -v nginx >/dev/null || { echo "nginx.sh: nginx is not installed (scripts/setup.sh installs nginx-light)" >&2; exit 1; }
+stop
+
+pki="$dir/pki"
+rm -rf "$pki" && mkdir -p "$pki" "$dir/logs"
+cd "$pki"
+cat > ext.cnf <<'CNF'
+[root_ext]
+basicConstraints = critical, CA:true
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[intermediate_ext]
+basicConstraints = critical, CA:true, pathlen:0
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+[leaf_ext]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:interop.servertrust.test, DNS:localhost, IP:127.0.0.1
+authorityKeyIdentifier = keyid
+authorityInfoAccess = OCSP;URI:http://127.0.0.1:1/ocsp
+CNF
+ossl() { local out; out=$(openssl "$@" 2>&1) || { echo "$out" >&2; return 1; }; }
+ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout root.key -out root.pem \
+    -subj "/O=ServerTrust Interop/CN=Interop Root" -days 30 -extensions root_ext -config <(cat /etc/ssl/openssl.cnf ext.cnf)
+ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout intermediate.key -out intermediate.csr \
+    -subj "/O=ServerTrust Interop/CN=Interop Intermediate"
+ossl x509 -req -in intermediate.csr -CA root.pem -CAkey root.key -CAcreateserial -days 30 \
+    -extfile ext.cnf -extensions intermediate_ext -out intermediate.pem
+for kind in ecdsa rsa; do
+    if [ $kind = ecdsa ]; then keyopts=(-newkey ec -pkeyopt ec_paramgen_curve:P-256); else keyopts=(-newkey rsa:2048); fi
+    ossl req "${keyopts[@]}" -nodes -keyout leaf-$kind.key -out leaf-$kind.csr -subj "/CN=interop.servertrust.test"
+    ossl x509 -req -in leaf-$kind.csr -CA intermediate.pem -CAkey intermediate.key -CAcreateserial -days 30 \
+        -extfile ext.cnf -extensions leaf_ext -out leaf-$kind.pem
+    cat leaf-$kind.pem intermediate.pem > chain-$kind.pem
+done
+# An OCSP response for the ECDSA leaf, signed by its issuer, made by the real `openssl ocsp`.
+serial=$(openssl x509 -in leaf-ecdsa.pem -noout -serial | cut -d= -f2)
+expiry=$(date -u -d '+30 days' +%y%m%d%H%M%SZ)
+printf 'V\t%s\t\t%s\tunknown\t/CN=interop.servertrust.test\n' "$expiry" "$serial" > index.txt
+ossl ocsp -issuer intermediate.pem -cert leaf-ecdsa.pem -no_nonce -reqout ocsp-request.der
+ossl ocsp -index index.txt -CA intermediate.pem -rsigner intermediate.pem -rkey intermediate.key \
+    -reqin ocsp-request.der -respout leaf-ecdsa.ocsp -ndays 7
+spki() { openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64; }
+
+server() {  # port protocols leaf http2 stapling
+    local listen="listen 127.0.0.1:$1 ssl"; [ "$4" = h2 ] && listen="$listen http2"
+    cat <<CONF
+  server {
+    $listen;
+    server_name interop.servertrust.test;
+    ssl_protocols $2;
+    ssl_certificate $pki/chain-$3.pem;
+    ssl_certificate_key $pki/leaf-$3.key;
+    ssl_session_cache shared:interop$1:1m;
+    ssl_session_tickets on;
+$( [ "$5" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/leaf-ecdsa.ocsp;\n' "$pki" )
+    location / { return 200 "interop $1\n"; }
+    location /redirect { return 302 https://interop.servertrust.test:$((base + 1))/; }
+  }
+CONF
+}
+{
+    cat <<CONF
+daemon off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 100000;
+  http2_max_requests 100000;
+CONF
+    server $((base + 1)) "TLSv1.3" ecdsa h2 staple
+    server $((base + 2)) "TLSv1.2" ecdsa h1 staple
+    server $((base + 3)) "TLSv1.3" rsa h2 none
+    server $((base + 4)) "TLSv1.2" rsa h1 none
+    echo "}"
+} > "$dir/nginx.conf"
+
+nginx -c "$dir/nginx.conf" -p "$dir" -e "$dir/logs/error.log" >"$dir/logs/stdout.log" 2>&1 &
+for _ in $(seq 100); do
+    [ -f "$dir/nginx.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$((base + 1))") 2>/dev/null && break
+    sleep 0.1
+done
+[ -f "$dir/nginx.pid" ] || { echo "nginx.sh: nginx did not start:" >&2; cat "$dir/logs/error.log" >&2; exit 1; }
+
+cat > "$dir/interop.env" <<ENV
+SERVERTRUST_INTEROP_DIR=$dir
+SERVERTRUST_INTEROP_HOST=interop.servertrust.test
+SERVERTRUST_INTEROP_TLS13_ECDSA_H2_STAPLED=$((base + 1))
+SERVERTRUST_INTEROP_TLS12_ECDSA_H1_STAPLED=$((base + 2))
+SERVERTRUST_INTEROP_TLS13_RSA_H2=$((base + 3))
+SERVERTRUST_INTEROP_TLS12_RSA_H1=$((base + 4))
+SERVERTRUST_INTEROP_ROOT=$pki/root.pem
+SERVERTRUST_INTEROP_INTERMEDIATE_PIN=sha256/$(spki intermediate.pem)
+SERVERTRUST_INTEROP_ECDSA_LEAF_PIN=sha256/$(spki leaf-ecdsa.pem)
+SERVERTRUST_INTEROP_RSA_LEAF_PIN=sha256/$(spki leaf-rsa.pem)
+ENV
+echo "nginx started (pid $(cat "$dir/nginx.pid")) on ports $((base + 1))-$((base + 4)); see $dir/interop.env"
