@@ -58,6 +58,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "ServerTrustHTTPTests",
+            dependencies: ["ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "ServerTrustTests",
             dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL"],
             swiftSettings: strictSwift

@@ -33,7 +33,7 @@ enum EasyHandleConfigurator {
         // the ctx callback forces SSL_VERIFY_PEER regardless; curl's host check runs after ours.
         try easy.set(CURLOPT_CAINFO, nil)
         try easy.set(CURLOPT_CAPATH, nil)
-        try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+        try easy.set(CURLOPT_SSL_VERIFYPEER, configuration.unsafeCurlVerifyPeerOff ? 0 : 1)
         try easy.set(CURLOPT_SSL_VERIFYHOST, transfer.policy.isDisabledForDebugging ? 0 : 2)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
         try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback))

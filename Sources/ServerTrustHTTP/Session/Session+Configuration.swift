@@ -36,6 +36,9 @@ extension Session {
         var unsafeShareTLSSessionsAcrossPolicies = false
         /// Testing hook: turns off the per-request guard, to prove that tests fail without it.
         var unsafeDisableConnectionGuard = false
+        /// Testing hook: sets curl's `VERIFYPEER` to 0, as a naive pinning client would; the TLS
+        /// bridge must still enforce the policy.
+        var unsafeCurlVerifyPeerOff = false
 
         public init() {}
     }
