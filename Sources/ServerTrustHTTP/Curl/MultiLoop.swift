@@ -24,6 +24,10 @@ final class MultiLoop: Sendable {
     private let multiPointer: UncheckedPointer
     private let state = Mutex(State())
     private let done = DispatchSemaphore(value: 0)
+    private let activeCount = Atomic<Int>(0)
+
+    /// Transfers currently added to the multi handle (each owns one easy handle).
+    var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
     let configuration: Session.Configuration
 
     /// Wraps the multi pointer for storage in a Sendable class: it is used on the loop thread
@@ -144,6 +148,7 @@ final class MultiLoop: Sendable {
                 curl_multi_remove_handle(multi, handle)
                 transfer.easy = nil
             }
+            activeCount.store(active.count, ordering: .relaxed)
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
 
@@ -153,6 +158,7 @@ final class MultiLoop: Sendable {
             transfer.easy = nil
         }
         active.removeAll()
+        activeCount.store(0, ordering: .relaxed)
         // Every easy handle is gone; the multi handle closes the cached connections (and so
         // frees their SSL_CTX and SSL objects and our ex_data) before the shares go.
         curl_multi_cleanup(multi)

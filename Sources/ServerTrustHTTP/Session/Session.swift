@@ -46,6 +46,9 @@ public final class Session: Sendable {
 
     deinit { loop.shutdown() }
 
+    /// Requests whose transfer is in the multi handle right now.
+    var activeTransfers: Int { loop.activeTransfers }
+
     /// Fails every transfer still running and releases every curl handle. Idempotent.
     public func shutdown() { loop.shutdown() }
 
