@@ -14,6 +14,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case malformedPin
             case unsupportedPinAlgorithm
             case malformedCRL
+            case malformedOCSPResponse
             case invalidHostPattern
             case invalidConfiguration
             case noCertificates
@@ -41,6 +42,9 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedPinAlgorithm = Code(.unsupportedPinAlgorithm)
         /// A CRL that OpenSSL cannot parse.
         public static let malformedCRL = Code(.malformedCRL)
+        /// An OCSP response that is empty, oversized, not DER, carries an undefined status, or
+        /// whose successful body is not a parseable basic response.
+        public static let malformedOCSPResponse = Code(.malformedOCSPResponse)
         /// A host pattern the trust manager refuses (`example.*`, `**.com`, empty labels…).
         public static let invalidHostPattern = Code(.invalidHostPattern)
         /// A policy that cannot be built as configured (an empty pin set, no anchors…).
@@ -146,6 +150,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let malformedPin = TrustError(.malformedPin, "")
     public static let unsupportedPinAlgorithm = TrustError(.unsupportedPinAlgorithm, "")
     public static let malformedCRL = TrustError(.malformedCRL, "")
+    public static let malformedOCSPResponse = TrustError(.malformedOCSPResponse, "")
     public static let invalidHostPattern = TrustError(.invalidHostPattern, "")
     public static let invalidConfiguration = TrustError(.invalidConfiguration, "")
     public static let noCertificates = TrustError(.noCertificates, "")
@@ -163,7 +168,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         var text = ""
         if let evaluator { text += "\(evaluator): " }
         text += reason
-        if let host, !reason.contains(host) { text += " (host \(host))" }
+        if let host, !host.isEmpty, !reason.contains(host) { text += " (host \(host.debugDescription))" }
         if let result = evidence.verifyResult {
             text += "\n  OpenSSL verify error \(result)"
             if let t = evidence.verifyResultText { text += " (\(t))" }

@@ -124,7 +124,7 @@ public final class ServerTrustManager: Sendable {
             return match
         }
         // Longest suffix first: the name itself (the apex of `**.name`), then each parent.
-        var suffix = name[name.index(after: name.firstIndex(of: ".") ?? name.startIndex)...]
+        var suffix = name[...]
         while true {
             if let match = anyDepthWildcards[String(suffix)] { return match }
             guard let dot = suffix.firstIndex(of: ".") else { return try unmatched(host) }

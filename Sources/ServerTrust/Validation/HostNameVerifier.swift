@@ -9,12 +9,12 @@ internal import COpenSSL
 /// entries only; an address is never matched against a DNS SAN.
 enum HostNameVerifier {
     static func verify(_ leaf: Certificate, host rawHost: String) throws {
-        let host = normalizedHost(rawHost)
+        let host = HostName.normalize(rawHost)
         guard !host.isEmpty, !host.utf8.contains(0), !host.contains(where: \.isWhitespace) else {
             throw TrustError(.hostMismatch, "The host name \"\(rawHost)\" is empty or malformed.", host: rawHost)
         }
         let matched: Bool
-        if isIPAddress(host) {
+        if HostName.canonicalIPAddress(host) != nil {
             matched = X509_check_ip_asc(leaf.x509, host, 0) == 1
         } else {
             let flags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS) | UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
@@ -32,18 +32,5 @@ enum HostNameVerifier {
                     + ".",
                 host: rawHost, evidence: evidence)
         }
-    }
-
-    static func normalizedHost(_ host: String) -> String {
-        var text = host.lowercased()
-        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
-        if text.hasSuffix("."), !text.hasSuffix("..") { text.removeLast() }
-        return text
-    }
-
-    static func isIPAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 }

@@ -61,17 +61,15 @@ enum EasyHandleConfigurator {
     }
 
     private static func configureProxy(_ easy: EasyHandle, configuration: Session.Configuration) throws(SessionError) {
-        guard let proxy = configuration.proxy else {
-            try easy.set(CURLOPT_PROXY, "")  // ignore proxy environment variables unless asked
+        guard let proxy = configuration.proxy, let url = proxy.url else {
+            try easy.set(CURLOPT_PROXY, "")  // "" = no proxy, and curl ignores the environment
             return
         }
-        if let url = proxy.url {
-            try easy.set(CURLOPT_PROXY, url)
-            try easy.set(CURLOPT_NOPROXY, "")
-        } else {
-            // .environment: curl reads https_proxy / all_proxy / no_proxy itself.
-            try easy.set(CURLOPT_PROXY, nil)
+        guard url.lowercased().hasPrefix("http://") || !url.contains("://") else {
+            throw SessionError(.invalidRequest, "Proxy \(url) is not an http:// proxy; HTTPS requests reach the origin through its CONNECT tunnel.")
         }
+        try easy.set(CURLOPT_PROXY, url)
+        try easy.set(CURLOPT_NOPROXY, proxy.noProxy)
         try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1)
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
     }

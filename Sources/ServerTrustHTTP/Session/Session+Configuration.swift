@@ -66,13 +66,25 @@ extension Session {
 
     /// A proxy for every request of the session.
     public struct Proxy: Sendable, Hashable {
+        /// The proxy URL, or nil for a direct connection.
         let url: String?
+        /// Hosts that bypass the proxy, in curl's `CURLOPT_NOPROXY` syntax.
+        let noProxy: String
+
         /// An `http://host:port` proxy; HTTPS requests go through a CONNECT tunnel, and trust is
         /// evaluated on the origin server's chain inside it.
-        public static func http(_ url: URL) -> Proxy { Proxy(url: url.absoluteString) }
-        /// The proxy from `https_proxy` / `HTTPS_PROXY` / `all_proxy` / `ALL_PROXY`, honouring
-        /// `no_proxy`; none if unset.
-        public static let environment = Proxy(url: nil)
+        public static func http(_ url: URL) -> Proxy { Proxy(url: url.absoluteString, noProxy: "") }
+
+        /// The proxy named by `https_proxy` / `HTTPS_PROXY` / `all_proxy` / `ALL_PROXY`, with
+        /// the hosts of `no_proxy` / `NO_PROXY` going direct; a direct connection if none is set.
+        /// Read when this is called.
+        public static var environment: Proxy { fromEnvironment(ProcessInfo.processInfo.environment) }
+
+        static func fromEnvironment(_ environment: [String: String]) -> Proxy {
+            let url = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].lazy
+                .compactMap { environment[$0] }.first { !$0.isEmpty }
+            return Proxy(url: url, noProxy: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
+        }
     }
 
     /// Trust anchors for default validation.

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import ServerTrust
+@testable import ServerTrustHTTP
+import ServerTrustTestSupport
+
+/// HTTPS through an HTTP CONNECT proxy: trust is evaluated on the origin's chain inside the
+/// tunnel, so an intercepting proxy whose CA the client trusts passes default validation and
+/// fails pinning — the attack this library exists to stop.
+@Suite struct ProxyTests {
+    private func proxy(_ fixture: SessionFixture, intercepting identity: LocalTLSServer.Identity? = nil) throws -> LocalConnectProxy {
+        let port = fixture.server.port
+        return try LocalConnectProxy(.init(interceptingIdentity: identity, route: { _ in "127.0.0.1:\(port)" }))
+    }
+
+    @Test func aBlindTunnelCarriesTheOriginsChainAndPinsPass() async throws {
+        let fixture = try SessionFixture()
+        let tunnel = try proxy(fixture)
+        defer { tunnel.stop() }
+        let session = try fixture.session([SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin])]) {
+            $0.proxy = .http(URL(string: tunnel.url)!)
+            $0.resolve = []
+        }
+        defer { session.shutdown() }
+        let response = try await session.get(fixture.url("/status/200").absoluteString)
+        #expect(response.status == 200)
+        #expect(response.trust.validatedChain.first?.pin == fixture.leafPin)
+        #expect(tunnel.acceptedConnections == 1)
+    }
+
+    @Test func anInterceptingProxyWithATrustedCAPassesDefaultValidationButNotPinning() async throws {
+        let fixture = try SessionFixture()
+        // The attacker's CA is installed on the machine: the client's anchors trust it.
+        let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+        let forged = try proxyCA.issueLeaf(dnsNames: [SessionFixture.host])
+        let interceptor = try proxy(fixture, intercepting: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey))
+        defer { interceptor.stop() }
+        let anchors = try TrustAnchors([fixture.root.certificate, proxyCA.certificate])
+
+        let unpinned = try fixture.session([SessionFixture.host: DefaultTrustEvaluator()]) {
+            $0.proxy = .http(URL(string: interceptor.url)!)
+            $0.anchors = .bundle(anchors)
+        }
+        defer { unpinned.shutdown() }
+        let intercepted = try await unpinned.get(fixture.url("/status/200").absoluteString)
+        #expect(intercepted.status == 200)  // default validation alone is fooled
+        #expect(intercepted.trust.validatedChain.last?.pin == proxyCA.certificate.spkiPin)
+
+        let pinned = try fixture.session([SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin])]) {
+            $0.proxy = .http(URL(string: interceptor.url)!)
+            $0.anchors = .bundle(anchors)
+        }
+        defer { pinned.shutdown() }
+        let error = await outcome { try await pinned.get(fixture.url("/status/200").absoluteString) }.sessionError
+        #expect(error?.trustError?.code == .pinMismatch)
+        #expect(error?.trustError?.evidence.chain.map(\.pin).contains(proxyCA.certificate.spkiPin) == true)
+    }
+
+    @Test func theEnvironmentProxyIsUsedOnlyWhenAskedAndHonoursNoProxy() async throws {
+        let fixture = try SessionFixture()
+        let tunnel = try proxy(fixture)
+        defer { tunnel.stop() }
+        let environment = ["https_proxy": tunnel.url]
+
+        let viaProxy = try fixture.session { $0.proxy = .fromEnvironment(environment) }
+        defer { viaProxy.shutdown() }
+        _ = try await viaProxy.get(fixture.url("/status/200").absoluteString)
+        #expect(tunnel.requestedAuthorities == ["\(SessionFixture.host):\(fixture.server.port)"])
+
+        let bypassing = try fixture.session { $0.proxy = .fromEnvironment(environment.merging(["no_proxy": SessionFixture.host]) { $1 }) }
+        defer { bypassing.shutdown() }
+        _ = try await bypassing.get(fixture.url("/status/200").absoluteString)
+        #expect(tunnel.acceptedConnections == 1)
+
+        let unset = Session.Proxy.fromEnvironment([:])
+        #expect(unset.url == nil)
+    }
+
+    @Test func anHTTPSProxyURLIsRefused() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.proxy = .http(URL(string: "https://127.0.0.1:1")!) }
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get(fixture.url("/").absoluteString) }.sessionError
+        #expect(error?.code == .invalidRequest)
+    }
+}
