@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// The nginx that interop tests talk to: the one `.ci/run` started (`SERVERTRUST_INTEROP_DIR`),
+/// or one this test process starts with `scripts/interop/nginx.sh` and stops at exit.
+enum NginxInterop {
+    struct Environment: Sendable {
+        let values: [String: String]
+        var host: String { values["SERVERTRUST_INTEROP_HOST"]! }
+        var root: String { values["SERVERTRUST_INTEROP_ROOT"]! }
+        var intermediatePin: String { values["SERVERTRUST_INTEROP_INTERMEDIATE_PIN"]! }
+        var ecdsaLeafPin: String { values["SERVERTRUST_INTEROP_ECDSA_LEAF_PIN"]! }
+        var rsaLeafPin: String { values["SERVERTRUST_INTEROP_RSA_LEAF_PIN"]! }
+        func port(_ name: String) -> Int { Int(values["SERVERTRUST_INTEROP_\(name)"]!)! }
+        func url(_ portName: String, _ path: String = "/") -> String { "https://\(host):\(port(portName))\(path)" }
+        var resolve: [String] {
+            ["TLS13_ECDSA_H2_STAPLED", "TLS12_ECDSA_H1_STAPLED", "TLS13_RSA_H2", "TLS12_RSA_H1"].map { "\(host):\(port($0)):127.0.0.1" }
+        }
+    }
+
+    private static let started = Mutex<Result<Environment, NginxError>?>(nil)
+
+    struct NginxError: Error, CustomStringConvertible { let description: String }
+
+    static func environment() throws -> Environment {
+        try started.withLock { cached in
+            if let cached { return try cached.get() }
+            let result = Result { () throws(NginxError) -> Environment in try load() }
+            cached = result
+            return try result.get()
+        }
+    }
+
+    private static func load() throws(NginxError) -> Environment {
+        if let dir = ProcessInfo.processInfo.environment["SERVERTRUST_INTEROP_DIR"] {
+            return try parse("\(dir)/interop.env")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-nginx-\(getpid())").path
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let basePort = 20_000 + Int(getpid() % 20_000) * 2 % 40_000
+        let status = run("\(packageRoot)/scripts/interop/nginx.sh", ["start", dir], environment: ["SERVERTRUST_NGINX_BASE_PORT": "\(basePort)"])
+        guard status == 0 else { throw NginxError(description: "scripts/interop/nginx.sh start failed (exit \(status)); is nginx installed? Run scripts/setup.sh.") }
+        stopCommand.withLock { $0 = ("\(packageRoot)/scripts/interop/nginx.sh", dir) }
+        atexit(stopStartedNginx)
+        return try parse("\(dir)/interop.env")
+    }
+
+    /// The script and folder of the nginx this process started, stopped at exit.
+    static let stopCommand = Mutex<(script: String, directory: String)?>(nil)
+
+    private static func parse(_ path: String) throws(NginxError) -> Environment {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw NginxError(description: "Cannot read \(path).")
+        }
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return Environment(values: values)
+    }
+
+    /// Runs a bash script to completion with posix_spawn and waitpid (Foundation's Process
+    /// can hang waiting for a child whose own background child keeps running, as nginx does).
+    @discardableResult
+    static func run(_ path: String, _ arguments: [String], environment: [String: String]) -> Int32 {
+        let argv = (["/bin/bash", path] + arguments).map { strdup($0) } + [nil]
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/bash", &actions, nil, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+    }
+}
+
+/// `atexit` handler: stops the nginx this test process started, if any.
+private func stopStartedNginx() {
+    guard let command = NginxInterop.stopCommand.withLock({ $0 }) else { return }
+    NginxInterop.run(command.script, ["stop", command.directory], environment: [:])
+}
