@@ -1,0 +1,113 @@
+public import Foundation
+
+/// Everything that goes into one test certificate; the issuer supplies the rest.
+///
+/// The defaults describe a well-formed end-entity certificate valid from an hour ago for 30
+/// days; change one field to make the one defect a test is about.
+public struct CertificateSpec: Sendable {
+    /// A keyUsage bit, by its OpenSSL configuration name.
+    public struct KeyUsage: Hashable, Sendable {
+        let name: String
+        public static let digitalSignature = KeyUsage(name: "digitalSignature")
+        public static let nonRepudiation = KeyUsage(name: "nonRepudiation")
+        public static let keyEncipherment = KeyUsage(name: "keyEncipherment")
+        public static let dataEncipherment = KeyUsage(name: "dataEncipherment")
+        public static let keyAgreement = KeyUsage(name: "keyAgreement")
+        public static let keyCertSign = KeyUsage(name: "keyCertSign")
+        public static let cRLSign = KeyUsage(name: "cRLSign")
+    }
+
+    /// An extendedKeyUsage purpose.
+    public struct ExtendedKeyUsage: Hashable, Sendable {
+        let name: String
+        /// A purpose by dotted OID, for purposes OpenSSL has no name for.
+        public init(oid: String) { name = oid }
+        private init(name: String) { self.name = name }
+        public static let serverAuth = ExtendedKeyUsage(name: "serverAuth")
+        public static let clientAuth = ExtendedKeyUsage(name: "clientAuth")
+        public static let codeSigning = ExtendedKeyUsage(name: "codeSigning")
+        public static let emailProtection = ExtendedKeyUsage(name: "emailProtection")
+        public static let ocspSigning = ExtendedKeyUsage(name: "OCSPSigning")
+        public static let anyExtendedKeyUsage = ExtendedKeyUsage(name: "anyExtendedKeyUsage")
+    }
+
+    public var subject: TestName
+    public var subjectKey: TestKey
+    /// Hexadecimal; nil (the default) draws 16 random bytes.
+    public var serialNumber: String?
+    /// Default: an hour ago.
+    public var notBefore: Date
+    /// Default: 30 days from now.
+    public var notAfter: Date
+    /// basicConstraints cA (critical when true). Default false.
+    public var isCA: Bool
+    /// basicConstraints pathLenConstraint; only meaningful for a CA. Default none.
+    public var pathLength: Int?
+    /// nil (the default) picks keyCertSign + cRLSign + digitalSignature for a CA, and
+    /// digitalSignature (+ keyEncipherment for RSA) otherwise; `[]` omits the extension.
+    public var keyUsage: [KeyUsage]?
+    /// `[]` omits the extension. Default `[.serverAuth]`.
+    public var extendedKeyUsage: [ExtendedKeyUsage]
+    /// subjectAltName dNSName entries; the extension is omitted when these and
+    /// ``ipAddresses`` are both empty.
+    public var dnsNames: [String]
+    /// subjectAltName iPAddress entries in text form (IPv4 or IPv6).
+    public var ipAddresses: [String]
+    /// nameConstraints permitted dNSName subtrees (`example.com` covers it and its subdomains).
+    public var permittedDNSNames: [String]
+    /// nameConstraints excluded dNSName subtrees.
+    public var excludedDNSNames: [String]
+    /// Authority Information Access OCSP responder URL.
+    public var ocspURL: String?
+    /// CRL distribution point URL.
+    public var crlURL: String?
+    /// Adds the TLS feature extension requiring status_request (OCSP must-staple).
+    public var mustStaple: Bool
+    /// Adds subjectKeyIdentifier and authorityKeyIdentifier. Default true.
+    public var includeKeyIdentifiers: Bool
+
+    public init(
+        subject: TestName,
+        subjectKey: TestKey,
+        serialNumber: String? = nil,
+        notBefore: Date = Date(timeIntervalSinceNow: -3600),
+        notAfter: Date = Date(timeIntervalSinceNow: 30 * 86400),
+        isCA: Bool = false,
+        pathLength: Int? = nil,
+        keyUsage: [KeyUsage]? = nil,
+        extendedKeyUsage: [ExtendedKeyUsage] = [.serverAuth],
+        dnsNames: [String] = [],
+        ipAddresses: [String] = [],
+        permittedDNSNames: [String] = [],
+        excludedDNSNames: [String] = [],
+        ocspURL: String? = nil,
+        crlURL: String? = nil,
+        mustStaple: Bool = false,
+        includeKeyIdentifiers: Bool = true
+    ) {
+        self.subject = subject
+        self.subjectKey = subjectKey
+        self.serialNumber = serialNumber
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.isCA = isCA
+        self.pathLength = pathLength
+        self.keyUsage = keyUsage
+        self.extendedKeyUsage = extendedKeyUsage
+        self.dnsNames = dnsNames
+        self.ipAddresses = ipAddresses
+        self.permittedDNSNames = permittedDNSNames
+        self.excludedDNSNames = excludedDNSNames
+        self.ocspURL = ocspURL
+        self.crlURL = crlURL
+        self.mustStaple = mustStaple
+        self.includeKeyIdentifiers = includeKeyIdentifiers
+    }
+
+    /// The key usage actually written: the explicit one, or the default for the certificate kind.
+    var effectiveKeyUsage: [KeyUsage] {
+        if let keyUsage { return keyUsage }
+        if isCA { return [.keyCertSign, .cRLSign, .digitalSignature] }
+        return subjectKey.isRSA ? [.digitalSignature, .keyEncipherment] : [.digitalSignature]
+    }
+}

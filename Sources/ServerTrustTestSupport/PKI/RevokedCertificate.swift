@@ -1,0 +1,25 @@
+public import ServerTrust
+public import Foundation
+
+/// One entry of a test CRL.
+public struct RevokedCertificate: Sendable {
+    /// The serial number in hexadecimal, as ``Certificate/serialNumber`` prints it.
+    public var serialNumber: String
+    public var revocationDate: Date
+    /// The CRLReason code (RFC 5280 §5.3.1: 1 keyCompromise, 4 superseded…); nil omits the extension.
+    public var reason: Int?
+
+    /// - Parameters:
+    ///   - revocationDate: default an hour ago.
+    ///   - reason: default none.
+    public init(serialNumber: String, revocationDate: Date = Date(timeIntervalSinceNow: -3600), reason: Int? = nil) {
+        self.serialNumber = serialNumber
+        self.revocationDate = revocationDate
+        self.reason = reason
+    }
+
+    /// Revokes `certificate` by its serial number.
+    public init(_ certificate: Certificate, revocationDate: Date = Date(timeIntervalSinceNow: -3600), reason: Int? = nil) {
+        self.init(serialNumber: certificate.serialNumber, revocationDate: revocationDate, reason: reason)
+    }
+}
