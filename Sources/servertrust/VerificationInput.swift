@@ -7,6 +7,8 @@ struct VerificationInput {
     let anchors: TrustAnchors
     let pins: [Pin]
     let time: Date
+    /// The stapled-OCSP step, when `--ocsp-response` or `--require-ocsp` asks for one.
+    var ocspCheck: StapledOCSPCheck? = nil
 
     init(chainPath: String, rootsPath: String, crlPaths: [String], pins: [String], time timeText: String?) throws {
         presented = try Certificate.certificates(contentsOfFile: chainPath)
@@ -25,7 +27,9 @@ struct VerificationInput {
 
     /// Runs the evaluation; with no host, the host check is skipped.
     func verify(host: String?) -> VerificationReport {
-        let trust = ServerTrust(presentedChain: presented, anchors: anchors, validationTime: time)
+        let trust = ServerTrust(
+            presentedChain: presented, anchors: anchors, validationTime: time,
+            stapledOCSPResponse: ocspCheck?.stapledResponse)
         let chosen: any ServerTrustEvaluating
         do {
             chosen = pins.isEmpty
@@ -38,12 +42,16 @@ struct VerificationInput {
         }
         do {
             try chosen.evaluate(trust, forHost: host ?? "")
-            return VerificationReport(evaluator: chosen.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: nil)
+            return checkingRevocation(trust, VerificationReport(evaluator: chosen.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: nil))
         } catch let error as TrustError {
-            return VerificationReport(evaluator: chosen.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: error)
+            return checkingRevocation(trust, VerificationReport(evaluator: chosen.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: error))
         } catch {
             return VerificationReport(evaluator: chosen.name, host: host, validatedChain: [], failure: TrustError(.openSSLFailure, "\(error)"))
         }
+    }
+
+    private func checkingRevocation(_ trust: ServerTrust, _ report: VerificationReport) -> VerificationReport {
+        ocspCheck?.apply(to: trust, report: report) ?? report
     }
 }
 
@@ -52,7 +60,11 @@ struct VerificationReport {
     let evaluator: String
     let host: String?
     let validatedChain: [Certificate]
-    let failure: TrustError?
+    var failure: TrustError?
+    /// The revocation outcome; `nil` when no revocation check was asked for.
+    var revocation: RevocationSummary? = nil
+    /// Problems that did not lead to a rejection, for standard error.
+    var warnings: [String] = []
 
     var jsonText: String {
         var object: [String: Any] = [
@@ -61,6 +73,7 @@ struct VerificationReport {
             "validatedChain": validatedChain.map { ["subject": $0.subject, "pin": $0.spkiPin.description] },
         ]
         if let host { object["host"] = host }
+        object["revocation"] = (revocation ?? .notRequested).json
         if let failure {
             var error: [String: Any] = ["code": failure.code.description, "reason": failure.reason, "message": failure.description]
             if let result = failure.evidence.verifyResult { error["openSSLVerifyError"] = Int(result) }

@@ -14,6 +14,7 @@ struct VerifyCommand: ParsableCommand {
               servertrust verify --chain chain.pem --roots roots.pem --host api.example.com
               servertrust verify --chain chain.pem --roots roots.pem --host 10.0.0.1 --time 2026-01-01T00:00:00Z
               servertrust verify --chain chain.pem --roots ca.pem --crl ca.crl --pin sha256/AAAA…=
+              servertrust verify --chain chain.pem --roots ca.pem --ocsp-response leaf.ocsp --require-ocsp
             """
     )
 
@@ -23,7 +24,9 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Trust anchors, PEM bundle or DER; need not be self-signed.", valueName: "FILE"))
     var roots: String
 
-    @Option(name: .long, help: ArgumentHelp("Host name or IP address the leaf must be valid for.", valueName: "NAME|IP"))
+    // `.unconditional`: a reference host may begin with "-" (`-example.com`), which is a name to
+    // match, not an option.
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Host name or IP address the leaf must be valid for.", valueName: "NAME|IP"))
     var host: String?
 
     @Option(name: .long, help: ArgumentHelp("Validation time (RFC 3339), default now.", valueName: "RFC3339"))
@@ -35,24 +38,41 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("SPKI pin sha256/<base64>; any certificate of the validated chain may match. Repeatable.", valueName: "PIN"))
     var pin: [String] = []
 
+    @Option(name: .customLong("ocsp-response"), help: ArgumentHelp("A DER OCSP response for the leaf, treated as stapled and judged at --time. REVOKED rejects; UNKNOWN warns unless --require-ocsp.", valueName: "FILE"))
+    var ocspResponse: String?
+
+    @Flag(name: .customLong("require-ocsp"), help: "Hard-fail: reject unless a verified, fresh OCSP response says GOOD (also implied by a must-staple leaf when a response is checked).")
+    var requireOCSP = false
+
+    @Option(name: .customLong("ocsp-max-age"), help: ArgumentHelp("Oldest OCSP response accepted, by thisUpdate, whether or not it has a nextUpdate. Default 604800 (7 days).", valueName: "SECONDS"))
+    var ocspMaxAge: Int?
+
     @Flag(name: .long, help: "Print the result as JSON on standard output.")
     var json = false
 
     func run() throws {
-        let input: VerificationInput
+        var input: VerificationInput
         do {
             input = try VerificationInput(
                 chainPath: chain, rootsPath: roots, crlPaths: crl, pins: pin, time: time)
+            if ocspResponse != nil || requireOCSP {
+                input.ocspCheck = try StapledOCSPCheck(
+                    responsePath: ocspResponse, required: requireOCSP, maximumAgeSeconds: ocspMaxAge)
+            } else if ocspMaxAge != nil {
+                throw TrustError(.invalidConfiguration, "--ocsp-max-age needs --ocsp-response or --require-ocsp.")
+            }
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }
         let report = input.verify(host: host)
+        for warning in report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         if json {
             print(report.jsonText)
         } else if let failure = report.failure {
             FileHandle.standardError.write(Data(("rejected: \(failure)\n").utf8))
         } else {
             print("trusted: \(report.evaluator) accepted \(report.validatedChain.count)-certificate chain ending at \(report.validatedChain.last?.subject ?? "?")")
+            if let revocation = report.revocation { print("revocation: \(revocation.text)") }
         }
         if report.failure != nil { throw CommandFailure(status: CommandFailure.rejected, message: "") }
     }
