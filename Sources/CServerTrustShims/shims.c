@@ -96,3 +96,5 @@ unsigned long CServerTrustShims_SSL_OP_NO_RENEGOTIATION(void) { return (unsigned
 
 int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack) { return sk_ASN1_INTEGER_num(stack); }
 ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index) { return sk_ASN1_INTEGER_value(stack, index); }
+long CServerTrustShims_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) { return SSL_CTX_set_tlsext_status_type(ctx, type); }
+int CServerTrustShims_TLSEXT_STATUSTYPE_ocsp(void) { return TLSEXT_STATUSTYPE_ocsp; }

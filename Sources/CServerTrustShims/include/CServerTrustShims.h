@@ -72,4 +72,7 @@ unsigned long CServerTrustShims_SSL_OP_NO_RENEGOTIATION(void);
 int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack);
 ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index);
 
+long CServerTrustShims_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type);
+int CServerTrustShims_TLSEXT_STATUSTYPE_ocsp(void);
+
 #endif

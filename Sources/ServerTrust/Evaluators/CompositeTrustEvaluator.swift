@@ -19,6 +19,8 @@ public final class CompositeTrustEvaluator: ServerTrustEvaluating {
         }
     }
 
+    public var usesStapledOCSPResponse: Bool { evaluators.contains { $0.usesStapledOCSPResponse } }
+
     public var name: String { "CompositeTrustEvaluator(" + evaluators.map(\.name).joined(separator: ", ") + ")" }
 }
 

@@ -9,10 +9,17 @@ public protocol ServerTrustEvaluating: Sendable {
 
     /// A short name for reports and errors; defaults to the type name.
     var name: String { get }
+
+    /// Whether this evaluator reads ``ServerTrust/stapledOCSPResponse``. When true, a TLS client
+    /// asks the server for a staple and runs the evaluation once the staple has arrived (in
+    /// TLS 1.2 that is after the certificate chain). Default `false`.
+    var usesStapledOCSPResponse: Bool { get }
 }
 
 extension ServerTrustEvaluating {
     public var name: String { String(describing: type(of: self)) }
+
+    public var usesStapledOCSPResponse: Bool { false }
 
     /// Runs `body`, attributing any ``TrustError`` it throws to this evaluator and host.
     func attributing<T>(host: String, _ body: () throws -> T) throws -> T {

@@ -113,6 +113,7 @@ final class MultiLoop: Sendable {
                             throw SessionError(.transferFailed, "curl_multi_add_handle failed", url: transfer.url)
                         }
                         active[easy.pointer] = transfer
+                        activeCount.store(active.count, ordering: .relaxed)
                     } catch let error as SessionError {
                         transfer.easy = nil
                         transfer.abandon(error)
@@ -122,6 +123,7 @@ final class MultiLoop: Sendable {
                     }
                 case .cancel(let transfer, let error):
                     if let easy = transfer.easy, active.removeValue(forKey: easy.pointer) != nil {
+                        activeCount.store(active.count, ordering: .relaxed)
                         curl_multi_remove_handle(multi, easy.pointer)
                         transfer.abandon(error)
                         transfer.easy = nil
@@ -144,11 +146,12 @@ final class MultiLoop: Sendable {
                     let transfer = active.removeValue(forKey: handle)
                 else { continue }
                 let code = message.pointee.data.result
+                // Published before the caller resumes, so it never sees its own transfer counted.
+                activeCount.store(active.count, ordering: .relaxed)
                 transfer.finish(code)
                 curl_multi_remove_handle(multi, handle)
                 transfer.easy = nil
             }
-            activeCount.store(active.count, ordering: .relaxed)
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
 

@@ -37,6 +37,13 @@ enum TLSBridge {
         // unretained pointer handed to OpenSSL stays valid for every callback.
         SSL_CTX_set_cert_verify_callback(ctx, verifyCallback, retained)
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+        if context.policy.evaluator.usesStapledOCSPResponse {
+            // Ask for a staple; the status callback runs in TLS 1.2 and 1.3, after the chain
+            // and the staple have both arrived, so the evaluation moves there.
+            _ = CServerTrustShims_SSL_CTX_set_tlsext_status_type(ctx, CServerTrustShims_TLSEXT_STATUSTYPE_ocsp())
+            _ = CServerTrustShims_SSL_CTX_set_tlsext_status_cb(ctx, statusCallback)
+            _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
+        }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
         return true
     }
@@ -45,6 +52,13 @@ enum TLSBridge {
     static let verifyCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { storeContext, argument in
         guard let storeContext, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
+        if context.policy.evaluator.usesStapledOCSPResponse {
+            // Deferred to the status callback, which sees the staple too. Should it not run,
+            // the connection carries no stamp and the prerequisite guard evaluates it before
+            // any request is sent.
+            X509_STORE_CTX_set_error(storeContext, X509_V_OK)
+            return 1
+        }
         let presented = presentedChain(storeContext)
         let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
         let staple = ssl.flatMap(stapledOCSPResponse)
@@ -56,6 +70,23 @@ enum TLSBridge {
         case .failure(let error):
             context.recordFailure(error)
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
+            return 0
+        }
+    }
+
+    /// `SSL_CTX_set_tlsext_status_cb`'s callback, installed when the policy reads staples:
+    /// evaluates the peer chain with the stapled response (if any). A resumed session has no
+    /// chain evaluation to finish here: the prerequisite guard evaluates it.
+    static let statusCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { ssl, argument in
+        guard let ssl, let argument else { return 0 }
+        let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
+        if SSL_session_reused(ssl) == 1 { return 1 }
+        switch context.policy.evaluate(presented: peerChain(ssl), stapledOCSPResponse: stapledOCSPResponse(ssl)) {
+        case .success(let report):
+            stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report))
+            return 1
+        case .failure(let error):
+            context.recordFailure(error)
             return 0
         }
     }
