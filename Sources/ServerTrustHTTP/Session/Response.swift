@@ -15,6 +15,11 @@ public struct Response: Sendable {
     public let hops: [TrustReport]
     /// The negotiated HTTP version, e.g. `HTTP/2`.
     public let httpVersion: String
+    /// Whether the final hop's response was proven to come from the server by its signature
+    /// (``Session/Configuration/signedResponses``); ``ResponseVerification/notRequested`` when
+    /// no signed-response policy covers its host. Redirect hops are checked too: a failure there
+    /// throws (enforced) or goes to ``Session/Configuration/onVerificationFailure``.
+    public internal(set) var verification: ResponseVerification = .notRequested
 
     /// The first value of a header, compared case-insensitively.
     public func header(_ name: String) -> String? {

@@ -27,9 +27,21 @@ extension Session {
         public var resolve: [String] = []
         /// Path validation settings of every policy.
         public var validationOptions: PathValidationOptions = PathValidationOptions()
+        /// Fetches OCSP responses and CRLs for evaluators that check revocation live. Default
+        /// nil: a ``CurlRevocationFetcher`` with this configuration's user agent and `resolve`.
+        public var revocationFetcher: (any RevocationFetcher)? = nil
         /// Allow `http:` URLs, which carry no TLS and so no trust evaluation. Default `false`.
         /// - Warning: a plain-HTTP request has no protection against interception.
         public var allowsPlainHTTP: Bool = false
+        /// Signed-response policies by host pattern (`api.example.com`, `*.example.com`,
+        /// `**.example.com`, as in ``ServerTrustManager``; the most specific wins). A host no
+        /// pattern matches is not checked. Patterns are validated when the session is created.
+        /// Default: none. See ``SignedResponsePolicy`` and docs/SIGNED_RESPONSES.md.
+        public var signedResponses: [String: SignedResponsePolicy] = [:]
+        /// Called, on the requesting task, for every response (final or redirect hop) that fails
+        /// signature verification, in informational and enforced mode alike, before the session
+        /// returns or throws. Keep it quick; it must not call back into the session. Default: none.
+        public var onVerificationFailure: (@Sendable (ResponseVerificationFailure) -> Void)? = nil
 
         /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard
         /// can be tested on its own. Never set outside tests.
@@ -39,6 +51,8 @@ extension Session {
         /// Testing hook: sets curl's `VERIFYPEER` to 0, as a naive pinning client would; the TLS
         /// bridge must still enforce the policy.
         var unsafeCurlVerifyPeerOff = false
+        /// Testing hook: the clock signed-response challenges are stamped and checked with.
+        var signatureClock: @Sendable () -> Date = { Date() }
 
         public init() {}
     }

@@ -20,7 +20,9 @@ public final class Session: Sendable {
 
     private let loop: MultiLoop
     private let anchors: TrustAnchors
+    private let revocationFetcher: any RevocationFetcher
     private let policies = Mutex<[PolicyKey: TrustPolicy]>([:])
+    private let signedResponses: SignedResponseChecker
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -31,7 +33,9 @@ public final class Session: Sendable {
     ///   - configuration: settings; the defaults are safe.
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
-    ///   OpenSSL; a ``TrustError`` when the system anchors cannot be loaded.
+    ///   OpenSSL; a ``TrustError`` when the system anchors cannot be loaded or a
+    ///   ``Configuration/signedResponses`` pattern is invalid; a ``ResponseSignatureError``
+    ///   (`.invalidConfiguration`) for a signed-response policy without roots.
     public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         do {
             try CurlRuntime.requireOpenSSLBackend()
@@ -40,7 +44,9 @@ public final class Session: Sendable {
         }
         self.configuration = configuration
         self.trustManager = trustManager
+        signedResponses = try SignedResponseChecker(configuration: configuration)
         anchors = try configuration.anchors.resolve()
+        revocationFetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         loop = try MultiLoop(configuration: configuration)
     }
 
@@ -57,20 +63,24 @@ public final class Session: Sendable {
     /// Sends `request` and returns the whole response, following redirects per the configuration.
     ///
     /// - Throws: ``SessionError``; ``SessionError/Code/trustEvaluationFailed`` carries the
-    ///   ``TrustError`` that rejected the server.
+    ///   ``TrustError`` that rejected the server; ``SessionError/Code/responseSignatureInvalid``
+    ///   the ``ResponseSignatureError`` of a hop an enforced signed-response policy rejected.
     public func data(for request: Request) async throws -> Response {
         var current = request
         var hops: [TrustReport] = []
         while true {
-            let outcome = try await perform(current)
+            let (signed, pending) = try signedResponses.prepare(current)
+            let outcome = try await perform(signed)
             hops.append(outcome.report)
+            let verification = try signedResponses.verify(
+                pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
             if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
                 current = next
                 continue
             }
             return Response(
                 status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url,
-                trust: outcome.report, hops: hops, httpVersion: outcome.head.httpVersion)
+                trust: outcome.report, hops: hops, httpVersion: outcome.head.httpVersion, verification: verification)
         }
     }
 
@@ -87,10 +97,15 @@ public final class Session: Sendable {
     /// Sends `request` and returns as soon as the head has arrived; the body follows as a
     /// stream of chunks, paced by the consumer (the transfer pauses when 1 MiB waits unread).
     /// ``Configuration/maximumResponseBodySize`` does not apply; iterate, or `collect(upTo:)`.
+    ///
+    /// Refused (``SessionError/Code/invalidRequest``) for a hop whose host has an informational
+    /// or enforced signed-response policy: a signature covers the whole body, and a stream would
+    /// hand out bytes before they could be verified. Use ``data(for:)`` for such hosts.
     public func stream(_ request: Request) async throws -> StreamingResponse {
         var current = request
         var hops: [TrustReport] = []
         while true {
+            try signedResponses.refuseStreaming(current)
             let (head, report, body) = try await performStreaming(current)
             hops.append(report)
             if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
@@ -194,7 +209,7 @@ public final class Session: Sendable {
         }
         let policy = TrustPolicy(
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
-            validationOptions: configuration.validationOptions)
+            validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher)
         if override == nil || overrideIdentity != nil {
             policies.withLock { cache in
                 if cache.count >= 10_000 { cache.removeAll() }

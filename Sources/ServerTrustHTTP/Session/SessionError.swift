@@ -1,7 +1,8 @@
 public import ServerTrust
 
 /// The error a ``Session`` throws: what went wrong, with the curl code and message, and the
-/// ``TrustError`` when trust evaluation rejected the server.
+/// ``TrustError`` when trust evaluation rejected the server, or the ``ResponseSignatureError``
+/// when an enforced signed-response policy rejected the response.
 ///
 /// Equality compares ``code`` only, as with ``TrustError``.
 public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -9,6 +10,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case trustEvaluationFailed, invalidRequest, transferFailed, timedOut, cancelled
             case tooManyRedirects, insecureRedirect, responseTooLarge, sessionShutDown, unsupportedBackend
+            case responseSignatureInvalid
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -33,6 +35,9 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let sessionShutDown = Code(.sessionShutDown)
         /// libcurl's TLS backend is not OpenSSL.
         public static let unsupportedBackend = Code(.unsupportedBackend)
+        /// An enforced signed-response policy rejected the response (of the final hop or a
+        /// redirect); ``SessionError/signatureError`` says why.
+        public static let responseSignatureInvalid = Code(.responseSignatureInvalid)
 
         public var description: String { base.rawValue }
     }
@@ -47,9 +52,16 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public let curlMessage: String
     /// The URL of the hop that failed.
     public let url: String?
+    /// Set for ``Code/responseSignatureInvalid``: why the signature check failed, with the
+    /// response's status.
+    public let signatureError: ResponseSignatureError?
 
-    init(_ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil) {
+    init(
+        _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil,
+        signatureError: ResponseSignatureError? = nil
+    ) {
         self.code = code
+        self.signatureError = signatureError
         self.reason = reason
         self.trustError = trustError
         self.curlCode = curlCode
@@ -69,6 +81,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let insecureRedirect = SessionError(.insecureRedirect, "")
     public static let responseTooLarge = SessionError(.responseTooLarge, "")
     public static let sessionShutDown = SessionError(.sessionShutDown, "")
+    public static let responseSignatureInvalid = SessionError(.responseSignatureInvalid, "")
 
     public var description: String {
         var text = reason

@@ -47,6 +47,10 @@ final class Transfer: @unchecked Sendable {
     private var headDelivered = false
     private var received: [UInt8] = []
     private var bodyTooLarge = false
+    private var headerBytes = 0
+    private var headersTooLarge = false
+    /// The most header bytes accepted per response (curl 7.88 limits one line, not the total).
+    static let maximumHeaderBytes = 256 << 10
     private var finished = false
     private let cancellationRequested = Atomic<Bool>(false)
 
@@ -115,8 +119,13 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// `CURLOPT_HEADERFUNCTION`: one header line.
-    func receiveHeaderLine(_ line: String) {
+    /// `CURLOPT_HEADERFUNCTION`: one header line. False aborts the transfer.
+    func receiveHeaderLine(_ line: String) -> Bool {
+        headerBytes += line.utf8.count
+        guard headerBytes <= Self.maximumHeaderBytes else {
+            headersTooLarge = true
+            return false
+        }
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("HTTP/") {
             let parts = trimmed.split(separator: " ", maxSplits: 2)
@@ -126,6 +135,7 @@ final class Transfer: @unchecked Sendable {
         } else if let colon = trimmed.firstIndex(of: ":") {
             head.headers.append((String(trimmed[..<colon]), trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
+        return true
     }
 
     /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.
@@ -188,6 +198,9 @@ final class Transfer: @unchecked Sendable {
                 curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
         }
         guard code == CURLE_OK else {
+            if headersTooLarge {
+                return .failure(SessionError(.responseTooLarge, "The response headers exceed the \(Self.maximumHeaderBytes)-byte limit.", curlCode: Int(code.rawValue), url: url))
+            }
             if bodyTooLarge {
                 return .failure(SessionError(.responseTooLarge, "The response body exceeds the \(bodyLimit ?? 0)-byte limit.", curlCode: Int(code.rawValue), url: url))
             }

@@ -17,6 +17,9 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     public let presentedChain: [TrustError.CertificateSummary]
     /// The evaluation's outcome: `nil` means accepted.
     public let failure: TrustError?
+    /// Revocation status per checked certificate, when the policy checks revocation (empty
+    /// otherwise). An accepted report may hold `unknown` results under soft-fail.
+    public let revocation: [CertificateRevocationResult]
 
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
@@ -27,6 +30,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         evaluator = policy.evaluator.name
         presentedChain = trust.presentedChain.map { .init(pin: $0.spkiPin, subject: $0.subject) }
         validatedChain = (trust.validatedChainIfComputed ?? []).map { .init(pin: $0.spkiPin, subject: $0.subject) }
+        revocation = trust.revocationResults ?? []
         self.failure = failure
     }
 
@@ -36,6 +40,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         evaluator = policy.evaluator.name
         presentedChain = []
         validatedChain = []
+        revocation = []
         failure = TrustError(.invalidConfiguration, reason, evaluator: policy.evaluator.name, host: policy.host)
     }
 
@@ -43,6 +48,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         var text = "\(host) — \(evaluator)" + (matchedPattern.map { " (pattern \($0))" } ?? "")
         text += failure == nil ? ": trusted" : ": rejected: \(failure!.reason)"
         for entry in validatedChain { text += "\n  \(entry)" }
+        for result in revocation { text += "\n  revocation: \(result)" }
         return text
     }
 }

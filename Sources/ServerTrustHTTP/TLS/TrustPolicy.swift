@@ -19,15 +19,17 @@ final class TrustPolicy: Sendable {
     let evaluator: any ServerTrustEvaluating
     let anchors: TrustAnchors
     let validationOptions: PathValidationOptions
+    let revocationFetcher: (any RevocationFetcher)?
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
-         validationOptions: PathValidationOptions) {
+         validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
         self.evaluator = evaluator
         self.anchors = anchors
         self.validationOptions = validationOptions
+        self.revocationFetcher = revocationFetcher
     }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
@@ -40,7 +42,8 @@ final class TrustPolicy: Sendable {
     func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> Result<TrustReport, TrustError> {
         let trust = ServerTrust(
             presentedChain: presented, anchors: anchors, validationTime: Date(),
-            stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions)
+            stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions,
+            revocationFetcher: revocationFetcher)
         do {
             try evaluator.evaluate(trust, forHost: host)
             return .success(TrustReport(policy: self, trust: trust, failure: nil))

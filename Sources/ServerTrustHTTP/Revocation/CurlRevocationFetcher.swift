@@ -1,0 +1,93 @@
+import Foundation
+internal import CCurl
+internal import CServerTrustCurlShims
+public import ServerTrust
+
+/// Fetches OCSP responses and CRLs with libcurl, for ``ServerTrust/RevocationTrustEvaluator``.
+///
+/// Each fetch is one blocking `curl_easy_perform` on the calling thread — the TLS handshake
+/// waiting for it — bounded by the deadline (connect and transfer) and the size limit. It never
+/// recurses into a trust policy: `http://` URLs carry no TLS, and `https://` URLs are verified
+/// by libcurl's own default validation against the system bundle, with no revocation check.
+///
+/// - Note: while a fetch runs, the session's other transfers wait (libcurl 7.88 has no
+///   asynchronous certificate verification). Keep the revocation time budget short; the shared
+///   cache and single-flight fetching make a fetch rare.
+public struct CurlRevocationFetcher: RevocationFetcher {
+    /// The User-Agent sent with revocation requests.
+    public let userAgent: String
+    /// curl `HOST:PORT:ADDRESS` entries, as ``Session/Configuration/resolve``.
+    public let resolve: [String]
+
+    public init(userAgent: String = "ServerTrust/1 libcurl/\(CurlRuntime.libcurlVersion)", resolve: [String] = []) {
+        self.userAgent = userAgent
+        self.resolve = resolve
+    }
+
+    public func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError> {
+        let lower = request.url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            return .failure(.unsupportedURL(request.url))
+        }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let milliseconds = Int(remaining.components.seconds) * 1000 + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
+        guard milliseconds > 0 else { return .failure(.timedOut("no time left for \(request.url)")) }
+
+        let sink = FetchSink(limit: request.maximumSize)
+        do {
+            let easy = try EasyHandle()
+            try easy.set(CURLOPT_URL, request.url)
+            try easy.set(CURLOPT_NOSIGNAL, 1)
+            try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+            try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+            try easy.set(CURLOPT_PROXY, "")
+            try easy.set(CURLOPT_USERAGENT, userAgent)
+            try easy.set(CURLOPT_TIMEOUT_MS, milliseconds)
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            try easy.set(CURLOPT_RESOLVE, list: resolve)
+            try easy.set(CURLOPT_HTTPHEADER, list: ["Accept: \(request.acceptedContentType)"] + (request.contentType.map { ["Content-Type: \($0)"] } ?? []))
+            if let body = request.body { try easy.setBody(body) } else { try easy.set(CURLOPT_HTTPGET, 1) }
+            let unretained = Unmanaged.passUnretained(sink).toOpaque()
+            try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
+            guard CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, fetchWriteCallback) == CURLE_OK else {
+                return .failure(.transport("curl refused the write callback"))
+            }
+            let code = curl_easy_perform(easy.pointer)
+            if sink.overflowed { return .failure(.tooLarge("\(request.url): over \(request.maximumSize) bytes")) }
+            switch code {
+            case CURLE_OK:
+                let status = easy.info(CURLINFO_RESPONSE_CODE)
+                guard status == 200 else { return .failure(.httpStatus(status, request.url)) }
+                return .success(sink.bytes)
+            case CURLE_OPERATION_TIMEDOUT:
+                return .failure(.timedOut("\(request.url): \(easy.errorMessage)"))
+            default:
+                let text = easy.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : easy.errorMessage
+                return .failure(.transport("\(request.url): \(text)"))
+            }
+        } catch {
+            return .failure(.transport("\(request.url): \(error)"))
+        }
+    }
+}
+
+/// The body of one fetch; used by one `curl_easy_perform` on one thread.
+private final class FetchSink {
+    let limit: Int
+    var bytes: [UInt8] = []
+    var overflowed = false
+    init(limit: Int) { self.limit = limit }
+}
+
+private let fetchWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
+    guard let data, let user else { return 0 }
+    let sink = Unmanaged<FetchSink>.fromOpaque(user).takeUnretainedValue()
+    let length = size * count
+    guard sink.bytes.count + length <= sink.limit else {
+        sink.overflowed = true
+        return 0
+    }
+    sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}

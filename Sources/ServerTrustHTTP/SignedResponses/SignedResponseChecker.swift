@@ -1,0 +1,115 @@
+import Foundation
+import ServerTrust
+
+/// The session's side of signed responses: picks each hop's policy by host pattern, adds the
+/// challenge headers to the request, and judges the response.
+///
+/// Built once per session: patterns are validated and one ``ResponseSignatureVerifier`` (with
+/// its replay cache) is made per pattern, so a request costs a pattern scan and the checks.
+/// Immutable, hence `Sendable`.
+final class SignedResponseChecker: Sendable {
+    fileprivate struct Entry: Sendable {
+        let pattern: HostPattern
+        let mode: SignedResponsePolicy.Mode
+        let verifier: ResponseSignatureVerifier?
+    }
+
+    /// A hop whose response must be verified.
+    struct Pending: Sendable {
+        fileprivate let entry: Entry
+        let challenge: SignatureChallenge
+    }
+
+    private let entries: [Entry]
+    private let onFailure: (@Sendable (ResponseVerificationFailure) -> Void)?
+    private let clock: @Sendable () -> Date
+
+    /// - Throws: ``TrustError`` `.invalidHostPattern` for an invalid pattern or two spellings of
+    ///   one pattern; ``ResponseSignatureError`` `.invalidConfiguration` for a policy without
+    ///   roots (unless disabled) or with bad versions or durations.
+    init(configuration: Session.Configuration) throws {
+        var entries: [Entry] = []
+        var spellings: [HostPattern: String] = [:]
+        for (text, policy) in configuration.signedResponses.sorted(by: { $0.key < $1.key }) {
+            let pattern = try HostPattern(text)
+            if let other = spellings[pattern] {
+                throw TrustError(
+                    .invalidHostPattern,
+                    "Signed-response patterns \(other.debugDescription) and \(text.debugDescription) are both \"\(pattern)\" after normalisation; keep one.")
+            }
+            spellings[pattern] = text
+            let verifier = policy.mode == .disabled ? nil : try ResponseSignatureVerifier(
+                roots: policy.roots, freshnessWindow: policy.freshnessWindow, clockSkewAllowance: policy.clockSkewAllowance,
+                clock: configuration.signatureClock)
+            entries.append(Entry(pattern: pattern, mode: policy.mode, verifier: verifier))
+        }
+        self.entries = entries
+        onFailure = configuration.onVerificationFailure
+        clock = configuration.signatureClock
+    }
+
+    /// The most specific pattern's entry for `host`, as in ``ServerTrustManager``: an exact
+    /// host or address, then `*.parent`, then the longest `**.suffix`.
+    private func entry(for url: URL) -> Entry? {
+        guard !entries.isEmpty, let host = url.host else { return nil }
+        func rank(_ pattern: HostPattern) -> (Int, Int) {
+            switch pattern.kind {
+            case .exact, .ipAddress: (3, 0)
+            case .singleLabelWildcard: (2, 0)
+            case .anyDepthWildcard: (1, pattern.suffix.utf8.count)
+            }
+        }
+        let name = HostName.normalize(host)
+        return entries.filter { $0.pattern.matches(name) }.max { rank($0.pattern) < rank($1.pattern) }
+    }
+
+    /// Whether responses from `url`'s host are checked (mode informational or enforced).
+    func requiresVerification(_ url: URL) -> Bool { entry(for: url)?.verifier != nil }
+
+    /// `request` with a fresh nonce and request time when its host's policy asks for a
+    /// signature, and what to verify the response against.
+    func prepare(_ request: Request) throws(SessionError) -> (Request, Pending?) {
+        guard let entry = entry(for: request.url), entry.verifier != nil else { return (request, nil) }
+        let challenge: SignatureChallenge
+        do {
+            challenge = try SignatureChallenge(
+                method: request.method.uppercased(), url: request.url, requestBody: request.body ?? [], now: clock())
+        } catch {
+            throw SessionError(.invalidRequest, "Cannot build a signed-response challenge: \(error.reason)", url: request.url.absoluteString, signatureError: error)
+        }
+        var sent = request
+        let names = [SignedResponseHeader.nonce, SignedResponseHeader.requestTime]
+        sent.headers.removeAll { field in names.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame } }
+        sent.headers += challenge.requestHeaders
+        return (sent, Pending(entry: entry, challenge: challenge))
+    }
+
+    /// The verification of one hop's response. Enforced mode throws on failure; both modes
+    /// report a failure to the hook first.
+    func verify(
+        _ pending: Pending?, status: Int, headers: [(name: String, value: String)], body: [UInt8], url: URL
+    ) throws(SessionError) -> ResponseVerification {
+        guard let pending, let verifier = pending.entry.verifier else { return .notRequested }
+        do {
+            try verifier.verify(status: status, headers: headers, body: body, answering: pending.challenge)
+            return .verified
+        } catch {
+            onFailure?(ResponseVerificationFailure(url: url, mode: pending.entry.mode, error: error))
+            guard pending.entry.mode == .enforced else { return .failed(error) }
+            throw SessionError(
+                .responseSignatureInvalid, "The response (status \(status)) failed signature verification: \(error.reason)",
+                url: url.absoluteString, signatureError: error)
+        }
+    }
+
+    /// Refuses to stream from a host whose responses are checked: verification needs the whole
+    /// body, and a stream would hand out unverified bytes before the verdict.
+    func refuseStreaming(_ request: Request) throws(SessionError) {
+        guard requiresVerification(request.url) else { return }
+        throw SessionError(
+            .invalidRequest,
+            "Responses from \(request.url.host ?? "this host") are signature-checked, which needs the whole body before any of it is "
+                + "used; use data(for:) (bounded by maximumResponseBodySize) instead of stream(_:).",
+            url: request.url.absoluteString)
+    }
+}

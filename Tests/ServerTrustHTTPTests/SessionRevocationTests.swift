@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import Synchronization
+import ServerTrust
+@testable import ServerTrustHTTP
+import ServerTrustTestSupport
+
+/// Revocation through a real Session: stapled OCSP over TLS 1.2 and 1.3, live OCSP fetched by
+/// libcurl from a local responder, soft- and hard-fail.
+@Suite struct SessionRevocationTests {
+    final class Setup: Sendable {
+        let root: TestCA
+        let intermediate: TestCA
+        let leaf: TestLeaf
+        let server: LocalTLSServer
+        let responder: LocalHTTPServer
+        /// What the responder answers; nil = HTTP 503.
+        let responses = Mutex<[UInt8]?>(nil)
+        let queries = Mutex<Int>(0)
+
+        init(root: TestCA, intermediate: TestCA, leaf: TestLeaf, server: LocalTLSServer, responder: LocalHTTPServer) {
+            self.root = root
+            self.intermediate = intermediate
+            self.leaf = leaf
+            self.server = server
+            self.responder = responder
+        }
+    }
+
+    /// A leaf whose AIA names a local OCSP responder that answers with `answer`.
+    private func setup(version: LocalTLSServer.TLSVersion = .v1_3) throws -> Setup {
+        let root = try TestPKI.makeRoot(commonName: "Revocation Root")
+        let intermediate = try root.issueIntermediate(commonName: "Revocation Intermediate")
+        let responder = try LocalHTTPServer()
+        let leaf = try intermediate.issueLeaf(dnsNames: [SessionFixture.host], ocspURL: responder.url("/ocsp"))
+        var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
+        configuration.minimumTLSVersion = version
+        configuration.maximumTLSVersion = version
+        let server = try LocalTLSServer(configuration)
+        let setup = Setup(root: root, intermediate: intermediate, leaf: leaf, server: server, responder: responder)
+        responder.setHandler { [setup] request in
+            guard request.path.hasPrefix("/ocsp") else { return nil }
+            setup.queries.withLock { $0 += 1 }
+            guard let body = setup.responses.withLock({ $0 }) else { return .text("responder down\n", status: 503) }
+            return LocalHTTPResponse(headers: [("Content-Type", "application/ocsp-response")], body: .bytes(body))
+        }
+        return setup
+    }
+
+    private func answer(_ setup: Setup, _ status: OCSPResponseBuilder.CertificateStatus) throws -> [UInt8] {
+        try OCSPResponseBuilder(signer: setup.intermediate).adding(status, for: setup.leaf.certificate, issuedBy: setup.intermediate).build()
+    }
+
+    private func session(_ setup: Setup, _ options: RevocationOptions, cache: RevocationCache = RevocationCache()) throws -> Session {
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try setup.root.trustAnchors())
+        configuration.resolve = [setup.server.resolveEntry(host: SessionFixture.host)]
+        let evaluator = try CompositeTrustEvaluator([
+            try PinnedKeyHashesTrustEvaluator(pins: [setup.intermediate.certificate.spkiPin]),
+            RevocationTrustEvaluator(options: options, cache: cache),
+        ])
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+    }
+
+    private var url: String { "https://\(SessionFixture.host)" }
+
+    @Test(arguments: [LocalTLSServer.TLSVersion.v1_2, .v1_3])
+    func aGoodStapleIsVerifiedWithoutTouchingTheNetwork(version: LocalTLSServer.TLSVersion) async throws {
+        let setup = try setup(version: version)
+        setup.server.setStapledOCSPResponse(try answer(setup, .good))
+        let session = try session(setup, .stapleRequired)
+        defer { session.shutdown() }
+        let response = try await session.get("\(url):\(setup.server.port)/status/200")
+        #expect(response.status == 200)
+        #expect(response.trust.revocation.map(\.status) == [.good])
+        #expect(response.trust.revocation.first?.source == .stapledOCSP)
+        #expect(setup.queries.withLock { $0 } == 0)
+    }
+
+    @Test(arguments: [LocalTLSServer.TLSVersion.v1_2, .v1_3])
+    func aRevokedStapleRejectsEvenUnderSoftFail(version: LocalTLSServer.TLSVersion) async throws {
+        let setup = try setup(version: version)
+        setup.server.setStapledOCSPResponse(try answer(setup, .revoked(reason: .keyCompromise, date: Date(timeIntervalSinceNow: -600))))
+        let session = try session(setup, .ocspStapled)
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get("\(url):\(setup.server.port)/status/200") }.sessionError
+        #expect(error?.trustError?.code == .revoked)
+        #expect(error?.trustError?.evaluator == "RevocationTrustEvaluator")
+        #expect(setup.server.requestsServed == 0)
+    }
+
+    @Test func liveOCSPIsFetchedByCurlAndCachedUntilNextUpdate() async throws {
+        let setup = try setup()
+        setup.responses.withLock { $0 = try? answer(setup, .good) }
+        let session = try session(setup, .hardFail)
+        defer { session.shutdown() }
+        let first = try await session.get("\(url):\(setup.server.port)/close")
+        #expect(first.trust.revocation.first?.status == .good)
+        #expect(first.trust.revocation.first?.source == .ocsp(setup.responder.url("/ocsp")))
+        _ = try await session.get("\(url):\(setup.server.port)/close")
+        #expect(setup.queries.withLock { $0 } == 1)  // the second handshake used the cache
+        #expect(setup.server.acceptedConnections == 2)
+    }
+
+    @Test func aResponderThatIsDownIsUnknownNeverGood() async throws {
+        let setup = try setup()
+        let soft = try session(setup, .softFail)
+        defer { soft.shutdown() }
+        let accepted = try await soft.get("\(url):\(setup.server.port)/status/200")
+        let status = try #require(accepted.trust.revocation.first?.status)
+        #expect(status != .good)
+        if case .unknown = status {} else { Issue.record("expected unknown, got \(status)") }
+
+        let hard = try session(setup, .hardFail)
+        defer { hard.shutdown() }
+        let error = await outcome { try await hard.get("\(url):\(setup.server.port)/status/200") }.sessionError
+        #expect(error?.trustError?.code == .revocationStatusUnknown)
+    }
+
+    @Test func aLiveRevokedAnswerRejects() async throws {
+        let setup = try setup()
+        setup.responses.withLock { $0 = try? answer(setup, .revoked(reason: nil, date: Date(timeIntervalSinceNow: -60))) }
+        let session = try session(setup, .softFail)
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get("\(url):\(setup.server.port)/status/200") }.sessionError
+        #expect(error?.trustError?.code == .revoked)
+    }
+}
