@@ -191,10 +191,9 @@ import Testing
         let slow = Task { try await curl(server, site: site, [server.url("/slow/10000")]) }
         #expect(await eventually { server.requestsServed == 1 && server.openConnections == 2 })
 
-        let clock = ContinuousClock()
-        let start = clock.now
+        // Not timed: had stop() waited for the ten-second response, curl would have received it
+        // in full and succeeded; it fails instead, because stop() cut the connection.
         server.stop()
-        #expect(clock.now - start < .seconds(2))
         #expect(server.openConnections == 0)
         let interrupted = try await slow.value
         #expect(interrupted.status != 0)
@@ -566,7 +565,7 @@ private func connectedSocket(port: Int) throws -> Int32 {
 
 /// Polls `condition` until it holds or `timeout` passes: for counts a server updates after the
 /// client has already gone (a refused handshake).
-private func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+private func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -41,13 +41,34 @@ struct PinningCore: Sendable {
             } else {
                 let anchors = pinnedCertificates + trust.presentedChain.filter(matches)
                 guard !anchors.isEmpty else { throw mismatch(chain: trust.presentedChain, validated: false) }
-                chain = try trust.validatedChain(trusting: anchors, emptyStore: emptyStore)
+                do {
+                    chain = try trust.validatedChain(trusting: anchors, emptyStore: emptyStore)
+                } catch let error as TrustError where Self.noPathToAnchor(error) {
+                    // The leaf does not chain to any pinned material: that is a pin mismatch,
+                    // shown with the path OpenSSL did build (never the pinned certificate that
+                    // was merely sent).
+                    var evidence = error.evidence
+                    evidence.configuredPins = configuredPins
+                    throw TrustError(
+                        .pinMismatch,
+                        "The leaf does not chain to a pinned certificate or key (\(error.evidence.verifyResultText ?? "no path")). "
+                            + "If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…).",
+                        evidence: evidence)
+                }
             }
             guard chain.contains(where: matches) else { throw mismatch(chain: chain, validated: true) }
             if validateHost { try HostNameVerifier.verify(chain[0], host: host) }
         } catch let error as TrustError {
             throw error.attributed(to: evaluatorName, host: host)
         }
+    }
+
+    /// OpenSSL errors meaning "no path from the leaf to an anchor": unable to get issuer
+    /// (2, 20), self-signed leaf or chain root not trusted (18, 19), unable to verify the first
+    /// certificate (21).
+    private static func noPathToAnchor(_ error: TrustError) -> Bool {
+        guard error.code == .chainValidationFailed, let result = error.evidence.verifyResult else { return false }
+        return [2, 18, 19, 20, 21].contains(result)
     }
 
     private func mismatch(chain: [Certificate], validated: Bool) -> TrustError {

@@ -26,7 +26,9 @@ public struct Pin: Hashable, Sendable, CustomStringConvertible, Comparable {
         }
         let algorithm = trimmed[..<slash].lowercased()
         var encoded = trimmed[trimmed.index(after: slash)...]
-        if encoded.hasPrefix("/") { encoded = encoded.dropFirst() }  // curl's sha256//
+        // curl writes sha256//<base64>; but base64 itself may start with "/" (one digest in 64),
+        // so drop the extra slash only when what follows is not already a whole digest.
+        if encoded.hasPrefix("/"), Data(base64Encoded: String(encoded))?.count != 32 { encoded = encoded.dropFirst() }
         switch algorithm {
         case "sha256":
             break

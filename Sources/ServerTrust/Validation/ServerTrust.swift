@@ -17,6 +17,11 @@ public final class ServerTrust: Sendable {
     public let stapledOCSPResponse: [UInt8]?
     /// How path validation is configured.
     public let validationOptions: PathValidationOptions
+    /// The fetcher revocation checks use for live OCSP and CRL queries when their evaluator has
+    /// none of its own: the session's (curl-backed) one, or `nil` for none.
+    public let revocationFetcher: (any RevocationFetcher)?
+    /// Where ``revocationResults`` are kept (see `ServerTrust+Revocation.swift`).
+    let revocationRecord = RevocationRecord()
 
     private let validations = Mutex<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
 
@@ -25,13 +30,15 @@ public final class ServerTrust: Sendable {
         anchors: TrustAnchors,
         validationTime: Date = Date(),
         stapledOCSPResponse: [UInt8]? = nil,
-        validationOptions: PathValidationOptions = PathValidationOptions()
+        validationOptions: PathValidationOptions = PathValidationOptions(),
+        revocationFetcher: (any RevocationFetcher)? = nil
     ) {
         self.presentedChain = presentedChain
         self.anchors = anchors
         self.validationTime = validationTime
         self.stapledOCSPResponse = stapledOCSPResponse
         self.validationOptions = validationOptions
+        self.revocationFetcher = revocationFetcher
     }
 
     /// The chain validated against ``anchors``, leaf first, ending at an anchor.
@@ -73,7 +80,8 @@ public final class ServerTrust: Sendable {
     func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore) throws -> [Certificate] {
         do {
             let chain = try PathValidator.validate(
-                presented: presentedChain, store: emptyStore, trustedStack: anchors, time: validationTime,
+                presented: presentedChain, store: emptyStore, trustedStack: anchors,
+                trustedStackRevocationLists: self.anchors.revocationLists, time: validationTime,
                 options: validationOptions)
             validations.withLock { $0[ObjectIdentifier(emptyStore)] = (emptyStore, .success(chain)) }
             return chain

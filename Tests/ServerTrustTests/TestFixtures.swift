@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import ServerTrust
+import ServerTrustTestSupport
+
+/// A site with the usual shape — root, issuing intermediate, server leaf — built fresh per test.
+struct SitePKI {
+    static let host = "api.example.com"
+
+    let root: TestCA
+    let intermediate: TestCA
+    let leaf: TestLeaf
+
+    init(rootName: String = "Genuine Root CA", intermediateName: String = "Genuine Issuing CA", host: String = SitePKI.host) throws {
+        root = try TestPKI.makeRoot(commonName: rootName)
+        intermediate = try root.issueIntermediate(commonName: intermediateName)
+        leaf = try intermediate.issueLeaf(dnsNames: [host])
+    }
+
+    /// A trust presenting `chain` (default the leaf's chain) against `anchors` (default this root).
+    func trust(
+        presenting chain: [Certificate]? = nil, anchors: [Certificate]? = nil, at time: Date = Date()
+    ) throws -> ServerTrust {
+        ServerTrust(
+            presentedChain: chain ?? leaf.chain, anchors: try TrustAnchors(anchors ?? [root.certificate]),
+            validationTime: time)
+    }
+}
+
+extension Date {
+    /// `days` days from now (negative: in the past).
+    static func days(_ days: Double) -> Date { Date(timeIntervalSinceNow: days * 86400) }
+}
+
+/// The three pinning evaluators, so a behaviour they share is tested on each.
+enum PinningKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case keyHashes = "PinnedKeyHashesTrustEvaluator"
+    case publicKeys = "PublicKeysTrustEvaluator"
+    case certificates = "PinnedCertificatesTrustEvaluator"
+
+    var testDescription: String { rawValue }
+
+    /// The evaluator's name, as errors report it.
+    var evaluatorName: String { rawValue }
+
+    /// An evaluator pinning `pinned` — their SPKI hashes, their keys or the certificates themselves.
+    func evaluator(
+        pinning pinned: [Certificate], performDefaultValidation: Bool = true, validateHost: Bool = true
+    ) throws -> any ServerTrustEvaluating {
+        switch self {
+        case .keyHashes:
+            try PinnedKeyHashesTrustEvaluator(
+                pins: pinned.map(\.spkiPin), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+        case .publicKeys:
+            try PublicKeysTrustEvaluator(
+                keys: pinned.map(\.publicKey), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+        case .certificates:
+            try PinnedCertificatesTrustEvaluator(
+                certificates: pinned, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+        }
+    }
+}
+
+/// Runs `command` with `/bin/sh -c` and returns its trimmed standard output, recording an issue
+/// when it exits with a failure.
+///
+/// Waits for the child to exit on its own: a child started from a test thread can inherit a
+/// blocked SIGTERM (DESIGN.md §4), so it is never terminated, only reaped.
+func shell(_ command: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(command) exited with \(process.terminationStatus)", sourceLocation: sourceLocation)
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
