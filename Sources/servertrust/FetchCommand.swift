@@ -34,6 +34,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("HTTP CONNECT proxy, e.g. http://127.0.0.1:3128.", valueName: "URL"))
     var proxy: String?
 
+    @Option(name: .long, help: ArgumentHelp("Revocation checking for the URL's host: off, soft (revoked rejects), hard (only a verified good passes). Stapled OCSP, then live OCSP, then CRL.", valueName: "off|soft|hard"))
+    var revocation: FetchRevocationMode = .off
+
     @Option(name: .long, help: "Redirects to follow (0 to turn off).")
     var maxRedirects = 5
 
@@ -43,6 +46,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
+    @OptionGroup var signature: FetchSignatureOptions
+
     func run() async throws {
         guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(url)\" is not an absolute URL with a host.")
@@ -50,6 +55,7 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
+        try signature.apply(to: &configuration, host: host)
         let manager: ServerTrustManager
         do {
             if let ca { configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: ca)) }
@@ -59,7 +65,8 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 configuration.proxy = .http(proxyURL)
             }
-            let evaluator: any ServerTrustEvaluating = pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin)
+            let evaluator = try revocation.evaluator(
+                wrapping: pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin))
             manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
@@ -84,12 +91,13 @@ struct FetchCommand: AsyncParsableCommand {
                     output += Array((head + "\r\n").utf8)
                 }
                 FileHandle.standardOutput.write(Data(output + response.body))
+                signature.report(response.verification)
             }
         } catch let error as SessionError {
             if json { print(FetchJSON.failure(error)) }
-            let status = error.code == .trustEvaluationFailed ? CommandFailure.rejected
+            let status = error.code == .trustEvaluationFailed || error.code == .responseSignatureInvalid ? CommandFailure.rejected
                 : error.code == .invalidRequest ? CommandFailure.usage : CommandFailure.transfer
-            throw CommandFailure(status: status, message: json ? "" : "error: \(error)")
+            throw CommandFailure(status: status, message: json ? "" : "error: \(error)", hints: json ? [] : Self.hints(for: error, url: target))
         }
     }
 }
@@ -104,6 +112,7 @@ enum FetchJSON {
             "body": response.text,
             "trust": report(response.trust),
             "hops": response.hops.map(report),
+            "verification": FetchSignatureOptions.json(response.verification),
         ])
     }
 
@@ -116,6 +125,7 @@ enum FetchJSON {
                 "chain": trust.evidence.chain.map { ["pin": $0.pin.description, "subject": $0.subject] },
             ] as [String: Any]
         }
+        object["verification"] = FetchSignatureOptions.json(error)
         return render(object)
     }
 
@@ -124,6 +134,9 @@ enum FetchJSON {
             "host": report.host, "matchedPattern": report.matchedPattern ?? NSNull(), "evaluator": report.evaluator,
             "trusted": report.isTrusted,
             "validatedChain": report.validatedChain.map { ["pin": $0.pin.description, "subject": $0.subject] },
+            "revocation": report.revocation.map {
+                ["subject": $0.certificate.subject, "depth": $0.depth, "status": $0.status.description, "source": $0.source.description]
+            },
         ]
     }
 
