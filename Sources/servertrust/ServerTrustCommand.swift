@@ -8,9 +8,21 @@ struct ServerTrustCommand: AsyncParsableCommand {
         abstract: "Check TLS server trust the way a pinned ServerTrust client does.",
         discussion: """
             Exit status: 0 trusted / success, 1 trust rejected, 2 usage error or unreadable input, \
-            3 other transfer error.
+            3 other transfer error. Colour only on a terminal, never with NO_COLOR set; every \
+            command takes --json.
+
+            Examples:
+              servertrust demo
+              servertrust inspect https://api.example.com/
+              servertrust pins https://api.example.com/ --swift
+              servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…=
+              servertrust verify --chain chain.pem --roots roots.pem --host api.example.com
+              servertrust generate Certificates -o Sources/App/PinnedCertificates.swift
             """,
-        subcommands: [VerifyCommand.self, FetchCommand.self]
+        subcommands: [
+            DemoCommand.self, InspectCommand.self, PinsCommand.self, FetchCommand.self, VerifyCommand.self,
+            GenerateCommand.self, KeysCommand.self,
+        ]
     )
 
     /// Maps parse and validation errors to exit status 2 (ArgumentParser's default is 64), and
@@ -24,7 +36,7 @@ struct ServerTrustCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            if !failure.message.isEmpty { FileHandle.standardError.write(Data((failure.message + "\n").utf8)) }
+            if !failure.message.isEmpty { StandardError.write(highlightingErrorPrefix(failure.message)) }
             Foundation.exit(failure.status)
         } catch {
             let code = exitCode(for: error)
@@ -35,6 +47,12 @@ struct ServerTrustCommand: AsyncParsableCommand {
     }
 }
 
+/// `error:` in red when standard error is a terminal.
+private func highlightingErrorPrefix(_ message: String) -> String {
+    guard message.hasPrefix("error:") else { return message }
+    return TextStyle.standardError.red("error:") + message.dropFirst("error:".count)
+}
+
 /// An exit with a status and a message for standard error.
 struct CommandFailure: Error {
     static let rejected: Int32 = 1
@@ -43,4 +61,14 @@ struct CommandFailure: Error {
 
     let status: Int32
     let message: String
+
+    init(status: Int32, message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// A message followed by `hint:` lines that say how to fix the problem.
+    init(status: Int32, message: String, hints: [String]) {
+        self.init(status: status, message: ([message].filter { !$0.isEmpty } + FixHint.format(hints)).joined(separator: "\n"))
+    }
 }

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+
+/// `fetch --verify-signature KEY [--mode enforced|informational]`: check the response's
+/// `X-ServerTrust-Signature` against a root key, for the URL's host.
+struct FetchSignatureOptions: ParsableArguments {
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case enforced, informational
+    }
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Verify the response signature against this root public key (base64 of 32 raw bytes, or SPKI) for the URL's host.",
+            valueName: "BASE64_ROOT_KEY"))
+    var verifySignature: String?
+
+    @Option(
+        name: .long,
+        help: "With --verify-signature: enforced (a failure exits 1, no body) or informational (the body is printed, the failure reported).")
+    var mode: Mode = .enforced
+
+    /// Adds the signed-response policy for `host` to `configuration`.
+    func apply(to configuration: inout Session.Configuration, host: String) throws {
+        guard let verifySignature else { return }
+        let root: SignedResponseRoot
+        do {
+            root = try SignedResponseRoot(base64: verifySignature)
+        } catch {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: --verify-signature: \(error.reason)")
+        }
+        configuration.signedResponses[host] = SignedResponsePolicy(mode: mode == .enforced ? .enforced : .informational, roots: [root])
+    }
+
+    /// `signature: verified` or the failure, on standard error, when a signature was asked for.
+    func report(_ verification: ResponseVerification) {
+        guard verifySignature != nil else { return }
+        switch verification {
+        case .verified: StandardError.write("signature: " + TextStyle.standardError.green("verified"))
+        case .notRequested: StandardError.warn("signature: not checked (the final hop's host is not the URL's host).")
+        case .failed(let error): StandardError.write("signature: " + TextStyle.standardError.red("FAILED") + " (\(error.code)): \(error.reason)")
+        }
+    }
+
+    /// The JSON form of a verification result.
+    static func json(_ verification: ResponseVerification) -> [String: Any] {
+        switch verification {
+        case .notRequested: ["result": "notRequested"]
+        case .verified: ["result": "verified"]
+        case .failed(let error): ["result": "failed", "code": error.code.description, "reason": error.reason]
+        }
+    }
+
+    /// The JSON form of a signature failure that made the session throw, if it did.
+    static func json(_ error: SessionError) -> [String: Any]? {
+        error.signatureError.map { ["result": "failed", "code": $0.code.description, "reason": $0.reason, "status": $0.status ?? NSNull()] }
+    }
+}

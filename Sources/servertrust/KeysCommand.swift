@@ -1,0 +1,205 @@
+import ArgumentParser
+import Foundation
+import ServerTrust
+
+/// `servertrust keys`: the server side of signed responses — make the root key, issue
+/// short-lived intermediate keys, and print the root public key for the client.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Create and rotate the Ed25519 keys that sign responses (docs/SIGNED_RESPONSES.md).",
+        discussion: """
+            The root key stays offline; it signs intermediate keys, which sign responses and are \
+            rotated often. Clients compile in the root public key only. Key files are written \
+            with mode 0600 and never overwritten. Exit status: 0 success, 2 usage error or \
+            unreadable input.
+
+            Examples:
+              servertrust keys create-root --out root.pem
+              servertrust keys issue-intermediate --root root.pem --expires 2026-03-01T00:00:00Z --out intermediate.pem
+              servertrust keys root-public --root root.pem --swift
+            """,
+        subcommands: [CreateRoot.self, IssueIntermediate.self, RootPublic.self]
+    )
+
+    struct CreateRoot: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create-root",
+            abstract: "Generate a root signing key and write it as PKCS#8 PEM (mode 0600).")
+
+        @Option(name: .long, help: ArgumentHelp("Where to write the private key; must not exist.", valueName: "FILE"))
+        var out: String
+
+        @Flag(name: .long, help: "Print the public key as JSON.")
+        var json = false
+
+        func run() async throws {
+            let key = try KeyFiles.generate()
+            try KeyFiles.writePrivate(key.pemRepresentation, to: out)
+            let root = key.verificationKey
+            if json {
+                print(JSONText.render(["file": out, "publicKey": root.base64, "keyID": root.keyIDHex]))
+            } else {
+                print(root.base64)
+                StandardError.write("Wrote the root private key to \(out) (mode 0600). Keep it offline; clients need only the public key above.")
+            }
+        }
+    }
+
+    struct IssueIntermediate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "issue-intermediate",
+            abstract: "Generate an intermediate signing key and its root-signed certificate (one file, mode 0600).",
+            discussion: """
+                The file holds the intermediate's PEM private key and a SERVERTRUST INTERMEDIATE KEY \
+                CERTIFICATE block; load it with ResponseSigner(pem:). Issue the next one well before \
+                this one expires: clients reject signatures from an expired intermediate.
+                """)
+
+        @Option(name: .long, help: ArgumentHelp("The root private key (PEM).", valueName: "FILE"))
+        var root: String
+
+        @Option(name: .long, help: ArgumentHelp("Expiry, RFC 3339 (2026-03-01T00:00:00Z).", valueName: "RFC3339"))
+        var expires: String
+
+        @Option(name: .long, help: ArgumentHelp("Where to write the intermediate key and certificate; must not exist.", valueName: "FILE"))
+        var out: String
+
+        @Flag(name: .long, help: "Print the certificate as JSON.")
+        var json = false
+
+        func run() async throws {
+            guard let expiry = KeyFiles.parseRFC3339(expires) else {
+                throw CommandFailure(status: CommandFailure.usage, message: "error: --expires \"\(expires)\" is not an RFC 3339 date-time such as 2026-03-01T00:00:00Z.")
+            }
+            guard expiry > Date() else {
+                throw CommandFailure(status: CommandFailure.usage, message: "error: --expires \(expires) is in the past.")
+            }
+            let rootKey = try KeyFiles.readRoot(root)
+            let intermediate = try KeyFiles.generate()
+            let certificate: IntermediateKeyCertificate
+            do {
+                certificate = try IntermediateKeyCertificate.issue(for: intermediate.verificationKey, expires: expiry, signedBy: rootKey)
+            } catch {
+                throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
+            }
+            try KeyFiles.writePrivate(intermediate.pemRepresentation + certificate.pemRepresentation, to: out)
+            if json {
+                print(JSONText.render([
+                    "file": out, "intermediateKey": certificate.key.base64, "expires": JSONText.date(certificate.expires),
+                    "rootKeyID": rootKey.verificationKey.keyIDHex, "certificate": certificate.base64,
+                ]))
+            } else {
+                print(certificate.base64)
+                StandardError.write(
+                    "Wrote the intermediate key and its certificate to \(out) (mode 0600); it expires \(JSONText.date(certificate.expires)), "
+                        + "root key ID \(rootKey.verificationKey.keyIDHex).")
+            }
+            if expiry.timeIntervalSinceNow > 90 * 86_400 {
+                StandardError.warn("the intermediate is valid for more than 90 days; short-lived intermediates limit what a stolen one can sign.")
+            }
+        }
+    }
+
+    struct RootPublic: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "root-public",
+            abstract: "Print the root public key: base64 of its 32 raw bytes, or a Swift constant.")
+
+        @Option(name: .long, help: ArgumentHelp("The root private key (PEM).", valueName: "FILE"))
+        var root: String
+
+        @Flag(name: .long, help: "Print a Swift constant to compile into the client.")
+        var swift = false
+
+        @Option(name: .long, help: "The Swift constant's name.")
+        var name = "signedResponseRootKey"
+
+        @Option(name: .customLong("header-version"), help: "The header version the root signs under (1 unless a root was replaced after a compromise).")
+        var version = 1
+
+        @Flag(name: .long, help: "Print the public key as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first),
+                name.unicodeScalars.allSatisfy({ $0 == "_" || CharacterSet.alphanumerics.contains($0) }), name.allSatisfy(\.isASCII)
+            else {
+                throw ValidationError("--name \"\(name)\" is not a Swift identifier.")
+            }
+            guard (1...999).contains(version) else { throw ValidationError("--header-version is 1 to 999.") }
+        }
+
+        func run() async throws {
+            let key = try KeyFiles.readRoot(root).verificationKey
+            if json {
+                print(JSONText.render([
+                    "publicKey": key.base64, "keyID": key.keyIDHex, "version": version,
+                    "subjectPublicKeyInfo": Data(key.subjectPublicKeyInfoDER).base64EncodedString(),
+                ]))
+            } else if swift {
+                print("""
+                    /// ServerTrust signed-response root key: Ed25519, key ID \(key.keyIDHex), header version \(version).
+                    /// Use: SignedResponseRoot(base64: \(name)\(version == 1 ? "" : ", version: \(version)"))
+                    let \(name) = "\(key.base64)"
+                    """)
+            } else {
+                print(key.base64)
+            }
+        }
+    }
+}
+
+/// Reading and writing key files for `servertrust keys`.
+enum KeyFiles {
+    static func generate() throws -> SigningKey {
+        do {
+            return try SigningKey.generate()
+        } catch {
+            throw CommandFailure(status: CommandFailure.transfer, message: "error: \(error.reason)")
+        }
+    }
+
+    /// A root private key; an intermediate key file is refused, so an intermediate can never be
+    /// compiled into clients as a root or used to certify another intermediate.
+    static func readRoot(_ path: String) throws -> SigningKey {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: cannot read \(path).")
+        }
+        guard !text.contains("SERVERTRUST INTERMEDIATE KEY CERTIFICATE") else {
+            throw CommandFailure(
+                status: CommandFailure.usage, message: "error: \(path) is an intermediate key file; --root takes the root key (keys create-root).")
+        }
+        do {
+            return try SigningKey(pem: text)
+        } catch {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(path): \(error.reason)")
+        }
+    }
+
+    /// Writes `text` to a new file readable by its owner only; an existing file is never
+    /// replaced, so a key cannot be lost to a typo.
+    static func writePrivate(_ text: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let reason = errno == EEXIST ? "it already exists; refusing to overwrite a key" : String(cString: strerror(errno))
+            throw CommandFailure(status: CommandFailure.usage, message: "error: cannot create \(path): \(reason).")
+        }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard fchmod(fd, 0o600) == 0, written == bytes.count, fsync(fd) == 0 else {
+            unlink(path)
+            throw CommandFailure(status: CommandFailure.usage, message: "error: cannot write \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+
+    /// An RFC 3339 date-time, with or without fractional seconds.
+    static func parseRFC3339(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}
