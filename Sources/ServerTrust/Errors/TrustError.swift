@@ -97,11 +97,13 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public var depth: Int?
         /// Extra detail from OpenSSL's error queue.
         public var openSSLErrors: [String] = []
+        /// The per-certificate revocation results of a revocation check, leaf first.
+        public var revocation: [CertificateRevocationResult] = []
 
         public init() {}
 
         var isEmpty: Bool {
-            configuredPins.isEmpty && chain.isEmpty && verifyResult == nil && openSSLErrors.isEmpty
+            configuredPins.isEmpty && chain.isEmpty && verifyResult == nil && openSSLErrors.isEmpty && revocation.isEmpty
         }
     }
 
@@ -181,6 +183,10 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         if !evidence.chain.isEmpty {
             text += evidence.configuredPins.isEmpty ? "\n  Chain:" : "\n  Peer certificate chain:"
             for entry in evidence.chain { text += "\n    \(entry)" }
+        }
+        if !evidence.revocation.isEmpty {
+            text += "\n  Revocation:"
+            for result in evidence.revocation { text += "\n    \(result)" }
         }
         for error in evidence.openSSLErrors { text += "\n  OpenSSL: \(error)" }
         return text

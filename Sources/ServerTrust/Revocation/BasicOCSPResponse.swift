@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import COpenSSL
 internal import CServerTrustShims
 
@@ -8,9 +9,22 @@ internal import CServerTrustShims
 /// it, hence `@unchecked Sendable`.
 final class BasicOCSPResponse: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Whether the signature verified under a signer's key (by SubjectPublicKeyInfo DER): a
+    /// cached response is verified again at every use, and the signature is the costly part.
+    private let signatureMemo = Mutex<[[UInt8]: Bool]>([:])
 
     init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
     deinit { OCSP_BASICRESP_free(pointer) }
+
+    /// `verify()`'s answer for `signer`, computed once per signer key: the bytes and the key
+    /// determine it.
+    func signatureVerifies(under signer: Certificate, _ verify: () -> Bool) -> Bool {
+        let key = signer.subjectPublicKeyInfoDER
+        if let known = signatureMemo.withLock({ $0[key] }) { return known }
+        let verified = verify()
+        signatureMemo.withLock { $0[key] = verified }
+        return verified
+    }
 
     var producedAt: Date? { asn1Date(OCSP_resp_get0_produced_at(pointer)) }
 

@@ -40,7 +40,9 @@ enum OCSPResponderAuthentication {
                 .unauthorizedSigner,
                 "The OCSP responder ID names neither the issuer \(issuer.subject) nor a certificate included in the response.")
         }
-        guard let signer = candidates.first(where: { signatureVerifies(basic, signer: $0) }) else {
+        guard let signer = candidates.first(where: { candidate in
+            basic.signatureVerifies(under: candidate) { signatureVerifies(basic, signer: candidate) }
+        }) else {
             throw OCSPFailure(
                 .badSignature,
                 "The OCSP response's signature does not verify under the key of \(candidates[0].subject), whom its responder ID names.")

@@ -23,6 +23,12 @@ extension RevocationStatus {
             case nonceMismatch
             case responderSaysUnknown
             case issuerUnavailable
+            case timeout
+            case noResponderURL
+            case networkAccessDisabled
+            case fetchFailed(String)
+            case responseTooLarge
+            case notCoveredByCRL
         }
 
         private let kind: Kind
@@ -59,6 +65,30 @@ extension RevocationStatus {
         public static let responderSaysUnknown = UnknownReason(.responderSaysUnknown)
         /// The issuer of the certificate is not available, so the certificate ID cannot be formed.
         public static let issuerUnavailable = UnknownReason(.issuerUnavailable)
+        /// The time budget of the evaluation ran out before a response arrived (see
+        /// ``RevocationOptions/timeBudget``).
+        public static let timeout = UnknownReason(.timeout)
+        /// The certificate names no OCSP responder (AIA) and no CRL distribution point the
+        /// allowed methods could use, so there is nowhere to ask.
+        public static let noResponderURL = UnknownReason(.noResponderURL)
+        /// A live query was needed but network access is disabled
+        /// (``RevocationOptions/networkAccessDisabled``) or no ``RevocationFetcher`` is configured.
+        public static let networkAccessDisabled = UnknownReason(.networkAccessDisabled)
+        /// The fetcher failed; the argument is the ``RevocationFetchError/identifier`` of the
+        /// failure (`httpStatus(503)`, `transport`…), so equal reasons mean the same kind of failure.
+        public static func fetchFailed(_ identifier: String) -> UnknownReason { UnknownReason(.fetchFailed(identifier)) }
+        /// The responder or distribution point sent more than the size limit allows.
+        public static let responseTooLarge = UnknownReason(.responseTooLarge)
+        /// The CRL does not cover this certificate: its issuing distribution point is limited to
+        /// other certificates (only CAs, only end entities, another distribution point) or to
+        /// some revocation reasons, so its silence says nothing about this certificate.
+        public static let notCoveredByCRL = UnknownReason(.notCoveredByCRL)
+
+        /// The fetch error identifier of a ``fetchFailed(_:)``, else `nil`.
+        public var fetchFailure: String? {
+            if case .fetchFailed(let identifier) = kind { return identifier }
+            return nil
+        }
 
         /// The responder status of a ``responderError(_:)``, else `nil`.
         public var responderStatus: OCSPResponseStatus? {
@@ -83,25 +113,37 @@ extension RevocationStatus {
             case .nonceMismatch: "nonceMismatch"
             case .responderSaysUnknown: "responderSaysUnknown"
             case .issuerUnavailable: "issuerUnavailable"
+            case .timeout: "timeout"
+            case .noResponderURL: "noResponderURL"
+            case .networkAccessDisabled: "networkAccessDisabled"
+            case .fetchFailed(let identifier): "fetchFailed(\(identifier))"
+            case .responseTooLarge: "responseTooLarge"
+            case .notCoveredByCRL: "notCoveredByCRL"
             }
         }
 
         public var description: String {
             switch kind {
             case .noResponse: "no OCSP response is available"
-            case .malformed: "the OCSP response is malformed"
+            case .malformed: "the OCSP response or CRL is malformed"
             case .responderError(let status): "the OCSP responder answered \(status) instead of a status"
-            case .badSignature: "the OCSP response's signature does not verify"
-            case .unauthorizedSigner: "the OCSP response is not signed by the issuer or a responder it authorised"
+            case .badSignature: "the signature of the OCSP response or CRL does not verify"
+            case .unauthorizedSigner: "the OCSP response or CRL is not signed by the issuer or a responder it authorised"
             case .certificateIDMismatch: "the OCSP response is not about this certificate"
-            case .notYetValid: "the OCSP response is not yet valid (thisUpdate is in the future)"
-            case .stale: "the OCSP response is stale (nextUpdate has passed)"
-            case .tooOld: "the OCSP response is older than the maximum age"
+            case .notYetValid: "the OCSP response or CRL is not yet valid (thisUpdate is in the future)"
+            case .stale: "the OCSP response or CRL is stale (nextUpdate has passed)"
+            case .tooOld: "the OCSP response or CRL is older than the maximum age"
             case .producedOutsideCertificateValidity: "the OCSP response was produced outside the certificate's validity period"
-            case .unhandledCriticalExtension: "the OCSP response has a critical extension that is not understood"
+            case .unhandledCriticalExtension: "the OCSP response or CRL has a critical extension that is not understood"
             case .nonceMismatch: "the OCSP response does not echo the request's nonce"
             case .responderSaysUnknown: "the OCSP responder does not know the certificate"
             case .issuerUnavailable: "the certificate's issuer is not available to identify it"
+            case .timeout: "the revocation check ran out of time"
+            case .noResponderURL: "the certificate names no OCSP responder or CRL distribution point that can be used"
+            case .networkAccessDisabled: "a live revocation query was needed but network access is disabled"
+            case .fetchFailed(let identifier): "fetching revocation data failed (\(identifier))"
+            case .responseTooLarge: "the revocation response is larger than the size limit"
+            case .notCoveredByCRL: "the CRL does not cover this certificate"
             }
         }
     }

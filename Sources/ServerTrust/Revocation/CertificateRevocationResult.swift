@@ -1,0 +1,88 @@
+import Foundation
+
+/// What a revocation evaluation established about one certificate of the validated chain, and
+/// from where.
+///
+/// Read them after an evaluation from ``ServerTrust/revocationResults``, leaf first.
+public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConvertible {
+    /// Where a status came from.
+    public struct Source: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable {
+            case none
+            case staple
+            case ocsp
+            case crl
+            case localCRL
+        }
+
+        private let kind: Kind
+        /// The responder or distribution point URL, for fetched (or cached fetched) data.
+        public let url: String?
+
+        private init(_ kind: Kind, url: String? = nil) {
+            self.kind = kind
+            self.url = url
+        }
+
+        /// No source answered.
+        public static let none = Source(.none)
+        /// The OCSP response the server stapled.
+        public static let stapledOCSP = Source(.staple)
+        /// An OCSP response from the responder at `url`.
+        public static func ocsp(_ url: String) -> Source { Source(.ocsp, url: url) }
+        /// A CRL from the distribution point at `url`.
+        public static func crl(_ url: String) -> Source { Source(.crl, url: url) }
+        /// A CRL the application supplied to the evaluator.
+        public static let localCRL = Source(.localCRL)
+
+        /// Whether the status comes from OCSP (stapled or fetched).
+        public var isOCSP: Bool { kind == .staple || kind == .ocsp }
+        /// Whether the status comes from a CRL.
+        public var isCRL: Bool { kind == .crl || kind == .localCRL }
+
+        public var description: String {
+            switch kind {
+            case .none: "none"
+            case .staple: "stapled OCSP"
+            case .ocsp: "OCSP \(url ?? "")"
+            case .crl: "CRL \(url ?? "")"
+            case .localCRL: "local CRL"
+            }
+        }
+    }
+
+    /// The certificate checked.
+    public let certificate: Certificate
+    /// Its position in the validated chain (0 = leaf).
+    public let depth: Int
+    /// The status. `good` only from a verified, fresh response or CRL.
+    public let status: RevocationStatus
+    /// Where the status came from; ``Source/none`` for an unknown status no source answered.
+    public let source: Source
+    /// Whether the answer was taken from the ``RevocationCache`` rather than fetched or stapled
+    /// during this evaluation. A cached staple keeps ``Source/stapledOCSP`` as its source; an
+    /// OCSP response loaded from the cache's directory, whose provenance the file does not
+    /// record, is reported as from the certificate's first responder.
+    public let fromCache: Bool
+    /// Why: the dates, the signer, or what failed.
+    public let explanation: String
+    /// What was tried before, and why it gave no answer, oldest first.
+    public let attempts: [String]
+
+    init(
+        certificate: Certificate, depth: Int, status: RevocationStatus, source: Source, fromCache: Bool = false,
+        explanation: String, attempts: [String] = []
+    ) {
+        self.certificate = certificate
+        self.depth = depth
+        self.status = status
+        self.source = source
+        self.fromCache = fromCache
+        self.explanation = explanation
+        self.attempts = attempts
+    }
+
+    public var description: String {
+        "\(certificate.subject): \(status) from \(source)\(fromCache ? " (cached)" : ""): \(explanation)"
+    }
+}

@@ -1,0 +1,390 @@
+import Foundation
+
+/// Establishes the status of one certificate for one evaluation, trying the sources in order:
+/// the staple (leaf only), CRLs the application supplied, the cache, then live OCSP and CRL
+/// fetches in the order of ``RevocationOptions/methods``, until one gives a verified answer.
+///
+/// Only a verified "good" or "revoked" ends the search; every failure is noted and the next
+/// source is tried; when none answers, the result is unknown with the last failure's reason.
+struct RevocationChecker {
+    let options: RevocationOptions
+    let fetcher: (any RevocationFetcher)?
+    let cache: RevocationCache
+    let localCRLs: [ProfiledCRL]
+    let time: Date
+    let deadline: ContinuousClock.Instant
+
+    private var ocspVerifier: OCSPVerifier { options.ocspVerifier }
+    private var crlVerifier: CRLVerifier {
+        CRLVerifier(clockSkewTolerance: options.clockSkew, maximumAgeWithoutNextUpdate: options.maximumResponseAge)
+    }
+
+    /// What has been tried for one certificate.
+    private struct Attempts {
+        var notes: [String] = []
+        var last: (reason: RevocationStatus.UnknownReason, explanation: String)?
+
+        mutating func failed(_ reason: RevocationStatus.UnknownReason, _ explanation: String) {
+            notes.append(explanation)
+            last = (reason, explanation)
+        }
+    }
+
+    /// A verified answer from one source.
+    private struct Answer {
+        let status: RevocationStatus
+        let source: CertificateRevocationResult.Source
+        let fromCache: Bool
+        let explanation: String
+    }
+
+    func check(_ certificate: Certificate, depth: Int, issuer: Certificate?, staple: [UInt8]?) -> CertificateRevocationResult {
+        var attempts = Attempts()
+        func result(_ answer: Answer) -> CertificateRevocationResult {
+            CertificateRevocationResult(
+                certificate: certificate, depth: depth, status: answer.status, source: answer.source,
+                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes)
+        }
+        func unknown(_ fallback: RevocationStatus.UnknownReason, _ explanation: String) -> CertificateRevocationResult {
+            let (reason, text) = attempts.last ?? (fallback, explanation)
+            if attempts.last == nil { attempts.notes.append(text) }
+            return CertificateRevocationResult(
+                certificate: certificate, depth: depth, status: .unknown(reason), source: .none, explanation: text,
+                attempts: attempts.notes)
+        }
+
+        guard let issuer else {
+            return unknown(.issuerUnavailable, "The issuer of \(certificate.subject) is not available, so its status cannot be looked up.")
+        }
+        let ocspKey = RevocationCacheKey.ocsp(certificate: certificate, issuer: issuer)
+        let mustStaple = depth == 0 && certificate.hasMustStaple
+
+        if depth == 0 && (options.methods.usesStaples || mustStaple) {
+            if let answer = checkStaple(staple, certificate: certificate, issuer: issuer, key: ocspKey, attempts: &attempts) {
+                return result(answer)
+            }
+            if mustStaple {
+                // RFC 7633: the certificate itself says only a staple will do; nothing else is consulted.
+                return unknown(.noResponse, "The leaf is OCSP must-staple and the server stapled no response.")
+            }
+        }
+        if options.methods.order.contains(.crl),
+            let answer = checkLocalCRLs(certificate: certificate, issuer: issuer, attempts: &attempts)
+        {
+            return result(answer)
+        }
+        if let answer = checkCache(certificate: certificate, issuer: issuer, ocspKey: ocspKey) { return result(answer) }
+
+        if options.networkAccessDisabled {
+            return unknown(.networkAccessDisabled, "Network access is disabled and no staple or cached answer covers \(certificate.subject).")
+        }
+        guard let fetcher else {
+            return unknown(.networkAccessDisabled, "No RevocationFetcher is configured, so \(certificate.subject) cannot be looked up live.")
+        }
+        var foundURL = false
+        for method in options.methods.order {
+            let answer: Answer?
+            switch method {
+            case .ocsp:
+                let urls = certificate.ocspURLs.filter(isFetchableURL)
+                guard let ocspKey, !urls.isEmpty else { continue }
+                foundURL = true
+                answer = fetchOCSP(urls, certificate: certificate, issuer: issuer, key: ocspKey, fetcher: fetcher, attempts: &attempts)
+            case .crl:
+                let urls = certificate.distributionPoints.filter(\.isUsable).flatMap(\.fetchableURLs)
+                guard !urls.isEmpty else { continue }
+                foundURL = true
+                answer = fetchCRL(urls, certificate: certificate, issuer: issuer, fetcher: fetcher, attempts: &attempts)
+            }
+            if let answer { return result(answer) }
+            if attempts.last?.reason == .timeout { break }
+        }
+        guard foundURL else {
+            let sources = options.methods == .ocsp
+                ? "OCSP responder" : options.methods == .crl ? "CRL distribution point" : "OCSP responder or CRL distribution point"
+            return unknown(.noResponderURL, "\(certificate.subject) names no \(sources) that can be queried over HTTP.")
+        }
+        return unknown(.noResponse, "No source answered for \(certificate.subject).")
+    }
+
+    // MARK: - Sources without network access
+
+    private func checkStaple(
+        _ staple: [UInt8]?, certificate: Certificate, issuer: Certificate, key: RevocationCacheKey?, attempts: inout Attempts
+    ) -> Answer? {
+        guard let staple else { return nil }
+        guard staple.count <= options.effectiveMaximumResponseSize else {
+            attempts.failed(
+                .responseTooLarge,
+                "The stapled OCSP response is \(staple.count) bytes, over the \(options.effectiveMaximumResponseSize)-byte limit.")
+            return nil
+        }
+        let response: OCSPResponse
+        let known = key.flatMap(cache.peek).flatMap { $0.der == staple ? $0.ocspResponse : nil }
+        if let known {
+            response = known
+        } else {
+            do {
+                response = try OCSPResponse(derEncoded: staple)
+            } catch {
+                attempts.failed(.malformed, "The stapled OCSP response does not parse: \((error as? TrustError)?.reason ?? "\(error)")")
+                return nil
+            }
+        }
+        let verified = ocspVerifier.verify(response, for: certificate, issuedBy: issuer, at: time)
+        guard verified.status.isDecisive else {
+            attempts.failed(verified.status.unknownReason ?? .malformed, "Stapled OCSP response: \(verified.explanation)")
+            return nil
+        }
+        if let key, known == nil { cache.store(key, CachedRevocationData(ocsp: response, der: staple, origin: nil, stapled: true)) }
+        return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation)
+    }
+
+    private func checkLocalCRLs(certificate: Certificate, issuer: Certificate, attempts: inout Attempts) -> Answer? {
+        let complete = localCRLs.filter { $0.deltaBase == nil }
+        let deltas = localCRLs.filter { $0.deltaBase != nil }
+        for crl in complete where crl.crl.issuer == issuer.subject {
+            let delta = deltas.first { $0.crl.issuer == issuer.subject }
+            let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
+            if verified.status.isDecisive {
+                return Answer(status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation)
+            }
+            attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
+        }
+        return nil
+    }
+
+    private func checkCache(certificate: Certificate, issuer: Certificate, ocspKey: RevocationCacheKey?) -> Answer? {
+        for method in options.methods.order {
+            switch method {
+            case .ocsp:
+                guard let ocspKey else { continue }
+                var answer: Answer?
+                _ = cache.cached(ocspKey, maximumSize: options.effectiveMaximumResponseSize) { data in
+                    guard let response = data.ocspResponse else { return false }
+                    let verified = ocspVerifier.verify(response, for: certificate, issuedBy: issuer, at: time)
+                    guard verified.status.isDecisive else { return false }
+                    let source: CertificateRevocationResult.Source =
+                        data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
+                    answer = Answer(status: verified.status, source: source, fromCache: true, explanation: verified.explanation)
+                    return true
+                }
+                if let answer { return answer }
+            case .crl:
+                for url in certificate.distributionPoints.filter(\.isUsable).flatMap(\.fetchableURLs) {
+                    var answer: Answer?
+                    _ = cache.cached(.crl(issuer: issuer, url: url), maximumSize: options.effectiveMaximumCRLSize) { data in
+                        guard let crl = data.crl else { return false }
+                        let verified = crlVerifier.verify(
+                            crl, delta: cachedDelta(for: certificate, base: crl, issuer: issuer), for: certificate,
+                            issuedBy: issuer, at: time)
+                        guard verified.status.isDecisive else { return false }
+                        answer = Answer(status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation)
+                        return true
+                    }
+                    if let answer { return answer }
+                }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Live fetching
+
+    private func fetchOCSP(
+        _ urls: [String], certificate: Certificate, issuer: Certificate, key: RevocationCacheKey,
+        fetcher: any RevocationFetcher, attempts: inout Attempts
+    ) -> Answer? {
+        guard hasTimeLeft(&attempts, for: "OCSP query") else { return nil }
+        let outcome = cache.fetchOnce(key, deadline: deadline) {
+            var last: (RevocationStatus.UnknownReason, String) = (.noResponse, "No OCSP responder answered.")
+            for url in urls {
+                guard ContinuousClock.now < deadline else {
+                    last = (.timeout, "The time budget ran out before the OCSP responder \(url) was asked.")
+                    break
+                }
+                let request: OCSPRequest
+                do {
+                    request = try OCSPRequest(certificate: certificate, issuer: issuer, nonce: options.ocspNonce ? .random : .omitted)
+                } catch {
+                    last = (.issuerUnavailable, "Cannot form an OCSP request for \(certificate.subject): \(error)")
+                    continue
+                }
+                let fetchRequest = ocspFetchRequest(url: url, request: request)
+                cache.noteFetch()
+                switch fetcher.fetch(fetchRequest, deadline: deadline) {
+                case .failure(let error):
+                    last = (error.unknownReason, "OCSP responder \(url): \(error).")
+                    if error.isTimeout { return .failed(last.0, last.1) }
+                case .success(let bytes):
+                    guard bytes.count <= options.effectiveMaximumResponseSize else {
+                        last = (.responseTooLarge, "OCSP responder \(url) sent \(bytes.count) bytes, over the \(options.effectiveMaximumResponseSize)-byte limit.")
+                        continue
+                    }
+                    let response: OCSPResponse
+                    do {
+                        response = try OCSPResponse(derEncoded: bytes)
+                    } catch {
+                        last = (.malformed, "OCSP responder \(url) sent no OCSP response: \((error as? TrustError)?.reason ?? "\(error)")")
+                        continue
+                    }
+                    let verified = ocspVerifier.verify(
+                        response, for: certificate, issuedBy: issuer, at: time, request: options.ocspNonce ? request : nil)
+                    if verified.status.isDecisive {
+                        return .stored(CachedRevocationData(ocsp: response, der: bytes, origin: url))
+                    }
+                    last = (verified.status.unknownReason ?? .malformed, "OCSP responder \(url): \(verified.explanation)")
+                }
+            }
+            return .failed(last.0, last.1)
+        }
+        switch outcome {
+        case .failed(let reason, let explanation):
+            attempts.failed(reason, explanation)
+            return nil
+        case .stored(let data):
+            guard let response = data.ocspResponse else { return nil }
+            let verified = ocspVerifier.verify(response, for: certificate, issuedBy: issuer, at: time)
+            guard verified.status.isDecisive else {
+                attempts.failed(verified.status.unknownReason ?? .malformed, verified.explanation)
+                return nil
+            }
+            return Answer(
+                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation)
+        }
+    }
+
+    /// GET when there is no nonce and the URL stays under 255 bytes (RFC 5019 §5), so HTTP
+    /// caches can serve it; POST otherwise.
+    private func ocspFetchRequest(url: String, request: OCSPRequest) -> RevocationFetchRequest {
+        let der = request.derEncoded
+        if request.nonce == nil {
+            let encoded = Data(der).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "%2B")
+                .replacingOccurrences(of: "/", with: "%2F")
+                .replacingOccurrences(of: "=", with: "%3D")
+            let getURL = (url.hasSuffix("/") ? url : url + "/") + encoded
+            if getURL.utf8.count < 255 {
+                return .ocspGET(url: getURL, maximumSize: options.effectiveMaximumResponseSize)
+            }
+        }
+        return .ocspPOST(url: url, body: der, maximumSize: options.effectiveMaximumResponseSize)
+    }
+
+    private func fetchCRL(
+        _ urls: [String], certificate: Certificate, issuer: Certificate, fetcher: any RevocationFetcher, attempts: inout Attempts
+    ) -> Answer? {
+        for url in urls {
+            guard hasTimeLeft(&attempts, for: "CRL download from \(url)") else { return nil }
+            let outcome = cache.fetchOnce(.crl(issuer: issuer, url: url), deadline: deadline) {
+                fetchCRLData(url, certificate: certificate, issuer: issuer, asDelta: false, fetcher: fetcher)
+            }
+            switch outcome {
+            case .failed(let reason, let explanation):
+                attempts.failed(reason, explanation)
+                if reason == .timeout { return nil }
+            case .stored(let data):
+                guard let crl = data.crl else { continue }
+                let delta = cachedDelta(for: certificate, base: crl, issuer: issuer)
+                    ?? fetchedDelta(for: certificate, base: crl, issuer: issuer, fetcher: fetcher)
+                let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
+                if verified.status.isDecisive {
+                    return Answer(status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation)
+                }
+                attempts.failed(verified.status.unknownReason ?? .malformed, "CRL \(url): \(verified.explanation)")
+            }
+        }
+        return nil
+    }
+
+    /// Fetches, parses and checks a CRL (everything but the lookup), for the cache to store.
+    private func fetchCRLData(
+        _ url: String, certificate: Certificate, issuer: Certificate, asDelta: Bool, fetcher: any RevocationFetcher
+    ) -> RevocationCache.FetchOutcome {
+        let what = asDelta ? "Delta CRL" : "CRL"
+        guard ContinuousClock.now < deadline else {
+            return .failed(.timeout, "The time budget ran out before the \(what) at \(url) was fetched.")
+        }
+        cache.noteFetch()
+        switch fetcher.fetch(.crl(url: url, maximumSize: options.effectiveMaximumCRLSize), deadline: deadline) {
+        case .failure(let error):
+            return .failed(error.unknownReason, "\(what) \(url): \(error).")
+        case .success(let bytes):
+            guard bytes.count <= options.effectiveMaximumCRLSize else {
+                return .failed(.responseTooLarge, "\(what) \(url) is \(bytes.count) bytes, over the \(options.effectiveMaximumCRLSize)-byte limit.")
+            }
+            let crl: CertificateRevocationList
+            do {
+                crl = try CertificateRevocationList(bytes: bytes)
+            } catch {
+                return .failed(.malformed, "\(what) \(url) does not parse: \((error as? TrustError)?.reason ?? "\(error)")")
+            }
+            let profiled = ProfiledCRL(crl)
+            do throws(OCSPFailure) {
+                try crlVerifier.checkUsable(profiled, for: certificate, issuedBy: issuer, at: time, asDelta: asDelta)
+            } catch {
+                return .failed(error.reason, "\(what) \(url): \(error.explanation)")
+            }
+            return .stored(CachedRevocationData(crl: profiled, der: bytes, origin: url))
+        }
+    }
+
+    /// Where deltas for `base` are published: the certificate's freshestCRL, else the CRL's own.
+    private func deltaURLs(for certificate: Certificate, base: ProfiledCRL) -> [String] {
+        let fromCertificate = certificate.freshestCRLPoints.filter(\.isUsable).flatMap(\.fetchableURLs)
+        return fromCertificate.isEmpty ? base.freshestURIs : fromCertificate
+    }
+
+    private func cachedDelta(for certificate: Certificate, base: ProfiledCRL, issuer: Certificate) -> ProfiledCRL? {
+        for url in deltaURLs(for: certificate, base: base) {
+            var found: ProfiledCRL?
+            _ = cache.cached(.crl(issuer: issuer, url: url), maximumSize: options.effectiveMaximumCRLSize) { data in
+                guard let delta = data.crl, delta.deltaBase != nil else { return false }
+                do throws(OCSPFailure) {
+                    try crlVerifier.checkUsable(delta, for: certificate, issuedBy: issuer, at: time, asDelta: true)
+                } catch {
+                    return false
+                }
+                found = delta
+                return true
+            }
+            if let found { return found }
+        }
+        return nil
+    }
+
+    private func fetchedDelta(
+        for certificate: Certificate, base: ProfiledCRL, issuer: Certificate, fetcher: any RevocationFetcher
+    ) -> ProfiledCRL? {
+        guard !options.networkAccessDisabled else { return nil }
+        for url in deltaURLs(for: certificate, base: base) where ContinuousClock.now < deadline {
+            let outcome = cache.fetchOnce(.crl(issuer: issuer, url: url), deadline: deadline) {
+                fetchCRLData(url, certificate: certificate, issuer: issuer, asDelta: true, fetcher: fetcher)
+            }
+            if case .stored(let data) = outcome, let delta = data.crl { return delta }
+        }
+        return nil
+    }
+
+    private func hasTimeLeft(_ attempts: inout Attempts, for what: String) -> Bool {
+        guard ContinuousClock.now < deadline else {
+            attempts.failed(.timeout, "The time budget of \(options.timeBudget) ran out before the \(what).")
+            return false
+        }
+        return true
+    }
+}
+
+extension RevocationStatus {
+    /// Good or revoked: an answer, as opposed to unknown.
+    var isDecisive: Bool {
+        if case .unknown = self { return false }
+        return true
+    }
+
+    /// The reason of an unknown status.
+    var unknownReason: UnknownReason? {
+        if case .unknown(let reason) = self { return reason }
+        return nil
+    }
+}
