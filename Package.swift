@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "ServerTrust", targets: ["ServerTrust"]),
         .library(name: "ServerTrustHTTP", targets: ["ServerTrustHTTP"]),
         .executable(name: "servertrust", targets: ["servertrust"]),
+        // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin).
+        .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,14 +45,39 @@ let package = Package(
             dependencies: ["ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims"],
             swiftSettings: strictSwift
         ),
+        // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
+        // links ServerTrustTestSupport (in-process TestPKI and LocalTLSServer); that target needs
+        // only ServerTrust and OpenSSL, so it adds no system dependency. The plugin compiles
+        // Certificates/ into the constants the demo checks the sample chain with.
         .executableTarget(
             name: "servertrust",
             dependencies: [
                 "ServerTrust",
                 "ServerTrustHTTP",
+                "ServerTrustCodeGeneration",
+                "ServerTrustTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSwift,
+            plugins: [.plugin(name: "ServerTrustPinsPlugin")]
+        ),
+        // Certificate files → Swift constants; shared by `servertrust generate` and the plugin's tool.
+        .target(
+            name: "ServerTrustCodeGeneration",
+            dependencies: ["ServerTrust"],
             swiftSettings: strictSwift
+        ),
+        // The plugin's tool. Separate from `servertrust`, which the plugin is applied to: a plugin
+        // running the executable it builds would be a dependency cycle.
+        .executableTarget(
+            name: "servertrust-generate",
+            dependencies: ["ServerTrustCodeGeneration"],
+            swiftSettings: strictSwift
+        ),
+        .plugin(
+            name: "ServerTrustPinsPlugin",
+            capability: .buildTool(),
+            dependencies: ["servertrust-generate"]
         ),
         .target(
             name: "ServerTrustTestSupport",
@@ -60,6 +87,13 @@ let package = Package(
         .testTarget(
             name: "ServerTrustHTTPTests",
             dependencies: ["ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport"],
+            swiftSettings: strictSwift
+        ),
+        // Runs the built `servertrust` binary against in-process servers; depending on the
+        // executable target makes SwiftPM build it before the tests.
+        .testTarget(
+            name: "ServerTrustCLITests",
+            dependencies: ["servertrust", "ServerTrust", "ServerTrustCodeGeneration", "ServerTrustTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import ServerTrust
+import ServerTrustCodeGeneration
+
+struct GenerateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Compile a folder of certificates into Swift constants (DER and SPKI pin).",
+        discussion: """
+            Every .pem, .der, .cer and .crt file of DIR (one certificate each) becomes \
+            `static let <name>DER` (base64) and `static let <name>Pin` (sha256/…) in an enum, named \
+            after the file: sample-leaf.pem → sampleLeafDER, sampleLeafPin. Output is sorted and \
+            deterministic. The ServerTrustPinsPlugin build plugin runs the same generator on every \
+            build; use this command to generate the file once, or to check a folder.
+
+            Exit status: 0 written, 1 a file cannot be compiled in (each listed with the reason), \
+            2 usage error or unreadable folder.
+
+            Examples:
+              servertrust generate Certificates -o Sources/App/PinnedCertificates.swift
+              servertrust generate Certificates --type-name PinnedCertificates --public -o Pins.swift
+              servertrust generate Certificates --json      (check the folder, list names and pins)
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The folder of certificates.", valueName: "DIR"))
+    var directory: String
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The Swift file to write; standard output when omitted.", valueName: "FILE.swift"))
+    var output: String?
+
+    @Option(name: .long, help: "The name of the generated enum.")
+    var typeName = "Certificates"
+
+    @Flag(name: .customLong("public"), help: "Make the generated declarations public.")
+    var isPublic = false
+
+    @Flag(name: .long, help: "Print what was generated as JSON (the source too, when there is no -o).")
+    var json = false
+
+    func run() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(directory) is not a folder.")
+        }
+        let constants: [CertificateConstant]
+        let generator: CertificateConstantsGenerator
+        do {
+            generator = try CertificateConstantsGenerator(typeName: typeName, accessLevel: isPublic ? .public : .internal)
+            constants = try generator.constants(inDirectory: URL(fileURLWithPath: directory))
+        } catch {
+            // `error` is a CodeGenerationError (typed throws). A bad file is the input failing the check (1); a bad folder or setting is usage (2).
+            let onlyFiles = error.problems.allSatisfy { $0.scope == .file }
+            throw CommandFailure(
+                status: onlyFiles ? CommandFailure.rejected : CommandFailure.usage,
+                message: error.problems.map { problem in
+                    let subject = problem.scope == .file ? (directory as NSString).appendingPathComponent(problem.file) : problem.file
+                    return "error: \(subject): \(problem.reason)"
+                }.joined(separator: "\n"))
+        }
+        let source = generator.source(for: constants)
+        if let output {
+            do {
+                if FileManager.default.contents(atPath: output) != Data(source.utf8) {
+                    try Data(source.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                }
+            } catch {
+                throw CommandFailure(status: CommandFailure.usage, message: "error: cannot write \(output): \(error.localizedDescription)")
+            }
+        }
+        if json {
+            var object: [String: Any] = [
+                "directory": directory,
+                "typeName": typeName,
+                "output": output ?? NSNull(),
+                "certificates": constants.map { constant in
+                    [
+                        "file": constant.fileName, "name": constant.name, "derConstant": constant.derConstantName,
+                        "pinConstant": constant.pinConstantName, "pin": constant.pin.description,
+                        "subject": constant.certificate.subject, "notAfter": JSONText.date(constant.certificate.notValidAfter),
+                    ]
+                },
+            ]
+            if output == nil { object["source"] = source }
+            print(JSONText.render(object))
+        } else if let output {
+            let style = TextStyle.standardOutput
+            print("Wrote \(output): \(constants.count) certificate\(constants.count == 1 ? "" : "s") from \(directory) as \(typeName).")
+            let width = constants.map(\.name.count).max() ?? 0
+            for constant in constants {
+                print("  \(constant.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(style.bold(constant.pin.description))  \(constant.certificate.subject)  \(style.dim("(\(constant.fileName))"))")
+            }
+        } else {
+            print(source, terminator: "")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+
+/// What to do about a failure, as `hint:` lines for standard error: the flag to add, the value
+/// to give it, or the command that shows more.
+enum FixHint {
+    /// Hints for a trust evaluation that rejected the server at `url`; `suggestInspect: false`
+    /// leaves out "run `servertrust inspect`", for `inspect` itself.
+    static func lines(for error: TrustError, url: String, suggestInspect: Bool = true) -> [String] {
+        let inspect = "`servertrust inspect \(url)`"
+        let lines = allLines(for: error, url: url)
+        return suggestInspect ? lines : lines.filter { !$0.contains(inspect) }
+    }
+
+    private static func allLines(for error: TrustError, url: String) -> [String] {
+        switch error.code {
+        case .pinMismatch:
+            var lines: [String] = []
+            if let intermediate = error.evidence.chain.dropFirst().first ?? error.evidence.chain.first {
+                lines.append("if this server is genuine, pin one of the keys listed above, e.g. --pin \(intermediate.pin) (\(intermediate.subject))")
+            }
+            lines.append("`servertrust pins \(url)` prints the server's pins; add --swift for a ServerTrustManager entry")
+            lines.append("if you did not expect these keys, something between you and the server presents its own certificate: do not pin it")
+            return lines
+        case .chainValidationFailed:
+            return [
+                "the chain does not lead to a trusted CA at this time; `servertrust inspect \(url)` shows the chain and which check fails",
+                "for a private CA, pass its root with --ca FILE",
+            ]
+        case .hostMismatch:
+            return [
+                "`servertrust inspect \(url)` lists the names the certificate is valid for",
+                "use one of those names in the URL, with --resolve NAME:PORT:ADDR to reach this address",
+            ]
+        case .revoked:
+            return ["the CA revoked this certificate: the server needs a new one; nothing on the client side should override this"]
+        case .revocationStatusUnknown:
+            return ["the revocation status could not be established; check that the server staples OCSP or that its CRL is reachable"]
+        case .noEvaluatorForHost:
+            return ["add a pattern for this host to the ServerTrustManager"]
+        default:
+            return []
+        }
+    }
+
+    /// Hints for a transfer that failed before or outside trust evaluation.
+    static func lines(forTransfer error: SessionError, url: URL) -> [String] {
+        let host = url.host ?? "the host"
+        let port = url.port ?? 443
+        switch error.curlCode {
+        case 5, 6:
+            return ["\(host) does not resolve; to reach a server by address, add --resolve \(host):\(port):ADDR"]
+        case 7:
+            return ["nothing accepted a connection at \(host):\(port); check the port, or map the name with --resolve \(host):\(port):ADDR"]
+        case 28:
+            return ["no answer in time; check the address and any firewall, or pass --proxy URL if this network needs one"]
+        case 35:
+            return ["the TLS handshake failed: is this port speaking HTTPS? `openssl s_client -connect \(host):\(port)` shows the server's side"]
+        default:
+            return []
+        }
+    }
+
+    /// `hint: text` lines for standard error.
+    static func format(_ hints: [String]) -> [String] {
+        hints.map { TextStyle.standardError.bold("hint:") + " " + $0 }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import ServerTrust
+import ServerTrustTestSupport
+
+/// A PKI and a local HTTPS server for `cli.servertrust.test`, with the root written to a file
+/// for `--ca`.
+final class CLIFixture: Sendable {
+    static let host = "cli.servertrust.test"
+
+    let root: TestCA
+    let intermediate: TestCA
+    let leaf: TestLeaf
+    let server: LocalTLSServer
+    /// The root as PEM, for `--ca`.
+    let caFile: String
+
+    init() throws {
+        root = try TestPKI.makeRoot(commonName: "CLI Test Root")
+        intermediate = try root.issueIntermediate(commonName: "CLI Test Intermediate")
+        leaf = try intermediate.issueLeaf(
+            dnsNames: [Self.host], ipAddresses: ["127.0.0.1"], ocspURL: "http://ocsp.servertrust.test/",
+            crlURL: "http://crl.servertrust.test/intermediate.crl")
+        var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey) { request in
+            request.path == "/" ? .text("hello from the CLI fixture\n") : nil
+        }
+        configuration.stapledOCSPResponse = try intermediate.makeOCSPResponseDER(for: leaf.certificate)
+        server = try LocalTLSServer(configuration)
+        caFile = try TestPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
+    }
+
+    deinit {
+        server.stop()
+        TestPKI.removeTemporaryFile(caFile)
+    }
+
+    func url(_ path: String = "/", host: String = CLIFixture.host) -> String { server.url(path, host: host) }
+
+    /// `--resolve host:port:127.0.0.1` for `host`.
+    func resolve(_ host: String = CLIFixture.host) -> [String] { ["--resolve", server.resolveEntry(host: host)] }
+
+    /// `--ca <root> --resolve …`.
+    var trusting: [String] { ["--ca", caFile] + resolve() }
+
+    /// A port on 127.0.0.1 where nothing listens: a server's, after it was stopped and freed.
+    func closedPort() throws -> Int {
+        try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey).port
+    }
+
+    /// Placeholders for the fixture's volatile literals, for ``GoldenText``.
+    var literals: [String: String] { [caFile: "<ca>"] }
+}

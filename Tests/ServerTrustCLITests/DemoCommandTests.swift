@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+@Suite struct DemoCommandTests {
+    @Test func everyVerdictIsAsExpected() {
+        let started = Date()
+        let result = CommandRunner.run(["demo"])
+        #expect(result.status == 0, "\(result)")
+        #expect(Date().timeIntervalSince(started) < 20, "the demo must finish in seconds")
+        expectGolden(result.standardOutput, Self.golden)
+        #expect(result.standardError.isEmpty, "\(result)")
+    }
+
+    @Test func jsonRowsCarryVerdictsAndCodes() throws {
+        let result = CommandRunner.run(["demo", "--json"])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["allAsExpected"] as? Bool == true)
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["verdict"] as? String } == ["accepted", "accepted", "rejected", "rejected", "accepted", "rejected", "accepted"])
+        #expect(rows.compactMap { $0["code"] as? String } == ["pinMismatch", "revoked", "pinMismatch"])
+        #expect(rows.allSatisfy { $0["asExpected"] as? Bool == true })
+        let compiled = try #require(object["compiledCertificates"] as? [[String: String]])
+        #expect(compiled.first { $0["file"] == "sample-leaf.pem" }?["pin"] == "sha256/ADXzqTPD6C9iaV5wl10vCfkWwoht2ypA8Jj8agGz/lY=")
+    }
+
+    static let golden = """
+        ServerTrust demo: 5 local HTTPS servers for demo.servertrust.test, made on the spot; no network.
+
+        The client machine trusts two CAs, like a laptop behind a TLS-inspection proxy:
+          CN=Demo Genuine Root CA and CN=Demo Inspection Proxy CA
+        The pinned client pins the server's key and a backup key kept offline, and checks CRLs:
+          current key  sha256/<pin>
+          backup key   sha256/<pin>
+
+        SERVER                      EVALUATOR      VERDICT   REASON
+        genuine                     pinned + CRL   accepted  pin matched: current key (CN=demo.servertrust.test)
+        impostor (proxy CA)         default only   accepted  chain validates to CN=Demo Inspection Proxy CA: without a pin, the impostor gets in
+        impostor (proxy CA)         pinned + CRL   rejected  pinMismatch: No certificate of the validated chain (2 certificates) matches a configured pin.
+        revoked certificate         pinned + CRL   rejected  revoked: CN=demo.servertrust.test (depth 0, serial <serial>) is revoked since <date>, reason superseded, according to the local CRL.
+        rotated to backup key       pinned + CRL   accepted  pin matched: backup key (CN=demo.servertrust.test)
+        rotated to unpinned key     pinned + CRL   rejected  pinMismatch: No certificate of the validated chain (3 certificates) matches a configured pin.
+        sample chain (compiled in)  compiled pins  accepted  pin matched: compiled sampleIntermediatePin (CN=ServerTrust Sample Intermediate,O=ServerTrust Samples)
+
+        Compiled in from Certificates/ by ServerTrustPinsPlugin: sample-backup.pem, sample-intermediate.pem, sample-leaf.pem, sample-root.pem
+
+        All 7 verdicts as expected.
+
+        """
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@Suite struct FetchCommandTests {
+    @Test func printsTheBodyAndExitsZero() throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(["fetch", fixture.url(), "--pin", fixture.intermediate.certificate.spkiPin.description] + fixture.trusting)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput == "hello from the CLI fixture\n")
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test func includePrintsTheHeadFirst() throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(["fetch", fixture.url(), "--include"] + fixture.trusting)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.hasPrefix("HTTP/1.1 200\r\n"), "\(result)")
+        #expect(result.standardOutput.hasSuffix("\r\n\r\nhello from the CLI fixture\n"), "\(result)")
+    }
+
+    @Test func aPinMismatchExitsOneShowingThePeerPinsAndTheFlagToUse() throws {
+        let fixture = try CLIFixture()
+        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        let result = CommandRunner.run(["fetch", fixture.url(), "--pin", wrong] + fixture.trusting)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.standardOutput.isEmpty)
+        expectGolden(result.standardError, """
+            error: Trust evaluation rejected cli.servertrust.test. [https://cli.servertrust.test:<port>/] (curl 60: SSL certificate problem: application verification failure)
+            PinnedKeyHashesTrustEvaluator: No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…). (host "cli.servertrust.test")
+              Configured pins:
+                sha256/<pin>
+              Peer certificate chain:
+                sha256/<pin>: CN=cli.servertrust.test
+                sha256/<pin>: CN=CLI Test Intermediate
+                sha256/<pin>: CN=CLI Test Root
+            hint: if this server is genuine, pin one of the keys listed above, e.g. --pin sha256/<pin> (CN=CLI Test Intermediate)
+            hint: `servertrust pins https://cli.servertrust.test:<port>/` prints the server's pins; add --swift for a ServerTrustManager entry
+            hint: if you did not expect these keys, something between you and the server presents its own certificate: do not pin it
+
+            """)
+        #expect(result.standardError.contains("e.g. --pin \(fixture.intermediate.certificate.spkiPin) "))
+    }
+
+    @Test func anUntrustedChainExitsOneWithTheCAHint() throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(["fetch", fixture.url()] + fixture.resolve())
+        #expect(result.status == 1, "\(result)")
+        #expect(result.standardError.contains("chainValidationFailed") || result.standardError.contains("chain validation failed"), "\(result)")
+        #expect(result.standardError.contains("hint: for a private CA, pass its root with --ca FILE"), "\(result)")
+    }
+
+    @Test func aBadURLIsAUsageError() {
+        let result = CommandRunner.run(["fetch", "not a url"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardError.hasPrefix("error: "))
+    }
+
+    @Test func aClosedPortExitsThreeWithAHint() throws {
+        let fixture = try CLIFixture()
+        let port = try fixture.closedPort()
+        let url = "https://\(CLIFixture.host):\(port)/"
+        let resolve = ["--resolve", "\(CLIFixture.host):\(port):127.0.0.1"]
+        let result = CommandRunner.run(["fetch", url, "--ca", fixture.caFile] + resolve)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.standardError.contains("(curl 7: "), "\(result)")
+        #expect(result.standardError.contains("hint: nothing accepted a connection at \(CLIFixture.host):\(port); check the port"), "\(result)")
+    }
+
+    @Test func jsonReportsTheTrustEvaluation() throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(["fetch", fixture.url(), "--json"] + fixture.trusting)
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["status"] as? Int == 200)
+        #expect(object["body"] as? String == "hello from the CLI fixture\n")
+        let trust = try #require(object["trust"] as? [String: Any])
+        #expect(trust["trusted"] as? Bool == true)
+        #expect((trust["validatedChain"] as? [[String: String]])?.map { $0["pin"] } == [
+            fixture.leaf.certificate, fixture.intermediate.certificate, fixture.root.certificate,
+        ].map(\.spkiPin.description))
+    }
+}
