@@ -37,8 +37,7 @@ enum NginxInterop {
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-nginx-\(getpid())").path
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let basePort = 20_000 + Int(getpid() % 20_000) * 2 % 40_000
-        let status = run("\(packageRoot)/scripts/interop/nginx.sh", ["start", dir], environment: ["SERVERTRUST_NGINX_BASE_PORT": "\(basePort)"])
+        let status = run("\(packageRoot)/scripts/interop/nginx.sh", ["start", dir], environment: [:])
         guard status == 0 else { throw NginxError(description: "scripts/interop/nginx.sh start failed (exit \(status)); is nginx installed? Run scripts/setup.sh.") }
         stopCommand.withLock { $0 = ("\(packageRoot)/scripts/interop/nginx.sh", dir) }
         atexit(stopStartedNginx)

@@ -10,7 +10,21 @@
 set -euo pipefail
 action=${1:?usage: nginx.sh start|stop DIR}
 dir=$(mkdir -p "${2:?usage: nginx.sh start|stop DIR}" && cd "$2" && pwd)
-base=${SERVERTRUST_NGINX_BASE_PORT:-18440}
+base=${SERVERTRUST_NGINX_BASE_PORT:-}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+choose_base() {  # the first base from 18440 whose four ports are all free
+    local candidate port busy
+    for candidate in $(seq 18440 10 18990); do
+        busy=0
+        for port in $((candidate + 1)) $((candidate + 2)) $((candidate + 3)) $((candidate + 4)); do
+            if port_in_use "$port"; then busy=1; break; fi
+        done
+        [ $busy -eq 0 ] && { echo "$candidate"; return 0; }
+    done
+    echo "nginx.sh: no free port range between 18441 and 18994" >&2
+    return 1
+}
 
 stop() {
     if [ -f "$dir/nginx.pid" ]; then
@@ -26,6 +40,7 @@ if [ "$action" = stop ]; then stop; exit 0; fi
 [ "$action" = start ] || { echo "usage: nginx.sh start|stop DIR" >&2; exit 2; }
 command -v nginx >/dev/null || { echo "nginx.sh: nginx is not installed (scripts/setup.sh installs nginx-light)" >&2; exit 1; }
 stop
+[ -n "$base" ] || base=$(choose_base)
 
 pki="$dir/pki"
 rm -rf "$pki" && mkdir -p "$pki" "$dir/logs"
@@ -109,7 +124,7 @@ CONF
 
 nginx -c "$dir/nginx.conf" -p "$dir" -e "$dir/logs/error.log" >"$dir/logs/stdout.log" 2>&1 &
 for _ in $(seq 100); do
-    [ -f "$dir/nginx.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$((base + 1))") 2>/dev/null && break
+    [ -f "$dir/nginx.pid" ] && port_in_use $((base + 1)) && break
     sleep 0.1
 done
 [ -f "$dir/nginx.pid" ] || { echo "nginx.sh: nginx did not start:" >&2; cat "$dir/logs/error.log" >&2; exit 1; }
