@@ -1,0 +1,71 @@
+import BenchSupport
+import Foundation
+import ServerTrust
+
+/// An evaluator under test, with what runs before each request and what is printed at the end.
+struct Policy {
+    let evaluator: any ServerTrustEvaluating
+    let prepare: @Sendable () -> Void
+    let report: () -> Void
+}
+
+/// The policies the handshake workloads compare.
+///
+/// - `default`: ``DefaultTrustEvaluator``.
+/// - `pins`: SPKI pins (`--pin`, leaf and intermediate) on top of default validation.
+/// - `pins-staple`: pins, then the stapled OCSP response verified, required good: the
+///   library's `RevocationTrustEvaluator(.stapleRequired)` when it asks the TLS layer for a
+///   staple, else ``StapledOCSPEvaluator`` (the same check through `OCSPVerifier`).
+/// - `pins-staple-verifier`: pins + ``StapledOCSPEvaluator`` always.
+/// - `pins-ocsp-warm`, `pins-ocsp-cold`: pins, then live OCSP (hard-fail) through the session's
+///   own fetcher (`CurlRevocationFetcher`), with a cache that is kept (warm: one fetch, then
+///   hits) or emptied before every request (cold: one fetch per handshake). Run these against
+///   the port that staples nothing, so every answer has to come from the responder or the cache.
+enum Policies {
+    static func make(_ name: String, pins: [String]) throws -> Policy {
+        let pinned = { try PinnedKeyHashesTrustEvaluator(pins) }
+        switch name {
+        case "default":
+            return Policy(evaluator: DefaultTrustEvaluator(), prepare: {}, report: {})
+        case "pins":
+            return Policy(evaluator: try pinned(), prepare: {}, report: {})
+        case "pins-staple":
+            let library = RevocationTrustEvaluator(options: .stapleRequired)
+            let staple: any ServerTrustEvaluating = library.usesStapledOCSPResponse ? library : StapledOCSPEvaluator()
+            note("pins-staple uses \(staple.name)")
+            return Policy(evaluator: try CompositeTrustEvaluator([try pinned(), staple]), prepare: {}, report: {})
+        case "pins-staple-verifier":
+            return Policy(evaluator: try CompositeTrustEvaluator([try pinned(), StapledOCSPEvaluator()]), prepare: {}, report: {})
+        case "pins-ocsp-warm", "pins-ocsp-cold":
+            let cache = RevocationCache(failureBackoff: .zero)
+            let live = RevocationTrustEvaluator(
+                options: RevocationOptions(methods: .ocsp, requirePositiveResponse: true, timeBudget: .seconds(2)),
+                cache: cache)
+            let cold = name == "pins-ocsp-cold"
+            return Policy(
+                evaluator: try CompositeTrustEvaluator([try pinned(), live]),
+                prepare: { if cold { cache.removeAll() } },
+                report: {
+                    let statistics = cache.statistics
+                    note("\(name): \(statistics.fetches) fetches, \(statistics.hits) cache hits, \(statistics.misses) misses")
+                })
+        default:
+            Options.fail("unknown policy \(name)")
+        }
+    }
+
+    static func note(_ text: String) { FileHandle.standardError.write(Data("servertrust-bench: \(text)\n".utf8)) }
+}
+
+/// Requires a stapled OCSP response that `OCSPVerifier` finds good for the validated leaf.
+final class StapledOCSPEvaluator: ServerTrustEvaluating {
+    private let verifier = OCSPVerifier()
+    var usesStapledOCSPResponse: Bool { true }
+
+    func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        let result = try trust.stapledOCSPStatus(using: verifier)
+        guard case .good = result.status else {
+            throw TrustError(.revocationStatusUnknown, "Stapled OCSP: \(result)", evaluator: name, host: host)
+        }
+    }
+}

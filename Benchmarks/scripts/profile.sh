@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Instructions per request, ServerTrust against raw libcurl, counted by valgrind's callgrind:
+# repeatable whatever else the machine is doing (perf counters are not available here).
+#
+#   Benchmarks/scripts/profile.sh [OUT-DIR]     (after `swift build -c release` in Benchmarks/)
+#
+# Each client runs N1 and then N2 sequential requests under callgrind; (I(N2) - I(N1)) / (N2 - N1)
+# is the cost of one request without process start-up. Workloads: full handshakes (raw libcurl,
+# AsyncHTTPClient, ServerTrust default, pins + stapled OCSP, and pins with and without live
+# OCSP from a warm cache on the port that staples nothing) and kept-alive requests. The .out
+# files stay in OUT-DIR for `callgrind_annotate --inclusive=yes FILE | swift demangle`.
+#
+# valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes, so the binaries are profiled from
+# stripped copies (symbols stay, line numbers go).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$(mkdir -p "${1:-$here/.build/profile}" && cd "${1:-$here/.build/profile}" && pwd)
+bin="$here/.build/release"
+command -v valgrind >/dev/null || { echo "profile.sh: valgrind is not installed" >&2; exit 1; }
+for binary in libcurl-bench servertrust-bench ahc-bench; do
+    [ -x "$bin/$binary" ] || { echo "profile.sh: build first (swift build -c release)" >&2; exit 1; }
+    cp "$bin/$binary" "$out/$binary"
+    strip --strip-debug "$out/$binary"
+done
+
+work="$out/nginx"
+trap '"$here/nginx.sh" stop "$work" >/dev/null 2>&1 || true' EXIT
+"$here/nginx.sh" start "$work" >/dev/null
+# shellcheck disable=SC1091
+. "$work/bench.env"
+pins=(--pin "$BENCH_LEAF_PIN" --pin "$BENCH_INTERMEDIATE_PIN")
+
+# instructions NAME N CMD…: runs CMD --requests N under callgrind, prints the total.
+instructions() {
+    local name=$1 count=$2
+    shift 2
+    valgrind --tool=callgrind --callgrind-out-file="$out/$name-$count.out" "$@" --requests "$count" 2>&1 \
+        | awk '/Collected :/ { print $NF }'
+}
+# per_request NAME N1 N2 CMD…
+per_request() {
+    local name=$1 n1=$2 n2=$3 a b
+    shift 3
+    a=$(instructions "$name" "$n1" "$@")
+    b=$(instructions "$name" "$n2" "$@")
+    echo $(((b - a) / (n2 - n1)))
+}
+
+hs=https://localhost:$BENCH_HANDSHAKE_PORT/
+h1=https://localhost:$BENCH_H1_PORT/
+echo "instructions per request (callgrind; N1/N2 = 100/300 handshakes, 1000/3000 kept-alive requests)"
+lc_hs=$(per_request lc-handshake 100 300 "$out/libcurl-bench" handshake "$hs" --cacert "$BENCH_ROOT")
+st_hs=$(per_request st-handshake-default 100 300 "$out/servertrust-bench" handshake "$hs" --cacert "$BENCH_ROOT" --policy default)
+st_full=$(per_request st-handshake-full 100 300 "$out/servertrust-bench" handshake "$hs" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
+ahc_hs=$(per_request ahc-handshake 100 300 "$out/ahc-bench" handshake "$hs" --cacert "$BENCH_ROOT")
+nostaple=https://localhost:$BENCH_HANDSHAKE_NO_STAPLE_PORT/
+st_pins=$(per_request st-handshake-pins 100 300 "$out/servertrust-bench" handshake "$nostaple" --cacert "$BENCH_ROOT" --policy pins "${pins[@]}")
+st_warm=$(per_request st-handshake-ocsp-warm 100 300 "$out/servertrust-bench" handshake "$nostaple" --cacert "$BENCH_ROOT" --policy pins-ocsp-warm "${pins[@]}")
+lc_ka=$(per_request lc-keepalive 1000 3000 "$out/libcurl-bench" keepalive "$h1" --cacert "$BENCH_ROOT")
+st_ka=$(per_request st-keepalive 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
+row() { printf '%-44s %12s %8s\n' "$1" "$2" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')"; }
+printf '%-44s %12s %8s\n' workload instructions ÷libcurl
+row "full handshake, raw libcurl" "$lc_hs" "$lc_hs"
+row "full handshake, ServerTrust default" "$st_hs" "$lc_hs"
+row "full handshake, ServerTrust pins + staple" "$st_full" "$lc_hs"
+row "full handshake, AsyncHTTPClient" "$ahc_hs" "$lc_hs"
+row "full handshake, ServerTrust pins, no staple" "$st_pins" "$lc_hs"
+row "  + live OCSP from a warm cache" "$st_warm" "$lc_hs"
+printf '%-44s %21s\n' "  warm OCSP cache ÷ pins alone" "$(awk -v a="$st_warm" -v b="$st_pins" 'BEGIN { printf "%.3f", a / b }')"
+row "kept-alive request, raw libcurl" "$lc_ka" "$lc_ka"
+row "kept-alive request, ServerTrust pins + staple" "$st_ka" "$lc_ka"
+echo "callgrind files: $out"
