@@ -1,0 +1,135 @@
+import Foundation
+import ServerTrust
+import Testing
+
+/// Every input the fuzzers (Fuzz/, docs/SECURITY-TESTING.md) ever failed on, and every seed,
+/// fed to the same library entry points in the normal test run: a fixed bug stays fixed even
+/// where nobody runs libFuzzer. Inputs live in `Fuzz/Regressions/<target>/` and
+/// `Fuzz/Corpus/<target>/`; each regression with a known bug also has a test of its own below,
+/// asserting the specific behaviour the fix must give.
+@Suite struct FuzzRegressionTests {
+    static let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz")
+
+    /// The files of `Fuzz/<folder>/<target>/`, sorted, without notes.
+    static func inputs(_ folder: String, _ target: String) -> [URL] {
+        let directory = fuzz.appendingPathComponent(folder).appendingPathComponent(target)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { !$0.hasSuffix(".md") && !$0.hasPrefix(".") }.sorted().map(directory.appendingPathComponent)
+    }
+
+    static func bytes(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+
+    /// The fixture PKI the OCSP and CRL inputs were made with (Fuzz/make-seeds.sh).
+    struct Fixtures {
+        let root: Certificate
+        let leaf: Certificate
+        let revoked: Certificate
+        let validationTime: Date
+
+        init() throws {
+            func certificate(_ name: String) throws -> Certificate {
+                try Certificate(pemEncoded: String(decoding: try FuzzRegressionTests.bytes(fuzz.appendingPathComponent("Fixtures/\(name).pem")), as: UTF8.self))
+            }
+            root = try certificate("root")
+            leaf = try certificate("leaf")
+            revoked = try certificate("revoked")
+            let seconds = String(decoding: try FuzzRegressionTests.bytes(fuzz.appendingPathComponent("Fixtures/validation-time.txt")), as: UTF8.self)
+            validationTime = Date(timeIntervalSince1970: try #require(TimeInterval(seconds.trimmingCharacters(in: .whitespacesAndNewlines))))
+        }
+    }
+
+    static let targets = ["pin", "host-pattern", "certificate", "ocsp", "crl", "signed-response"]
+
+    @Test func theFuzzingSeedsAndFixturesArePresent() throws {
+        for target in Self.targets {
+            #expect(!Self.inputs("Corpus", target).isEmpty, "Fuzz/Corpus/\(target) is empty: run Fuzz/make-seeds.sh")
+        }
+        _ = try Fixtures()
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func pinInputsParseOrFailWithATrustError(folder: String) throws {
+        for url in Self.inputs(folder, "pin") {
+            for line in String(decoding: try Self.bytes(url), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+                do {
+                    let pin = try Pin(String(line))
+                    #expect(try Pin(pin.description) == pin, "\(url.lastPathComponent)")
+                } catch is TrustError {}
+            }
+        }
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func hostPatternInputsAgreeWithTheManager(folder: String) throws {
+        let evaluator = DefaultTrustEvaluator()
+        for url in Self.inputs(folder, "host-pattern") {
+            let lines = String(decoding: try Self.bytes(url), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let host = lines.last ?? ""
+            for text in lines.count > 1 ? lines.dropLast() : lines[...] {
+                guard let pattern = try? HostPattern(text) else { continue }
+                let manager = try ServerTrustManager(evaluators: [text: evaluator], allHostsMustBeEvaluated: false)
+                let found = (try? manager.match(forHost: host)) ?? nil
+                #expect((found != nil) == pattern.matches(host), "\(url.lastPathComponent): \(pattern) vs \(host.debugDescription)")
+            }
+        }
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func certificateInputsParseToCertificatesThatRoundTrip(folder: String) throws {
+        for url in Self.inputs(folder, "certificate") {
+            let bytes = try Self.bytes(url)
+            let text = String(decoding: bytes, as: UTF8.self)
+            var parsed: [Certificate] = []
+            if let certificate = try? Certificate(derEncoded: bytes) { parsed.append(certificate) }
+            if let bundle = try? Certificate.certificates(pemBundle: text) { parsed += bundle }
+            if let certificate = try? Certificate(base64Encoded: text) { parsed.append(certificate) }
+            for certificate in parsed {
+                _ = (certificate.subject, certificate.issuer, certificate.serialNumber, certificate.dnsNames, certificate.ipAddresses)
+                _ = (certificate.ocspURLs, certificate.crlDistributionPoints, certificate.keyType, certificate.hasMustStaple)
+                #expect(try Certificate(derEncoded: certificate.derEncoded) == certificate, "\(url.lastPathComponent)")
+                #expect(certificate.spkiPin == certificate.publicKey.pin, "\(url.lastPathComponent)")
+            }
+        }
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func ocspInputsNeverSayTheLeafIsRevokedOrTheRevokedCertificateGood(folder: String) throws {
+        let fixtures = try Fixtures()
+        let verifier = OCSPVerifier()
+        for url in Self.inputs(folder, "ocsp") {
+            let bytes = try Self.bytes(url)
+            let leaf = verifier.verify(derEncoded: bytes, for: fixtures.leaf, issuedBy: fixtures.root, at: fixtures.validationTime)
+            if case .revoked = leaf.status { Issue.record("\(url.lastPathComponent): the leaf was reported revoked: \(leaf)") }
+            let revoked = verifier.verify(derEncoded: bytes, for: fixtures.revoked, issuedBy: fixtures.root, at: fixtures.validationTime)
+            #expect(revoked.status != .good, "\(url.lastPathComponent): \(revoked)")
+        }
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func crlInputsNeverRevokeTheLeaf(folder: String) throws {
+        let fixtures = try Fixtures()
+        for url in Self.inputs(folder, "crl") {
+            guard let crl = try? CertificateRevocationList(bytes: try Self.bytes(url)) else { continue }
+            _ = (crl.issuer, crl.thisUpdate, crl.nextUpdate)
+            let result = CRLVerifier().verify(crl, for: fixtures.leaf, issuedBy: fixtures.root, at: fixtures.validationTime)
+            if case .revoked = result.status { Issue.record("\(url.lastPathComponent): the leaf was reported revoked: \(result)") }
+        }
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func signedResponseInputsParseOrFailWithAResponseSignatureError(folder: String) throws {
+        for url in Self.inputs(folder, "signed-response") {
+            let text = String(decoding: try Self.bytes(url), as: UTF8.self)
+            let headers = text.split(separator: "\n").map { line -> (name: String, value: String) in
+                guard let colon = line.firstIndex(of: ":") else { return (String(line), "") }
+                return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+            }
+            _ = try? SignatureChallenge(receivedMethod: "GET", target: "/v1/status?a=1", headers: headers, body: [])
+            for (_, value) in headers {
+                _ = try? IntermediateKeyCertificate(base64: value)
+                _ = try? VerificationKey(base64: value)
+            }
+        }
+    }
+}

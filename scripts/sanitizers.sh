@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The test suite under AddressSanitizer or ThreadSanitizer, and a leak check over many handshakes.
+#
+#   scripts/sanitizers.sh asan [SWIFT-TEST-ARGS...]   swift test --sanitize=address (LeakSanitizer on)
+#   scripts/sanitizers.sh tsan [SWIFT-TEST-ARGS...]   swift test --sanitize=thread
+#   scripts/sanitizers.sh leaks [REQUESTS]            LeakSanitizer over REQUESTS (default 1000)
+#                                                     Session requests, each a full TLS handshake,
+#                                                     plus 100 rejected and 100 streamed ones (Leaks/)
+#   scripts/sanitizers.sh valgrind [REQUESTS]         the same under valgrind --leak-check=full
+#                                                     (default 200: valgrind is ~30x slower)
+#
+# Each sanitizer builds into its own scratch path (.build-asan, .build-tsan, Leaks/.build-*;
+# gitignored), so switching never rebuilds the normal .build. SWIFT-TEST-ARGS default to the
+# whole suite; pass e.g. `--filter ServerTrustTests` for a subset. The interop tests need
+# SERVERTRUST_INTEROP_DIR (set by .ci/run) and skip without it.
+#
+# Suppressions, each with its reason, are in scripts/sanitizers/ (see docs/SECURITY-TESTING.md).
+#
+# Exit status: 0 clean; 1 a test failed or a sanitizer reported; 2 usage error.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+suppressions=$repo/scripts/sanitizers
+# Swift's crash backtracer races the sanitizers' own reports; let them print theirs.
+export SWIFT_BACKTRACE=enable=no
+
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# Runs `swift test` under a sanitizer; prints the test summary and any sanitizer report, and
+# records the outcome (and the attack suites' results) in docs/SECURITY-TESTING.md.
+run_tests() {
+    local mode=$1 sanitizer=$2 scratch=$3
+    shift 3
+    local log xunit status=0
+    log=$(mktemp)
+    xunit=$(mktemp -d)/results.xml
+    echo "== sanitizers: swift test --sanitize=$sanitizer ${*:-(whole suite)} (scratch ${scratch#"$repo"/})"
+    local started=$SECONDS
+    swift test --sanitize="$sanitizer" --scratch-path "$scratch" --xunit-output "$xunit" "$@" >"$log" 2>&1 || status=$?
+    local elapsed=$((SECONDS - started)) reports tests
+    reports=$(grep -c -e '^==[0-9]*==ERROR: ' -e '^WARNING: ThreadSanitizer' "$log" || true)
+    tests=$(grep -o -E 'Test run with [0-9]+ tests' "$log" | tail -n 1 | grep -o -E '[0-9]+' || echo "?")
+    grep -E -e 'Test run with [0-9]+ tests' "$log" | tail -n 1 || true
+    local result=clean
+    [[ $reports -eq 0 ]] || result="$reports sanitizer reports"
+    [[ $status -eq 0 ]] || result="FAILED (exit $status, $reports sanitizer reports)"
+    local results_file=$xunit
+    [[ -s ${xunit%.xml}-swift-testing.xml ]] && results_file=${xunit%.xml}-swift-testing.xml
+    # A filtered run says nothing about the suite as a whole: only whole-suite runs are recorded.
+    if [[ $# -eq 0 ]]; then
+        python3 "$repo/scripts/security-testing-doc.py" sanitizer "$mode" "$result" "$elapsed" "$tests" "$results_file"
+    fi
+    if [[ $status -ne 0 || $reports -ne 0 ]]; then
+        echo "---- $mode: $result; the reports and failures:" >&2
+        grep -E -A 40 -e '^==[0-9]*==ERROR: ' -e '^WARNING: ThreadSanitizer' "$log" | head -n 400 >&2 || true
+        grep -E -e '✘' -e 'error:' "$log" | head -n 60 >&2 || true
+        echo "---- full log kept in $log" >&2
+        return 1
+    fi
+    rm -f "$log"
+    echo "   clean in $elapsed s"
+}
+
+# Starts `openssl s_server` for the leak check; sets server_pid, server_port, pki.
+start_server() {
+    pki=$(mktemp -d)
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$pki/root.key" 2>/dev/null
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$pki/leaf.key" 2>/dev/null
+    openssl req -new -x509 -key "$pki/root.key" -subj "/CN=ServerTrust Leaks Root" -days 2 \
+        -addext "basicConstraints=critical,CA:true" -addext "keyUsage=critical,keyCertSign" -out "$pki/root.pem"
+    openssl req -new -key "$pki/leaf.key" -subj "/CN=leaks.servertrust.test" -out "$pki/leaf.csr"
+    printf 'basicConstraints=critical,CA:false\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:leaks.servertrust.test\n' >"$pki/leaf.ext"
+    openssl x509 -req -in "$pki/leaf.csr" -CA "$pki/root.pem" -CAkey "$pki/root.key" -CAcreateserial -days 2 \
+        -extfile "$pki/leaf.ext" -out "$pki/leaf.pem" 2>/dev/null
+    # -www answers each request and closes; no tickets, no cache: every request is a full handshake.
+    openssl s_server -accept 127.0.0.1:0 -cert "$pki/leaf.pem" -key "$pki/leaf.key" -www -no_ticket -no_cache \
+        >"$pki/server.log" 2>&1 </dev/null &
+    server_pid=$!
+    local tries
+    for tries in $(seq 50); do
+        server_port=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$pki/server.log")
+        [[ -n $server_port ]] && return 0
+        sleep 0.1
+    done
+    echo "error: openssl s_server did not start: $(cat "$pki/server.log")" >&2
+    exit 1
+}
+
+stop_server() {
+    [[ -n ${server_pid:-} ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    [[ -n ${pki:-} ]] && rm -rf "$pki"
+}
+
+[[ $# -ge 1 ]] || usage
+mode=$1
+shift
+case $mode in
+asan)
+    # LeakSanitizer runs at exit of the test process; the Swift runtime's and libcurl's
+    # once-per-process allocations are suppressed (see the file for each reason).
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0}
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$suppressions/lsan.supp:print_suppressions=0}
+    run_tests asan address "$repo/.build-asan" "$@"
+    ;;
+tsan)
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$suppressions/tsan.supp:halt_on_error=0:second_deadlock_stack=1}
+    run_tests tsan thread "$repo/.build-tsan" "$@"
+    ;;
+leaks | valgrind)
+    if [[ $mode == leaks ]]; then
+        requests=${1:-1000}
+        scratch=$repo/Leaks/.build-asan
+        echo "== sanitizers: leak check, $requests handshakes under LeakSanitizer (scratch ${scratch#"$repo"/})"
+        swift build -c debug --package-path Leaks --scratch-path "$scratch" --sanitize=address 2>&1 | tail -n 1
+        runner=()
+        export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
+        export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$suppressions/lsan.supp:print_suppressions=0}
+    else
+        requests=${1:-200}
+        scratch=$repo/Leaks/.build-debug
+        command -v valgrind >/dev/null || { echo "error: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
+        echo "== sanitizers: leak check, $requests handshakes under valgrind (scratch ${scratch#"$repo"/})"
+        swift build -c debug --package-path Leaks --scratch-path "$scratch" 2>&1 | tail -n 1
+        runner=(valgrind --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
+            --error-exitcode=1 --suppressions="$suppressions/valgrind.supp" --num-callers=30)
+    fi
+    trap stop_server EXIT
+    start_server
+    started=$SECONDS
+    status=0
+    "${runner[@]}" "$scratch/debug/handshake-leaks" "$server_port" "$pki/root.pem" "$pki/leaf.pem" "$requests" 100 || status=$?
+    if [[ $status -eq 0 ]]; then
+        result="no leak"
+        echo "   no leak reported ($((SECONDS - started)) s)"
+    else
+        result="FAILED (exit $status)"
+        echo "   FAILED: exit $status (leak report or wrong outcome above)" >&2
+    fi
+    python3 "$repo/scripts/security-testing-doc.py" sanitizer "$mode" "$result" "$((SECONDS - started))" "$requests + 100 + 100 requests"
+    exit $status
+    ;;
+*)
+    usage
+    ;;
+esac
