@@ -7,7 +7,7 @@
 #   Benchmarks/run.sh --quick    3 shorter runs, fewer memory workloads, no micro-benchmarks;
 #                                under three minutes on two cores once built; prints
 #                                `ratio NAME VALUE` lines
-#   options: --runs N  --seconds S (measured per sample)  --skip-build  --keep-going
+#   options: --runs N  --seconds S (measured per sample)  --skip-build
 #
 # Table: per workload, requests/s and the client process's CPU time per request (all threads),
 # each also as a ratio to the group's base (raw libcurl, or pins without revocation).
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
         --runs) runs=${2:?}; shift ;;
         --seconds) seconds=${2:?}; shift ;;
         --skip-build) build=0 ;;
-        -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift

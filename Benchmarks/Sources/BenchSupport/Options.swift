@@ -90,13 +90,6 @@ public func runWorkload(_ options: Options, _ request: @escaping @Sendable () as
 /// valgrind 3.19 (the profiler, see docs/PERFORMANCE.md) crashes as soon as a continuation is
 /// resumed from another thread in such a process.
 public func runBlocking(_ body: @escaping @Sendable () async throws -> Void) -> Never {
-    if ProcessInfo.processInfo.environment["BENCH_MAIN_ACTOR"] != nil {
-        Task { @MainActor in
-            do { try await body() } catch { Options.fail("\(error)") }
-            exit(0)
-        }
-        dispatchMain()
-    }
     let done = DispatchSemaphore(value: 0)
     let failure = FailureBox()
     Task {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The workloads every Swift client runs, so that each is driven the same way: the client
 /// supplies one request, the workload decides how many, how concurrently and for how long.
@@ -57,9 +56,10 @@ public enum Workload {
     public static func memory(
         counts: [Int], _ request: @Sendable () async throws -> Void
     ) async throws -> [(count: Int, peakKiB: Int, currentKiB: Int)] {
+        guard let last = counts.max(), last > 0 else { Options.fail("memory needs --counts A,B") }
         var results: [(count: Int, peakKiB: Int, currentKiB: Int)] = []
         let checkpoints = Set(counts)
-        for index in 1...(counts.max() ?? 0) {
+        for index in 1...last {
             try await request()
             if checkpoints.contains(index) {
                 results.append((index, ProcessStatus.kibibytes("VmHWM"), ProcessStatus.kibibytes("VmRSS")))

@@ -13,10 +13,8 @@ struct Policy {
 ///
 /// - `default`: ``DefaultTrustEvaluator``.
 /// - `pins`: SPKI pins (`--pin`, leaf and intermediate) on top of default validation.
-/// - `pins-staple`: pins, then the stapled OCSP response verified, required good: the
-///   library's `RevocationTrustEvaluator(.stapleRequired)` when it asks the TLS layer for a
-///   staple, else ``StapledOCSPEvaluator`` (the same check through `OCSPVerifier`).
-/// - `pins-staple-verifier`: pins + ``StapledOCSPEvaluator`` always.
+/// - `pins-staple`: pins, then the stapled OCSP response, required good:
+///   `RevocationTrustEvaluator(options: .stapleRequired)` — the "full evaluation".
 /// - `pins-ocsp-warm`, `pins-ocsp-cold`: pins, then live OCSP (hard-fail) through the session's
 ///   own fetcher (`CurlRevocationFetcher`), with a cache that is kept (warm: one fetch, then
 ///   hits) or emptied before every request (cold: one fetch per handshake). Run these against
@@ -30,12 +28,8 @@ enum Policies {
         case "pins":
             return Policy(evaluator: try pinned(), prepare: {}, report: {})
         case "pins-staple":
-            let library = RevocationTrustEvaluator(options: .stapleRequired)
-            let staple: any ServerTrustEvaluating = library.usesStapledOCSPResponse ? library : StapledOCSPEvaluator()
-            note("pins-staple uses \(staple.name)")
+            let staple = RevocationTrustEvaluator(options: .stapleRequired)
             return Policy(evaluator: try CompositeTrustEvaluator([try pinned(), staple]), prepare: {}, report: {})
-        case "pins-staple-verifier":
-            return Policy(evaluator: try CompositeTrustEvaluator([try pinned(), StapledOCSPEvaluator()]), prepare: {}, report: {})
         case "pins-ocsp-warm", "pins-ocsp-cold":
             let cache = RevocationCache(failureBackoff: .zero)
             let live = RevocationTrustEvaluator(
@@ -55,17 +49,4 @@ enum Policies {
     }
 
     static func note(_ text: String) { FileHandle.standardError.write(Data("servertrust-bench: \(text)\n".utf8)) }
-}
-
-/// Requires a stapled OCSP response that `OCSPVerifier` finds good for the validated leaf.
-final class StapledOCSPEvaluator: ServerTrustEvaluating {
-    private let verifier = OCSPVerifier()
-    var usesStapledOCSPResponse: Bool { true }
-
-    func evaluate(_ trust: ServerTrust, forHost host: String) throws {
-        let result = try trust.stapledOCSPStatus(using: verifier)
-        guard case .good = result.status else {
-            throw TrustError(.revocationStatusUnknown, "Stapled OCSP: \(result)", evaluator: name, host: host)
-        }
-    }
 }
