@@ -11,10 +11,13 @@ enum NginxInterop {
         var intermediatePin: String { values["SERVERTRUST_INTEROP_INTERMEDIATE_PIN"]! }
         var ecdsaLeafPin: String { values["SERVERTRUST_INTEROP_ECDSA_LEAF_PIN"]! }
         var rsaLeafPin: String { values["SERVERTRUST_INTEROP_RSA_LEAF_PIN"]! }
+        /// The AIA OCSP URL of the live leaves: the `openssl ocsp -port` responder nginx.sh runs.
+        var ocspResponderURL: String { "http://127.0.0.1:\(port("OCSP_RESPONDER"))/" }
         func port(_ name: String) -> Int { Int(values["SERVERTRUST_INTEROP_\(name)"]!)! }
         func url(_ portName: String, _ path: String = "/") -> String { "https://\(host):\(port(portName))\(path)" }
         var resolve: [String] {
-            ["TLS13_ECDSA_H2_STAPLED", "TLS12_ECDSA_H1_STAPLED", "TLS13_RSA_H2", "TLS12_RSA_H1"].map { "\(host):\(port($0)):127.0.0.1" }
+            ["TLS13_ECDSA_H2_STAPLED", "TLS12_ECDSA_H1_STAPLED", "TLS13_RSA_H2", "TLS12_RSA_H1",
+             "TLS13_LIVE_OCSP_GOOD", "TLS12_LIVE_OCSP_REVOKED"].map { "\(host):\(port($0)):127.0.0.1" }
         }
     }
 

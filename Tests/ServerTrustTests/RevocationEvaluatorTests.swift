@@ -143,6 +143,36 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: ServerTrust, sou
         #expect(fetcher.count == 1)
     }
 
+    /// A responder that cannot decode a GET (OpenSSL 3.0's `openssl ocsp` answers a GET whose
+    /// URL has a path with HTTP 400 or malformedRequest) is asked again by POST, once.
+    @Test(arguments: ["http400", "malformedRequest"])
+    func aRefusedGETIsRetriedOnceAsPOST(refusal: String) throws {
+        let pki = try RevocationPKI()
+        let fetcher = try pki.goodFetcher()
+        let good = try pki.leafOCSP(.good)
+        let malformed = try OCSPResponseBuilder.errorResponse(.malformedRequest)
+        fetcher.route(RevocationPKI.leafOCSP) { request, _ in
+            if request.method == "POST" { return .success(good) }
+            return refusal == "http400" ? .failure(.httpStatus(400, "Bad Request")) : .success(malformed)
+        }
+        let trust = try pki.trust()
+        #expect(try leafStatus(pki.evaluator(.hard(), fetcher: fetcher), trust) == .good)
+        #expect(fetcher.requests.map(\.method) == ["GET", "POST"])
+        #expect(fetcher.requests.last?.url == RevocationPKI.leafOCSP)
+        #expect(trust.revocationResults?.first?.source == .ocsp(RevocationPKI.leafOCSP))
+    }
+
+    /// A server error or a definite answer is not a refused request: no second query.
+    @Test func aServerErrorOnGETIsNotRetriedAsPOST() throws {
+        let pki = try RevocationPKI()
+        let fetcher = FakeRevocationFetcher()
+        fetcher.fail(RevocationPKI.leafOCSP, .httpStatus(503, "Service Unavailable"))
+        let trust = try pki.trust()
+        let status = try leafStatus(pki.evaluator(RevocationOptions(methods: .ocsp), fetcher: fetcher), trust)
+        #expect(status == .unknown(.fetchFailed("httpStatus(503)")))
+        #expect(fetcher.requests.map(\.method) == ["GET"])
+    }
+
     @Test func aGoodStapleIsUsedWithoutAnyFetch() throws {
         let pki = try RevocationPKI()
         let fetcher = try pki.goodFetcher()

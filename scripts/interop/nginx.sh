@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts (or stops) the nginx used by the interop tests, on high loopback ports, with a PKI made
-# here by the openssl command line and an OCSP staple made by `openssl ocsp`.
+# here by the openssl command line, an OCSP staple made by `openssl ocsp`, and a live
+# `openssl ocsp` responder that two more nginx servers' leaves name in their AIA.
 #
 #   scripts/interop/nginx.sh start DIR   # writes DIR/{pki,conf,…} and DIR/interop.env, starts nginx
 #   scripts/interop/nginx.sh stop DIR    # stops it by PID
@@ -13,20 +14,25 @@ dir=$(mkdir -p "${2:?usage: nginx.sh start|stop DIR}" && cd "$2" && pwd)
 base=${SERVERTRUST_NGINX_BASE_PORT:-}
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-choose_base() {  # the first base from 18440 whose four ports are all free
+choose_base() {  # the first base from 18440 whose seven ports are all free
     local candidate port busy
     for candidate in $(seq 18440 10 18990); do
         busy=0
-        for port in $((candidate + 1)) $((candidate + 2)) $((candidate + 3)) $((candidate + 4)); do
+        for port in $(seq $((candidate + 1)) $((candidate + 7))); do
             if port_in_use "$port"; then busy=1; break; fi
         done
         [ $busy -eq 0 ] && { echo "$candidate"; return 0; }
     done
-    echo "nginx.sh: no free port range between 18441 and 18994" >&2
+    echo "nginx.sh: no free port range between 18441 and 18997" >&2
     return 1
 }
 
 stop() {
+    # SIGKILL: the responder does not end on SIGTERM while it is busy.
+    if [ -f "$dir/ocsp.pid" ]; then
+        kill -9 "$(cat "$dir/ocsp.pid")" 2>/dev/null || true
+        rm -f "$dir/ocsp.pid"
+    fi
     if [ -f "$dir/nginx.pid" ]; then
         pid=$(cat "$dir/nginx.pid")
         kill "$pid" 2>/dev/null || true
@@ -84,9 +90,34 @@ printf 'V\t%s\t\t%s\tunknown\t/CN=interop.servertrust.test\n' "$expiry" "$serial
 ossl ocsp -issuer intermediate.pem -cert leaf-ecdsa.pem -no_nonce -reqout ocsp-request.der
 ossl ocsp -index index.txt -CA intermediate.pem -rsigner intermediate.pem -rkey intermediate.key \
     -reqin ocsp-request.der -respout leaf-ecdsa.ocsp -ndays 7
+
+# Two leaves whose AIA names the live responder (base + 5): one good, one revoked for key
+# compromise an hour ago. The responder is OpenSSL's own, answering from live-index.txt, so
+# requests, nonces and signatures are checked against an implementation that is not ours. The
+# URL has no path: OpenSSL 3.0's responder cannot decode a GET with one (it answers 400 and then
+# stops listening), which the client's GET-then-POST fallback handles but the responder does not
+# survive.
+ocsp_port=$((base + 5))
+printf '[live_ext]\nbasicConstraints = critical, CA:false\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = serverAuth\nsubjectAltName = DNS:interop.servertrust.test\nauthorityKeyIdentifier = keyid\nauthorityInfoAccess = OCSP;URI:http://127.0.0.1:%s/\n' \
+    "$ocsp_port" > live-ext.cnf
+: > live-index.txt
+revoked_at=$(date -u -d '-1 hour' +%y%m%d%H%M%SZ)
+for status in good revoked; do
+    ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf-live-$status.key -out leaf-live-$status.csr \
+        -subj "/CN=interop.servertrust.test"
+    ossl x509 -req -in leaf-live-$status.csr -CA intermediate.pem -CAkey intermediate.key -CAcreateserial -days 30 \
+        -extfile live-ext.cnf -extensions live_ext -out leaf-live-$status.pem
+    cat leaf-live-$status.pem intermediate.pem > chain-live-$status.pem
+    serial=$(openssl x509 -in leaf-live-$status.pem -noout -serial | cut -d= -f2)
+    if [ $status = good ]; then
+        printf 'V\t%s\t\t%s\tunknown\t/CN=live-good\n' "$expiry" "$serial" >> live-index.txt
+    else
+        printf 'R\t%s\t%s,keyCompromise\t%s\tunknown\t/CN=live-revoked\n' "$expiry" "$revoked_at" "$serial" >> live-index.txt
+    fi
+done
 spki() { openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64; }
 
-server() {  # port protocols leaf http2 stapling
+server() {  # port protocols leaf-chain http2 stapling
     local listen="listen 127.0.0.1:$1 ssl"; [ "$4" = h2 ] && listen="$listen http2"
     cat <<CONF
   server {
@@ -119,6 +150,8 @@ CONF
     server $((base + 2)) "TLSv1.2" ecdsa h1 staple
     server $((base + 3)) "TLSv1.3" rsa h2 none
     server $((base + 4)) "TLSv1.2" rsa h1 none
+    server $((base + 6)) "TLSv1.3" live-good h1 none
+    server $((base + 7)) "TLSv1.2" live-revoked h1 none
     echo "}"
 } > "$dir/nginx.conf"
 
@@ -129,6 +162,20 @@ for _ in $(seq 100); do
 done
 [ -f "$dir/nginx.pid" ] || { echo "nginx.sh: nginx did not start:" >&2; cat "$dir/logs/error.log" >&2; exit 1; }
 
+# The live responder. Never probe its port with a bare connect: OpenSSL 3.0's responder spins on
+# a connection closed before a request arrives and answers nobody after that. Readiness is a
+# real query instead.
+(cd "$pki" && exec openssl ocsp -index live-index.txt -port "$ocsp_port" -CA intermediate.pem \
+    -rsigner intermediate.pem -rkey intermediate.key -nmin 60 </dev/null >"$dir/logs/ocsp.log" 2>&1) &
+echo $! > "$dir/ocsp.pid"
+ready=0
+for _ in $(seq 50); do
+    if openssl ocsp -issuer "$pki/intermediate.pem" -cert "$pki/leaf-live-good.pem" -url "http://127.0.0.1:$ocsp_port/" \
+        -CAfile "$pki/root.pem" -timeout 2 2>/dev/null </dev/null | grep -q ': good'; then ready=1; break; fi
+    sleep 0.1
+done
+[ $ready -eq 1 ] || { echo "nginx.sh: the openssl ocsp responder did not answer:" >&2; cat "$dir/logs/ocsp.log" >&2; stop; exit 1; }
+
 cat > "$dir/interop.env" <<ENV
 SERVERTRUST_INTEROP_DIR=$dir
 SERVERTRUST_INTEROP_HOST=interop.servertrust.test
@@ -136,9 +183,12 @@ SERVERTRUST_INTEROP_TLS13_ECDSA_H2_STAPLED=$((base + 1))
 SERVERTRUST_INTEROP_TLS12_ECDSA_H1_STAPLED=$((base + 2))
 SERVERTRUST_INTEROP_TLS13_RSA_H2=$((base + 3))
 SERVERTRUST_INTEROP_TLS12_RSA_H1=$((base + 4))
+SERVERTRUST_INTEROP_OCSP_RESPONDER=$ocsp_port
+SERVERTRUST_INTEROP_TLS13_LIVE_OCSP_GOOD=$((base + 6))
+SERVERTRUST_INTEROP_TLS12_LIVE_OCSP_REVOKED=$((base + 7))
 SERVERTRUST_INTEROP_ROOT=$pki/root.pem
 SERVERTRUST_INTEROP_INTERMEDIATE_PIN=sha256/$(spki intermediate.pem)
 SERVERTRUST_INTEROP_ECDSA_LEAF_PIN=sha256/$(spki leaf-ecdsa.pem)
 SERVERTRUST_INTEROP_RSA_LEAF_PIN=sha256/$(spki leaf-rsa.pem)
 ENV
-echo "nginx started (pid $(cat "$dir/nginx.pid")) on ports $((base + 1))-$((base + 4)); see $dir/interop.env"
+echo "nginx started (pid $(cat "$dir/nginx.pid")) on ports $((base + 1))-$((base + 4)), $((base + 6))-$((base + 7)); openssl ocsp (pid $(cat "$dir/ocsp.pid")) on $ocsp_port; see $dir/interop.env"

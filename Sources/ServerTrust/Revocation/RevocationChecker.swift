@@ -210,30 +210,44 @@ struct RevocationChecker {
                     last = (.issuerUnavailable, "Cannot form an OCSP request for \(certificate.subject): \(error)")
                     continue
                 }
-                let fetchRequest = ocspFetchRequest(url: url, request: request)
-                cache.noteFetch()
-                switch fetcher.fetch(fetchRequest, deadline: deadline) {
-                case .failure(let error):
-                    last = (error.unknownReason, "OCSP responder \(url): \(error).")
-                    if error.isTimeout { return .failed(last.0, last.1) }
-                case .success(let bytes):
-                    guard bytes.count <= options.effectiveMaximumResponseSize else {
-                        last = (.responseTooLarge, "OCSP responder \(url) sent \(bytes.count) bytes, over the \(options.effectiveMaximumResponseSize)-byte limit.")
-                        continue
+                // GET first where RFC 5019 allows it, then POST if the responder refused the GET
+                // as a request (HTTP 4xx, or OCSP malformedRequest): some responders — OpenSSL's
+                // own `openssl ocsp` among them — cannot decode a GET whose URL has a path.
+                let fetchRequests = ocspFetchRequests(url: url, request: request)
+                attempts: for (index, fetchRequest) in fetchRequests.enumerated() {
+                    let postFollows = index + 1 < fetchRequests.count
+                    if index > 0 && ContinuousClock.now >= deadline {
+                        last = (.timeout, "The time budget ran out before the POST to the OCSP responder \(url).")
+                        break attempts
                     }
-                    let response: OCSPResponse
-                    do {
-                        response = try OCSPResponse(derEncoded: bytes)
-                    } catch {
-                        last = (.malformed, "OCSP responder \(url) sent no OCSP response: \((error as? TrustError)?.reason ?? "\(error)")")
-                        continue
+                    cache.noteFetch()
+                    switch fetcher.fetch(fetchRequest, deadline: deadline) {
+                    case .failure(let error):
+                        last = (error.unknownReason, "OCSP responder \(url) (\(fetchRequest.method)): \(error).")
+                        if error.isTimeout { return .failed(last.0, last.1) }
+                        if postFollows, let status = error.httpStatus, (400..<500).contains(status) { continue attempts }
+                        break attempts
+                    case .success(let bytes):
+                        guard bytes.count <= options.effectiveMaximumResponseSize else {
+                            last = (.responseTooLarge, "OCSP responder \(url) sent \(bytes.count) bytes, over the \(options.effectiveMaximumResponseSize)-byte limit.")
+                            break attempts
+                        }
+                        let response: OCSPResponse
+                        do {
+                            response = try OCSPResponse(derEncoded: bytes)
+                        } catch {
+                            last = (.malformed, "OCSP responder \(url) sent no OCSP response: \((error as? TrustError)?.reason ?? "\(error)")")
+                            break attempts
+                        }
+                        let verified = ocspVerifier.verify(
+                            response, for: certificate, issuedBy: issuer, at: time, request: options.ocspNonce ? request : nil)
+                        if verified.status.isDecisive {
+                            return .stored(CachedRevocationData(ocsp: response, der: bytes, origin: url))
+                        }
+                        last = (verified.status.unknownReason ?? .malformed, "OCSP responder \(url) (\(fetchRequest.method)): \(verified.explanation)")
+                        if postFollows && response.responseStatus == .malformedRequest { continue attempts }
+                        break attempts
                     }
-                    let verified = ocspVerifier.verify(
-                        response, for: certificate, issuedBy: issuer, at: time, request: options.ocspNonce ? request : nil)
-                    if verified.status.isDecisive {
-                        return .stored(CachedRevocationData(ocsp: response, der: bytes, origin: url))
-                    }
-                    last = (verified.status.unknownReason ?? .malformed, "OCSP responder \(url): \(verified.explanation)")
                 }
             }
             return .failed(last.0, last.1)
@@ -255,8 +269,9 @@ struct RevocationChecker {
     }
 
     /// GET when there is no nonce and the URL stays under 255 bytes (RFC 5019 §5), so HTTP
-    /// caches can serve it; POST otherwise.
-    private func ocspFetchRequest(url: String, request: OCSPRequest) -> RevocationFetchRequest {
+    /// caches can serve it, with POST as the fallback for a responder that refuses the GET;
+    /// POST alone otherwise.
+    private func ocspFetchRequests(url: String, request: OCSPRequest) -> [RevocationFetchRequest] {
         let der = request.derEncoded
         if request.nonce == nil {
             let encoded = Data(der).base64EncodedString()
@@ -265,10 +280,13 @@ struct RevocationChecker {
                 .replacingOccurrences(of: "=", with: "%3D")
             let getURL = (url.hasSuffix("/") ? url : url + "/") + encoded
             if getURL.utf8.count < 255 {
-                return .ocspGET(url: getURL, maximumSize: options.effectiveMaximumResponseSize)
+                return [
+                    .ocspGET(url: getURL, maximumSize: options.effectiveMaximumResponseSize),
+                    .ocspPOST(url: url, body: der, maximumSize: options.effectiveMaximumResponseSize),
+                ]
             }
         }
-        return .ocspPOST(url: url, body: der, maximumSize: options.effectiveMaximumResponseSize)
+        return [.ocspPOST(url: url, body: der, maximumSize: options.effectiveMaximumResponseSize)]
     }
 
     private func fetchCRL(
