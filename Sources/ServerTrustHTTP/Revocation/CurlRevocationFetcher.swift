@@ -49,11 +49,17 @@ public struct CurlRevocationFetcher: RevocationFetcher {
             if let body = request.body { try easy.setBody(body) } else { try easy.set(CURLOPT_HTTPGET, 1) }
             let unretained = Unmanaged.passUnretained(sink).toOpaque()
             try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
-            guard CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, fetchWriteCallback) == CURLE_OK else {
-                return .failure(.transport("curl refused the write callback"))
+            try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
+            guard CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, fetchWriteCallback) == CURLE_OK,
+                CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, fetchHeaderCallback) == CURLE_OK
+            else {
+                return .failure(.transport("curl refused the write or header callback"))
             }
             let code = curl_easy_perform(easy.pointer)
-            if sink.overflowed { return .failure(.tooLarge("\(request.url): over \(request.maximumSize) bytes")) }
+            if sink.headersOverflowed {
+                return .failure(.tooLarge("\(request.url): response headers over \(FetchSink.headerLimit) bytes"))
+            }
+            if sink.overflowed { return .failure(.tooLarge("\(request.url): body over \(request.maximumSize) bytes")) }
             switch code {
             case CURLE_OK:
                 let status = easy.info(CURLINFO_RESPONSE_CODE)
@@ -73,9 +79,15 @@ public struct CurlRevocationFetcher: RevocationFetcher {
 
 /// The body of one fetch; used by one `curl_easy_perform` on one thread.
 private final class FetchSink {
+    /// The most header bytes a revocation response may carry (every response of the transfer,
+    /// 1xx included). libcurl 7.88 limits one header line, not their sum, so without this a
+    /// responder sending headers without end would hold the handshake until the time budget.
+    static let headerLimit = 32 << 10
     let limit: Int
     var bytes: [UInt8] = []
     var overflowed = false
+    var headerBytes = 0
+    var headersOverflowed = false
     init(limit: Int) { self.limit = limit }
 }
 
@@ -89,5 +101,18 @@ private let fetchWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, In
         return 0
     }
     sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}
+
+private let fetchHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    _, size, count, user in
+    guard let user else { return 0 }
+    let sink = Unmanaged<FetchSink>.fromOpaque(user).takeUnretainedValue()
+    let length = size * count
+    sink.headerBytes += length
+    guard sink.headerBytes <= FetchSink.headerLimit else {
+        sink.headersOverflowed = true
+        return 0
+    }
     return length
 }
