@@ -32,7 +32,7 @@ timeout_per_input=${FUZZ_TIMEOUT:-10}
 # Swift's own crash backtracer races ASan's and libFuzzer's handlers and buries the report.
 export SWIFT_BACKTRACE=enable=no
 
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 known() {
     local target
@@ -41,16 +41,24 @@ known() {
     exit 2
 }
 
-# SwiftPM's --sanitize puts libFuzzer's coverage instrumentation and ASan on every module of
-# the build, Swift and C (ServerTrust and its C shims included), and not on build tools. The
-# equivalent `-Xswiftc -sanitize=fuzzer,address` also reaches the main package's plugin tool,
-# whose link then fails (noisily, though the build goes on), and leaves the C shims
-# uninstrumented. Only the targets' own modules get -parse-as-library (Fuzz/Package.swift).
+# Coverage instrumentation and ASan on every module of the build, Swift and C. swiftc keeps only
+# the last -sanitize= it is given, so SwiftPM's `--sanitize=fuzzer --sanitize=address` alone
+# leaves the Swift code with ASan and no coverage (libFuzzer then sees only the C shims and the
+# targets): the combined -Xswiftc flag, which comes last, restores both. --sanitize still puts
+# both on the C code and on the link. -Xswiftc also reaches the main package's plugin tool
+# (servertrust-generate), which then fails to link against libFuzzer's main; the tool is not
+# needed here, SwiftPM carries on, and its lines are filtered out. Only the targets' own modules
+# get -parse-as-library (Fuzz/Package.swift).
 build() {
     echo "== fuzz: build (scratch ${scratch#"$repo"/})"
-    if ! swift build -c debug --package-path "$fuzz" --scratch-path "$scratch" \
-        --sanitize=fuzzer --sanitize=address 2>&1 \
-        | grep -v -e "Cannot export local symbol" -e "^\[[0-9]*/[0-9]*\] Compiling" | tail -n 20; then
+    local log status=0
+    log=$(mktemp)
+    swift build -c debug --package-path "$fuzz" --scratch-path "$scratch" \
+        --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address >"$log" 2>&1 || status=$?
+    grep -v -e "Cannot export local symbol" -e "^\[[0-9]*/[0-9]*\] Compiling" -e "servertrust-generate-tool" \
+        -e "gold/dwarf_reader.cc" -e "linker command failed" -e "^error: link command failed" "$log" | tail -n 20
+    rm -f "$log"
+    if [[ $status -ne 0 ]]; then
         echo "error: the fuzz build failed" >&2
         exit 2
     fi
@@ -58,6 +66,13 @@ build() {
     for target in "${targets[@]}"; do
         [[ -x $bin/fuzz-$target ]] || { echo "error: $bin/fuzz-$target was not built" >&2; exit 2; }
     done
+    # A build whose Swift code lost its coverage still links and runs, blind: refuse it.
+    local counters
+    counters=$("$bin/fuzz-pin" -runs=0 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -n 1)
+    if [[ ${counters:-0} -lt 5000 ]]; then
+        echo "error: fuzz-pin has ${counters:-no} coverage counters: ServerTrust was built without coverage" >&2
+        exit 2
+    fi
     local seed=$fuzz/Corpus/signed-response/genuine
     if [[ ! -s $seed ]]; then
         SERVERTRUST_FUZZ_WRITE_SEED=$seed "$bin/fuzz-signed-response" -runs=0 >/dev/null 2>&1 || true
@@ -70,11 +85,11 @@ run_target() {
     local corpus=$fuzz/.corpus/$target artifacts=$fuzz/.artifacts/$target log
     mkdir -p "$corpus" "$artifacts"
     log=$(mktemp)
-    local status=0
+    local status=0 started=$SECONDS
     (cd "$artifacts" && "$bin/fuzz-$target" "$corpus" "$fuzz/Corpus/$target" \
         -max_total_time="$seconds" -timeout="$timeout_per_input" -print_final_stats=1 \
         -artifact_prefix="$artifacts/" >"$log" 2>&1) || status=$?
-    local execs rate cov corpus_files result
+    local execs rate cov corpus_files result elapsed=$((SECONDS - started))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
@@ -91,9 +106,9 @@ run_target() {
     rm -f "$log"
     mkdir -p "$(dirname "$ledger")"
     [[ -f $ledger ]] || printf 'date\ttarget\tmode\tseconds\texecutions\texec_per_s\tcoverage\tworking_corpus\tresult\n' >"$ledger"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$target" "$mode" "$seconds" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$target" "$mode" "$elapsed" \
         "${execs:-0}" "${rate:-0}" "${cov:-?}" "$corpus_files" "$result" >>"$ledger"
-    printf '  %-16s %6ss %10s runs %7s exec/s  cov %5s  corpus %5s  %s\n' "$target" "$seconds" "${execs:-0}" \
+    printf '  %-16s %6ss %10s runs %7s exec/s  cov %5s  corpus %5s  %s\n' "$target" "$elapsed" "${execs:-0}" \
         "${rate:-0}" "${cov:-?}" "$corpus_files" "$result"
     [[ $status -eq 0 ]]
 }

@@ -110,11 +110,10 @@ def sanitizer_row(text, mode, result, seconds, tests):
         "asan": "`scripts/sanitizers.sh asan`: AddressSanitizer + LeakSanitizer over the test suite",
         "tsan": "`scripts/sanitizers.sh tsan`: ThreadSanitizer over the test suite",
         "leaks": "`scripts/sanitizers.sh leaks`: LeakSanitizer over 1,000 handshakes, 100 rejections, 100 streamed responses",
-        "valgrind": "`scripts/sanitizers.sh valgrind`: valgrind memcheck over 200 handshakes, 100 rejections, 100 streamed responses",
     }
     rows[mode] = f"| `{mode}` | {descriptions[mode]} | {today()} | {tests} | {duration(float(seconds))} | {result} |"
     header = ["| mode | what | last run | tests | time | result |", "|---|---|---|---:|---:|---|"]
-    return "\n".join(header + [rows[m] for m in ["asan", "tsan", "leaks", "valgrind"] if m in rows])
+    return "\n".join(header + [rows[m] for m in ["asan", "tsan", "leaks"] if m in rows])
 
 
 def attack_table(text, mode, xunit):
