@@ -1,5 +1,6 @@
 import Foundation
 internal import CCurl
+internal import COpenSSL
 internal import CServerTrustCurlShims
 import Synchronization
 
@@ -167,6 +168,10 @@ final class MultiLoop: Sendable {
         curl_multi_cleanup(multi)
         shares.removeAll()
         sharedAcrossPolicies = nil
+        // OpenSSL frees this thread's DRBGs and error queue when the thread exits, which may be
+        // after a process that called `shutdown()` has exited: do it now, before `shutdown()`
+        // returns (LeakSanitizer reported them; docs/SECURITY-TESTING.md, finding 2).
+        OPENSSL_thread_stop()
         done.signal()
     }
 }

@@ -37,7 +37,11 @@ final class BodyStream: Sendable {
         return true
     }
 
+    /// Ends the stream. Also drops the resume handler: it captures the transfer, which holds
+    /// this stream, and the cycle would otherwise keep both (and the loop, the policy and any
+    /// unread chunks) alive for ever — found by LeakSanitizer (docs/SECURITY-TESTING.md, finding 1).
     func finish(throwing error: SessionError?) {
+        resume.withLock { $0 = nil }
         if let error { continuation.finish(throwing: error) } else { continuation.finish() }
     }
 
@@ -49,7 +53,10 @@ final class BodyStream: Sendable {
         }
     }
 
-    func cancel() { continuation.finish(throwing: CancellationError()) }
+    func cancel() {
+        resume.withLock { $0 = nil }
+        continuation.finish(throwing: CancellationError())
+    }
 }
 
 /// A response body delivered in chunks as it arrives.
