@@ -10,8 +10,8 @@ import ServerTrustHTTP
 /// the verify callback; then REJECTIONS (default 100) through a session pinned to another key,
 /// each of which must fail trust evaluation, so the error paths are exercised too; then
 /// REJECTIONS streamed requests (`Session.stream`), whose bodies are read to the end. Prints the
-/// counts and the resident set size along the way. Leaks are reported by LeakSanitizer or
-/// valgrind when the process exits; exit status 1 when a request had the wrong outcome.
+/// counts and the resident set size along the way. Leaks are reported by LeakSanitizer when the
+/// process exits; exit status 1 when a request had the wrong outcome.
 @main
 struct HandshakeLeaks {
     static let host = "leaks.servertrust.test"
