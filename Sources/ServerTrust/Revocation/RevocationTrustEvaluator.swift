@@ -28,7 +28,7 @@
 /// carries (a session's), else none (a query that would be needed is then unknown:
 /// ``RevocationStatus/UnknownReason/networkAccessDisabled``).
 public final class RevocationTrustEvaluator: ServerTrustEvaluating {
-    private let options: RevocationOptions
+    let options: RevocationOptions
     private let fetcher: (any RevocationFetcher)?
     private let cache: RevocationCache
     private let localCRLs: [ProfiledCRL]

@@ -1,0 +1,31 @@
+import Testing
+@testable import ServerTrust
+
+/// The configuration snippets of README.md, compiled and run, so the documentation cannot drift
+/// from the API.
+@Suite struct ReadmeExampleTests {
+    @Test func thePinningExampleBuildsAManagerWithTheStatedPatterns() throws {
+        let manager = try ServerTrustManager(evaluators: [
+            "api.example.com": try .pinnedKeyHashes([
+                "sha256/ADXzqTPD6C9iaV5wl10vCfkWwoht2ypA8Jj8agGz/lY=",  // current key
+                "sha256/u79R2NQZKXJcJ3dfd5eUttT1RMz3vPTgQ7S5ftapgOs=",  // backup key, kept offline
+            ]),
+            "**.cdn.example.com": DefaultTrustEvaluator(),
+        ])
+        #expect(try manager.serverTrustEvaluator(forHost: "api.example.com") is PinnedKeyHashesTrustEvaluator)
+        #expect(try manager.serverTrustEvaluator(forHost: "img.cdn.example.com") is DefaultTrustEvaluator)
+    }
+
+    @Test func theRevocationExampleComposesPinsAndHardFailRevocation() throws {
+        let manager = try ServerTrustManager(evaluators: [
+            "api.example.com": try .composite([
+                try .pinnedKeyHashes(["sha256/ADXzqTPD6C9iaV5wl10vCfkWwoht2ypA8Jj8agGz/lY=",
+                                      "sha256/u79R2NQZKXJcJ3dfd5eUttT1RMz3vPTgQ7S5ftapgOs="]),
+                .revocationChecking(.hardFail),  // or .softFail, .stapleRequired, RevocationOptions(…)
+            ]),
+        ])
+        let composite = try #require(try manager.serverTrustEvaluator(forHost: "api.example.com") as? CompositeTrustEvaluator)
+        let revocation = try #require(composite.evaluators.last as? RevocationTrustEvaluator)
+        #expect(revocation.options.requirePositiveResponse)  // @testable: options are internal
+    }
+}
