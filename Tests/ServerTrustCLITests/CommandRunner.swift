@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import ServerTrust
 
 /// What one run of the `servertrust` binary produced.
 struct CommandResult: CustomStringConvertible {
@@ -37,7 +37,7 @@ enum CommandRunner {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Held while descriptors for a child are made and the child is spawned.
-    private static let spawnLock = Mutex(())
+    private static let spawnLock = Locked(())
 
     /// Where standard output goes: a pipe, or a pseudo-terminal (so the child sees a TTY).
     enum OutputDevice {

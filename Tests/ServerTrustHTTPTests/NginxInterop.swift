@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import ServerTrust
 
 /// The nginx that interop tests talk to: the one `.ci/run` started (`SERVERTRUST_INTEROP_DIR`),
 /// or one this test process starts with `scripts/interop/nginx.sh` and stops at exit.
@@ -21,7 +21,7 @@ enum NginxInterop {
         }
     }
 
-    private static let started = Mutex<Result<Environment, NginxError>?>(nil)
+    private static let started = Locked<Result<Environment, NginxError>?>(nil)
 
     struct NginxError: Error, CustomStringConvertible { let description: String }
 
@@ -48,7 +48,7 @@ enum NginxInterop {
     }
 
     /// The script and folder of the nginx this process started, stopped at exit.
-    static let stopCommand = Mutex<(script: String, directory: String)?>(nil)
+    static let stopCommand = Locked<(script: String, directory: String)?>(nil)
 
     private static func parse(_ path: String) throws(NginxError) -> Environment {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Synchronization
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
@@ -15,8 +14,8 @@ import ServerTrustTestSupport
         let server: LocalTLSServer
         let responder: LocalHTTPServer
         /// What the responder answers; nil = HTTP 503.
-        let responses = Mutex<[UInt8]?>(nil)
-        let queries = Mutex<Int>(0)
+        let responses = Locked<[UInt8]?>(nil)
+        let queries = Locked<Int>(0)
 
         init(root: TestCA, intermediate: TestCA, leaf: TestLeaf, server: LocalTLSServer, responder: LocalHTTPServer) {
             self.root = root

@@ -2,7 +2,6 @@ import Foundation
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
-import Synchronization
 
 /// A root and an intermediate it certified, as a server operator would have after
 /// `servertrust keys create-root` and `keys issue-intermediate`.
@@ -22,16 +21,21 @@ struct SigningKeys {
 
 /// The client's wall clock, which a test (or a server handler, mid-request) can move.
 final class SignedResponseClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
+    private let offset = Locked<TimeInterval>(0)
+    /// When set, the clock does not advance on its own: only `move(by:)` changes it, so a test
+    /// about a time boundary cannot be decided by how long the machine took to run it.
+    private let frozenAt: Date?
+
+    init(frozen: Bool = false) { frozenAt = frozen ? Date() : nil }
 
     func move(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 
-    var read: @Sendable () -> Date { { [self] in Date().addingTimeInterval(offset.withLock { $0 }) } }
+    var read: @Sendable () -> Date { { [self] in (frozenAt ?? Date()).addingTimeInterval(offset.withLock { $0 }) } }
 }
 
 /// Every failure the session reported to `onVerificationFailure`.
 final class VerificationFailureLog: Sendable {
-    private let entries = Mutex<[ResponseVerificationFailure]>([])
+    private let entries = Locked<[ResponseVerificationFailure]>([])
 
     var hook: @Sendable (ResponseVerificationFailure) -> Void { { [self] failure in entries.withLock { $0.append(failure) } } }
 

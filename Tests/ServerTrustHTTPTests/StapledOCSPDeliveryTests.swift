@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Synchronization
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
@@ -11,7 +10,7 @@ import ServerTrustTestSupport
     /// Records the staple it was shown; rejects when `requireStaple` and there is none.
     final class StapleRecorder: ServerTrustEvaluating {
         let requireStaple: Bool
-        let seen = Mutex<[[UInt8]?]>([])
+        let seen = Locked<[[UInt8]?]>([])
         init(requireStaple: Bool) { self.requireStaple = requireStaple }
         var usesStapledOCSPResponse: Bool { true }
         func evaluate(_ trust: ServerTrust, forHost host: String) throws {

@@ -1,7 +1,6 @@
 import Foundation
 import ServerTrust
 import ServerTrustTestSupport
-import Synchronization
 import Testing
 
 @Suite struct RevocationCacheTests {
@@ -101,7 +100,7 @@ import Testing
             return .success(good)
         }
         let evaluator = pki.evaluator(.hard { $0.timeBudget = .seconds(10) }, fetcher: fetcher, cache: cache)
-        let statuses = Mutex<[RevocationStatus]>([])
+        let statuses = Locked<[RevocationStatus]>([])
         let finished = DispatchGroup()
         for _ in 0...waiters {
             finished.enter()

@@ -2,7 +2,6 @@ import COpenSSL
 import Foundation
 import ServerTrust
 import ServerTrustTestSupport
-import Synchronization
 import Testing
 
 /// An in-memory ``RevocationFetcher``: URLs are routed by prefix to canned replies, and every
@@ -10,8 +9,8 @@ import Testing
 final class FakeRevocationFetcher: RevocationFetcher {
     typealias Handler = @Sendable (RevocationFetchRequest, ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError>
 
-    private let routes = Mutex<[(prefix: String, handler: Handler)]>([])
-    private let log = Mutex<[(request: RevocationFetchRequest, deadline: ContinuousClock.Instant)]>([])
+    private let routes = Locked<[(prefix: String, handler: Handler)]>([])
+    private let log = Locked<[(request: RevocationFetchRequest, deadline: ContinuousClock.Instant)]>([])
 
     /// Answers requests whose URL starts with `prefix`; later routes win.
     func route(_ prefix: String, _ handler: @escaping Handler) {

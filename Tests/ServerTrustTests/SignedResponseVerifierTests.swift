@@ -1,6 +1,5 @@
 import Foundation
 import ServerTrust
-import Synchronization
 import Testing
 
 /// A root, an intermediate it certified, a signer, and a client clock, at a fixed instant.

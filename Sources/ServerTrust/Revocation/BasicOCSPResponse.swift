@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 internal import COpenSSL
 internal import CServerTrustShims
 
@@ -11,7 +10,7 @@ final class BasicOCSPResponse: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Whether the signature verified under a signer's key (by SubjectPublicKeyInfo DER): a
     /// cached response is verified again at every use, and the signature is the costly part.
-    private let signatureMemo = Mutex<[[UInt8]: Bool]>([:])
+    private let signatureMemo = Locked<[[UInt8]: Bool]>([:])
 
     init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
     deinit { OCSP_BASICRESP_free(pointer) }

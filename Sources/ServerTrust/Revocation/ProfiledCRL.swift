@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 internal import COpenSSL
 
 /// A CRL with the facts verification needs read out once: numbers, scope, unhandled critical
@@ -36,7 +35,7 @@ final class ProfiledCRL: Sendable {
     /// URIs of the CRL's own freshestCRL extension (where its deltas are).
     let freshestURIs: [String]
 
-    private let signatureMemo = Mutex<[[UInt8]: Bool]>([:])
+    private let signatureMemo = Locked<[[UInt8]: Bool]>([:])
 
     /// CRL extensions we process (RFC 5280 §5.2). freshestCRL must be non-critical, and is
     /// only used as a location, so a critical one is not "processed" and is refused.

@@ -1,6 +1,5 @@
 public import Foundation
 import Dispatch
-import Synchronization
 
 /// OCSP responses and CRLs fetched for revocation checks, shared by every evaluation.
 ///
@@ -24,7 +23,7 @@ import Synchronization
 ///   directory loads a file when an evaluation needs it and verifies it like a fetched one; a
 ///   file that does not parse is deleted.
 ///
-/// Thread-safe: all state is behind one `Mutex`, held only for dictionary operations, never
+/// Thread-safe: all state is behind one lock (`Locked`), held only for dictionary operations, never
 /// during a fetch, a verification or file I/O.
 public final class RevocationCache: Sendable {
     /// The process-wide cache used when an evaluator is given none: memory only, defaults.
@@ -61,7 +60,7 @@ public final class RevocationCache: Sendable {
     /// How long a failed fetch is not repeated for the same entry.
     public let failureBackoff: Duration
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - maximumEntries: default 4,096.
@@ -291,7 +290,7 @@ struct CachedRevocationData: Sendable {
 /// One fetch in progress, which other evaluations can wait for.
 private final class Flight: Sendable {
     private let group = DispatchGroup()
-    private let outcome = Mutex<RevocationCache.FetchOutcome?>(nil)
+    private let outcome = Locked<RevocationCache.FetchOutcome?>(nil)
 
     init() { group.enter() }
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 extension ServerTrust {
     /// What the most recent ``RevocationTrustEvaluator`` evaluation of this trust established,
@@ -18,7 +17,7 @@ extension ServerTrust {
 /// The revocation results of one ``ServerTrust``: a ServerTrust is shared by the evaluators of
 /// one handshake and read by the report afterwards, hence the lock.
 final class RevocationRecord: Sendable {
-    private let stored = Mutex<[CertificateRevocationResult]?>(nil)
+    private let stored = Locked<[CertificateRevocationResult]?>(nil)
 
     var results: [CertificateRevocationResult]? { stored.withLock { $0 } }
 

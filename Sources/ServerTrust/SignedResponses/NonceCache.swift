@@ -1,11 +1,10 @@
-import Synchronization
 
 /// The nonces a verifier accepted recently, so a second response for the same request is
 /// reported as a replay.
 ///
 /// Bounded in time and size: an entry is dropped once its request time is outside the
 /// freshness window (the time check then rejects a replay on its own), and the oldest entries
-/// go first when ``capacity`` is reached. Behind a `Mutex`, hence `Sendable`.
+/// go first when ``capacity`` is reached. Behind a lock (`Locked`), hence `Sendable`.
 final class NonceCache: Sendable {
     private struct State {
         var expiries: [[UInt8]: Int64] = [:]
@@ -14,7 +13,7 @@ final class NonceCache: Sendable {
     }
 
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// What an evaluator sees of one TLS server: the chain it presented and the context to judge it.
 ///
@@ -23,7 +22,7 @@ public final class ServerTrust: Sendable {
     /// Where ``revocationResults`` are kept (see `ServerTrust+Revocation.swift`).
     let revocationRecord = RevocationRecord()
 
-    private let validations = Mutex<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
+    private let validations = Locked<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
 
     public init(
         presentedChain: [Certificate],

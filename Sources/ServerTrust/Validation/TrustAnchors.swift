@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The certificates a policy trusts as the ends of chains, with the store built from them.
 ///
@@ -49,7 +48,7 @@ public final class TrustAnchors: Sendable {
         "/etc/ssl/cert.pem",
     ]
 
-    private static let systemAnchors = Mutex<TrustAnchors?>(nil)
+    private static let systemAnchors = Locked<TrustAnchors?>(nil)
 
     /// The system CA bundle, loaded once per process (≈ 15 ms) and shared.
     ///

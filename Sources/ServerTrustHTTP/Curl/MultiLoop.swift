@@ -3,6 +3,7 @@ internal import CCurl
 internal import COpenSSL
 internal import CServerTrustCurlShims
 import Synchronization
+internal import ServerTrust
 
 /// One curl multi handle driven by one dedicated thread.
 ///
@@ -23,7 +24,7 @@ final class MultiLoop: Sendable {
     }
 
     private let multiPointer: UncheckedPointer
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let done = DispatchSemaphore(value: 0)
     private let activeCount = Atomic<Int>(0)
 

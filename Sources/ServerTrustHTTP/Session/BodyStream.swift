@@ -1,4 +1,5 @@
 import Synchronization
+internal import ServerTrust
 
 /// The bridge between curl's write callback and a consumer iterating ``ResponseBody``.
 ///
@@ -15,7 +16,7 @@ final class BodyStream: Sendable {
     private let buffered = Atomic<Int>(0)
     private let paused = Atomic<Bool>(false)
     /// Asks the loop to resume the paused transfer.
-    private let resume: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    private let resume: Locked<(@Sendable () -> Void)?> = Locked(nil)
 
     init() {
         (chunks, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)

@@ -1,4 +1,4 @@
-import Synchronization
+internal import ServerTrust
 
 /// A result delivered once from the loop thread to one awaiting task, in either order.
 final class OneShot<Value: Sendable>: Sendable {
@@ -6,7 +6,7 @@ final class OneShot<Value: Sendable>: Sendable {
         var continuation: CheckedContinuation<Value, any Error>?
         var result: Result<Value, SessionError>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func attach(_ continuation: CheckedContinuation<Value, any Error>) {
         let ready = state.withLock { state -> Result<Value, SessionError>? in

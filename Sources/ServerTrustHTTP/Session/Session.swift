@@ -1,6 +1,5 @@
 public import Foundation
 public import ServerTrust
-import Synchronization
 
 /// An async/await HTTPS client over libcurl that applies a trust policy to every connection.
 ///
@@ -21,7 +20,7 @@ public final class Session: Sendable {
     private let loop: MultiLoop
     private let anchors: TrustAnchors
     private let revocationFetcher: any RevocationFetcher
-    private let policies = Mutex<[PolicyKey: TrustPolicy]>([:])
+    private let policies = Locked<[PolicyKey: TrustPolicy]>([:])
     private let signedResponses: SignedResponseChecker
 
     private struct PolicyKey: Hashable {

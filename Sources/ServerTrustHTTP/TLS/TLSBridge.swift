@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import CServerTrustShims
 @_spi(OpenSSLBridge) import ServerTrust
-import Synchronization
+internal import ServerTrust
 
 /// The OpenSSL side of a connection: the callbacks libcurl lets us install and the state they
 /// leave on `SSL_CTX` and `SSL` objects.
@@ -143,7 +143,7 @@ enum TLSBridge {
 /// opened under and the failure of its handshake, if any.
 final class ConnectionContext: Sendable {
     let policy: TrustPolicy
-    private let failure = Mutex<TrustError?>(nil)
+    private let failure = Locked<TrustError?>(nil)
 
     init(policy: TrustPolicy) { self.policy = policy }
 

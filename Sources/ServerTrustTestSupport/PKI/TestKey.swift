@@ -1,6 +1,5 @@
 public import ServerTrust
 import Foundation
-import Synchronization
 internal import COpenSSL
 
 /// A private key generated in-process for test certificates, CRLs and (later) OCSP responses.
@@ -59,7 +58,7 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     }
 
     private struct RSASlot: Hashable { let bits: Int; let variant: Int }
-    private static let rsaCache = Mutex<[RSASlot: TestKey]>([:])
+    private static let rsaCache = Locked<[RSASlot: TestKey]>([:])
 
     /// Whether this is an RSA key (leaves then default to keyEncipherment in their key usage).
     public var isRSA: Bool {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import ServerTrust
 
 /// A custom route: return a response, or nil to fall through to ``LocalHTTPRoutes``.
 ///
@@ -14,7 +14,7 @@ final class HTTPService: Sendable {
     /// a benchmark uploading all day does not grow the test process.
     static let recentBodyByteLimit = 16 * 1024 * 1024
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var handler: LocalHTTPHandler?
@@ -24,7 +24,7 @@ final class HTTPService: Sendable {
     }
 
     init(handler: LocalHTTPHandler?) {
-        state = Mutex(State(handler: handler))
+        state = Locked(State(handler: handler))
     }
 
     var requestsServed: Int { state.withLock { $0.requestsServed } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import ServerTrust
 internal import COpenSSL
 
 /// An HTTP `CONNECT` proxy in the test process, on `127.0.0.1` and an ephemeral port.
@@ -91,11 +91,11 @@ public final class LocalConnectProxy: Sendable {
 }
 
 extension LocalConnectProxy {
-    /// The state the connection threads share: immutable, or behind a `Mutex`.
+    /// The state the connection threads share: immutable, or behind a lock (`Locked`).
     fileprivate final class Core: Sendable {
         let route: (@Sendable (String) -> String)?
         let interceptor: (server: TLSServerContext, client: TLSClientContext)?
-        let state = Mutex(State())
+        let state = Locked(State())
 
         struct State {
             var tunnelsOpened = 0

@@ -1,6 +1,5 @@
 public import ServerTrust
 import Foundation
-import Synchronization
 internal import COpenSSL
 internal import CServerTrustShims
 
@@ -132,12 +131,12 @@ public final class LocalTLSServer: Sendable {
 }
 
 extension LocalTLSServer {
-    /// The state the connection threads share: immutable, or behind a `Mutex`.
+    /// The state the connection threads share: immutable, or behind a lock (`Locked`).
     fileprivate final class Core: Sendable {
         let configuration: Configuration
         let http: HTTPService
-        private let context: Mutex<TLSServerContext>
-        let counts = Mutex(Counts())
+        private let context: Locked<TLSServerContext>
+        let counts = Locked(Counts())
 
         struct Counts {
             var completed = 0
@@ -150,7 +149,7 @@ extension LocalTLSServer {
         init(configuration: Configuration, context: TLSServerContext) {
             self.configuration = configuration
             self.http = HTTPService(handler: configuration.handler)
-            self.context = Mutex(context)
+            self.context = Locked(context)
         }
 
         static func makeContext(_ configuration: Configuration) throws -> TLSServerContext {

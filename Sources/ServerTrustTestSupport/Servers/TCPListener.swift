@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import ServerTrust
 
 /// A TCP listener on `127.0.0.1`, ephemeral port, that serves every accepted connection on a
 /// thread of its own and can stop everything it started.
@@ -25,7 +25,7 @@ final class TCPListener: Sendable {
     let port: Int
     let stopSignal: StopSignal
     private let listenFD: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var stopped = false

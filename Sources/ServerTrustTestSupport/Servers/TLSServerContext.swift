@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import ServerTrust
 internal import COpenSSL
 internal import CServerTrustShims
 
@@ -7,11 +7,11 @@ internal import CServerTrustShims
 ///
 /// Thread safety: the `SSL_CTX` is fully configured in `init` and never changed afterwards;
 /// OpenSSL allows `SSL_new` and handshakes on many threads over one configured `SSL_CTX`
-/// (its session cache is locked internally). The staple is behind a `Mutex`. Hence
+/// (its session cache is locked internally). The staple is behind a lock (`Locked`). Hence
 /// `@unchecked Sendable`.
 final class TLSServerContext: @unchecked Sendable {
     private let ctx: OpaquePointer
-    private let staple: Mutex<[UInt8]?>
+    private let staple: Locked<[UInt8]?>
     /// SHA-256 of the leaf presented.
     let leafFingerprint: [UInt8]
 
@@ -28,7 +28,7 @@ final class TLSServerContext: @unchecked Sendable {
         ERR_clear_error()
         guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw LocalServerError.openSSL("SSL_CTX_new") }
         self.ctx = ctx
-        staple = Mutex(stapledOCSPResponse)
+        staple = Locked(stapledOCSPResponse)
         leafFingerprint = leaf.sha256Fingerprint
         try Self.install(identity, in: ctx)
 

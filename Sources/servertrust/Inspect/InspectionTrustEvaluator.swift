@@ -1,6 +1,5 @@
 import Foundation
 import ServerTrust
-import Synchronization
 
 /// Records what a server presents and how default validation judges it, then accepts it.
 ///
@@ -17,7 +16,7 @@ import Synchronization
 /// - Warning: Accepts every server. Never give it to a session that sends or trusts data.
 final class InspectionTrustEvaluator: ServerTrustEvaluating {
     /// The first evaluation (later ones, on a reused connection, would see the same chain).
-    private let recorded = Mutex<Observation?>(nil)
+    private let recorded = Locked<Observation?>(nil)
 
     func evaluate(_ trust: ServerTrust, forHost host: String) throws {
         guard recorded.withLock({ $0 == nil }) else { return }
