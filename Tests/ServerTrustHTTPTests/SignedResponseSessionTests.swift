@@ -3,7 +3,6 @@ import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
-import Synchronization
 
 /// `Session` with signed-response policies against a `LocalTLSServer` whose handler signs with
 /// `ResponseSigner`. Dishonest handlers stand in for whatever altered the response on the way.
@@ -213,7 +212,7 @@ import Synchronization
     @Test func aResponseCompletedAfterTheFreshnessWindowIsStale() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        let clock = SignedResponseClock()
+        let clock = SignedResponseClock(frozen: true)
         // The server holds the request (or an attacker holds the response) for 400 s of client time.
         fixture.serveSigned(keys) { _ in
             clock.move(by: 400)
@@ -235,7 +234,7 @@ import Synchronization
     func aClockSteppedBackDuringTheRequestIsToleratedWithinTheSkewAllowance(step: Double, accepted: Bool) async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        let clock = SignedResponseClock()
+        let clock = SignedResponseClock(frozen: true)
         fixture.serveSigned(keys) { _ in
             clock.move(by: step)  // NTP steps the client's clock back while the request is in flight
             return SignedReply(body: "ok")
@@ -478,7 +477,7 @@ import Synchronization
 
 /// The first response, kept and served again for every later request.
 final class RecordedResponse: Sendable {
-    private let stored = Mutex<LocalHTTPResponse?>(nil)
+    private let stored = Locked<LocalHTTPResponse?>(nil)
 
     func replayOrRecord(_ make: () -> LocalHTTPResponse) -> LocalHTTPResponse {
         stored.withLock { stored in
