@@ -26,6 +26,10 @@ ATTACK_SUITES = {
     "HostileServerTests": "Tests/ServerTrustHTTPTests/HostileServerTests.swift",
     "RedirectTests": "Tests/ServerTrustHTTPTests/RedirectTests.swift",
     "NginxInteropTests": "Tests/ServerTrustHTTPTests/NginxInteropTests.swift",
+    "HostNameAttackTests": "Tests/ServerTrustHTTPTests/HostNameAttackTests.swift",
+    "HostileRevocationResponderTests": "Tests/ServerTrustHTTPTests/HostileRevocationResponderTests.swift",
+    "SignedResponseInterceptionTests": "Tests/ServerTrustHTTPTests/SignedResponseInterceptionTests.swift",
+    "NginxRevocationInteropTests": "Tests/ServerTrustHTTPTests/NginxRevocationInteropTests.swift",
     "ChainCleaningAttackTests": "Tests/ServerTrustTests/ChainCleaningAttackTests.swift",
     "FuzzRegressionTests": "Tests/ServerTrustTests/FuzzRegressionTests.swift",
 }
