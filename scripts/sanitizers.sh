@@ -121,7 +121,14 @@ leaks)
     requests=${1:-1000}
     scratch=$repo/Leaks/.build-asan
     echo "== sanitizers: leak check, $requests handshakes under LeakSanitizer (scratch ${scratch#"$repo"/})"
-    swift build -c debug --package-path Leaks --scratch-path "$scratch" --sanitize=address 2>&1 | tail -n 1
+    build_log=$(mktemp)
+    if ! swift build -c debug --package-path Leaks --scratch-path "$scratch" --sanitize=address >"$build_log" 2>&1; then
+        grep -E -B 2 -A 6 'error:' "$build_log" | head -n 60 >&2 || tail -n 30 "$build_log" >&2
+        echo "error: the leak-check build failed (log: $build_log)" >&2
+        exit 2
+    fi
+    tail -n 1 "$build_log"
+    rm -f "$build_log"
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
     export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$suppressions/lsan.supp:print_suppressions=0}
     trap stop_server EXIT
