@@ -27,6 +27,8 @@ import Testing
         }
     }
 
+    /// What the verifier says about the rewritten body.
+    static let bodyMismatchReason = "The body (\(rewrittenBody.utf8.count) bytes) is not the one the server signed."
     static let statusBody = #"{"status":"ok"}"# + "\n"
 
     /// The fixture's server answering `/v1/licence` with ``genuineBody`` (which the proxy
@@ -48,18 +50,36 @@ import Testing
         }
     }
 
-    /// An intercepting proxy whose CA is trusted next to the fixture's root (both in the
-    /// returned `--ca` file), rewriting the body of every response it relays from the fixture's
-    /// server. Stop the proxy and remove the file when done.
-    static func rewritingProxy(_ fixture: CLIFixture) throws -> (proxy: LocalConnectProxy, caFile: String) {
-        let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
-        let forged = try proxyCA.issueLeaf(dnsNames: [CLIFixture.host])
-        let port = fixture.server.port
-        let proxy = try LocalConnectProxy(.init(
-            interceptingIdentity: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey),
-            route: { _ in "127.0.0.1:\(port)" }, responseBodyRewrite: Self.rewrite))
-        let bundle = TestPKI.pemBundle([fixture.root.certificate, proxyCA.certificate])
-        return (proxy, try TestPKI.writeTemporaryFile(bundle, name: "roots.pem"))
+    /// The fixture's signing server behind an intercepting proxy whose CA is trusted next to
+    /// the fixture's root (both in ``caFile``), rewriting the body of every response it relays.
+    final class RewritingInterception {
+        let fixture: CLIFixture
+        let keys: Keys
+        let proxy: LocalConnectProxy
+        let caFile: String
+
+        init() throws {
+            fixture = try CLIFixture()
+            keys = try Keys()
+            FetchSignatureCommandTests.serveSigned(fixture, by: keys.signer)
+            let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+            let forged = try proxyCA.issueLeaf(dnsNames: [CLIFixture.host])
+            let port = fixture.server.port
+            proxy = try LocalConnectProxy(.init(
+                interceptingIdentity: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey),
+                route: { _ in "127.0.0.1:\(port)" }, responseBodyRewrite: FetchSignatureCommandTests.rewrite))
+            caFile = try TestPKI.writeTemporaryFile(TestPKI.pemBundle([fixture.root.certificate, proxyCA.certificate]), name: "roots.pem")
+        }
+
+        deinit {
+            proxy.stop()
+            TestPKI.removeTemporaryFile(caFile)
+        }
+
+        /// `servertrust fetch` of `path` through the proxy, checking signatures against the genuine root.
+        func fetch(_ path: String, _ options: [String] = []) -> CommandResult {
+            CommandRunner.run(["fetch", fixture.url(path), "--verify-signature", keys.root.base64, "--proxy", proxy.url, "--ca", caFile] + options)
+        }
     }
 
     static func json(_ text: String) throws -> [String: Any] {
@@ -120,48 +140,33 @@ import Testing
     // MARK: Failed: a proxy whose CA is trusted rewrites the signed body
 
     @Test func aRewrittenBodyIsRefusedWhenEnforcedWithoutPrintingIt() throws {
-        let fixture = try CLIFixture()
-        let keys = try Keys()
-        Self.serveSigned(fixture, by: keys.signer)
-        let (proxy, caFile) = try Self.rewritingProxy(fixture)
-        defer { proxy.stop(); TestPKI.removeTemporaryFile(caFile) }
-        let result = CommandRunner.run(
-            ["fetch", fixture.url("/v1/licence"), "--verify-signature", keys.root.base64, "--proxy", proxy.url, "--ca", caFile])
+        let scene = try RewritingInterception()
+        let proxy = scene.proxy
+        let result = scene.fetch("/v1/licence")
         #expect(proxy.interceptedHandshakes == 1)
         #expect(proxy.rewrittenResponses == 1)
         #expect(result.status == 1, "\(result)")
         #expect(result.standardOutput.isEmpty, "the body of a response that failed verification is withheld")
         expectGolden(result.standardError, """
-            error: The response (status 200) failed signature verification: The body (32 bytes) is not the one the server signed. [https://cli.servertrust.test:<port>/v1/licence]
+            error: The response (status 200) failed signature verification: \(Self.bodyMismatchReason) [https://cli.servertrust.test:<port>/v1/licence]
 
             """)
-        #expect(Self.rewrittenBody.utf8.count == 32)
     }
 
     @Test func aRewrittenBodyIsPrintedAndReportedFailedWhenInformational() throws {
-        let fixture = try CLIFixture()
-        let keys = try Keys()
-        Self.serveSigned(fixture, by: keys.signer)
-        let (proxy, caFile) = try Self.rewritingProxy(fixture)
-        defer { proxy.stop(); TestPKI.removeTemporaryFile(caFile) }
-        let result = CommandRunner.run([
-            "fetch", fixture.url("/v1/licence"), "--verify-signature", keys.root.base64, "--mode", "informational", "--proxy", proxy.url,
-            "--ca", caFile,
-        ])
+        let scene = try RewritingInterception()
+        let proxy = scene.proxy
+        let result = scene.fetch("/v1/licence", ["--mode", "informational"])
         #expect(proxy.rewrittenResponses == 1)
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput == Self.rewrittenBody)
-        #expect(result.standardError == "signature: FAILED (bodyMismatch): The body (\(Self.rewrittenBody.utf8.count) bytes) is not the one the server signed.\n")
+        #expect(result.standardError == "signature: FAILED (bodyMismatch): \(Self.bodyMismatchReason)\n")
     }
 
     @Test func aRewrittenBodyInJSONWhenEnforcedIsAnErrorWithTheVerification() throws {
-        let fixture = try CLIFixture()
-        let keys = try Keys()
-        Self.serveSigned(fixture, by: keys.signer)
-        let (proxy, caFile) = try Self.rewritingProxy(fixture)
-        defer { proxy.stop(); TestPKI.removeTemporaryFile(caFile) }
-        let result = CommandRunner.run(
-            ["fetch", fixture.url("/v1/licence"), "--verify-signature", keys.root.base64, "--proxy", proxy.url, "--ca", caFile, "--json"])
+        let scene = try RewritingInterception()
+        let proxy = scene.proxy
+        let result = scene.fetch("/v1/licence", ["--json"])
         #expect(proxy.rewrittenResponses == 1)
         #expect(result.status == 1, "\(result)")
         let object = try Self.json(result.standardOutput)
@@ -172,19 +177,13 @@ import Testing
         #expect(verification["result"] as? String == "failed")
         #expect(verification["code"] as? String == "bodyMismatch")
         #expect(verification["status"] as? Int == 200)
-        #expect(verification["reason"] as? String == "The body (\(Self.rewrittenBody.utf8.count) bytes) is not the one the server signed.")
+        #expect(verification["reason"] as? String == Self.bodyMismatchReason)
     }
 
     @Test func aRewrittenBodyInJSONWhenInformationalIsReturnedMarkedFailed() throws {
-        let fixture = try CLIFixture()
-        let keys = try Keys()
-        Self.serveSigned(fixture, by: keys.signer)
-        let (proxy, caFile) = try Self.rewritingProxy(fixture)
-        defer { proxy.stop(); TestPKI.removeTemporaryFile(caFile) }
-        let result = CommandRunner.run([
-            "fetch", fixture.url("/v1/licence"), "--verify-signature", keys.root.base64, "--mode", "informational", "--proxy", proxy.url,
-            "--ca", caFile, "--json",
-        ])
+        let scene = try RewritingInterception()
+        let proxy = scene.proxy
+        let result = scene.fetch("/v1/licence", ["--mode", "informational", "--json"])
         #expect(proxy.rewrittenResponses == 1)
         #expect(result.status == 0, "\(result)")
         let object = try Self.json(result.standardOutput)
@@ -195,20 +194,16 @@ import Testing
         #expect((trust["validatedChain"] as? [[String: String]])?.last?["subject"] == "CN=Corporate Inspection CA")
         #expect(object["verification"] as? [String: String] == [
             "result": "failed", "code": "bodyMismatch",
-            "reason": "The body (\(Self.rewrittenBody.utf8.count) bytes) is not the one the server signed.",
+            "reason": Self.bodyMismatchReason,
         ])
     }
 
     /// The control for the tests above: the same proxy, the same client arguments, a body the
     /// rewrite does not match — verified, so what fails them is the rewritten body.
     @Test func theSameProxyLeavingTheBodyAloneIsVerified() throws {
-        let fixture = try CLIFixture()
-        let keys = try Keys()
-        Self.serveSigned(fixture, by: keys.signer)
-        let (proxy, caFile) = try Self.rewritingProxy(fixture)
-        defer { proxy.stop(); TestPKI.removeTemporaryFile(caFile) }
-        let result = CommandRunner.run(
-            ["fetch", fixture.url("/v1/status"), "--verify-signature", keys.root.base64, "--proxy", proxy.url, "--ca", caFile])
+        let scene = try RewritingInterception()
+        let proxy = scene.proxy
+        let result = scene.fetch("/v1/status")
         #expect(proxy.interceptedHandshakes == 1)
         #expect(proxy.relayedResponses == 1)
         #expect(proxy.rewrittenResponses == 0)

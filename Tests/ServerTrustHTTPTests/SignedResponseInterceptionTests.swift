@@ -122,11 +122,20 @@ import Synchronization
         return sent
     }
 
-    @Test func aBodyRewrittenByAnInterceptingProxyThrowsWhenEnforced() async throws {
+    /// The genuine server behind a proxy whose CA the client trusts and which rewrites the
+    /// licence body; stop the proxy when done.
+    private func rewritingInterception() throws -> (
+        fixture: SessionFixture, keys: SigningKeys, sent: SentSignatures, proxy: LocalConnectProxy, proxyCA: TestCA
+    ) {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
         let sent = serveGenuine(fixture, keys)
         let (proxy, proxyCA) = try interceptor(relayingTo: fixture.server, rewriting: Self.rewrite)
+        return (fixture, keys, sent, proxy, proxyCA)
+    }
+
+    @Test func aBodyRewrittenByAnInterceptingProxyThrowsWhenEnforced() async throws {
+        let (fixture, keys, sent, proxy, proxyCA) = try rewritingInterception()
         defer { proxy.stop() }
         let log = VerificationFailureLog()
         let session = try session(fixture, through: proxy, trusting: proxyCA, policy: .enforced(roots: keys.roots), log: log)
@@ -152,10 +161,7 @@ import Synchronization
     }
 
     @Test func aBodyRewrittenByAnInterceptingProxyIsReturnedMarkedFailedWhenInformational() async throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        let sent = serveGenuine(fixture, keys)
-        let (proxy, proxyCA) = try interceptor(relayingTo: fixture.server, rewriting: Self.rewrite)
+        let (fixture, keys, sent, proxy, proxyCA) = try rewritingInterception()
         defer { proxy.stop() }
         let log = VerificationFailureLog()
         let session = try session(fixture, through: proxy, trusting: proxyCA, policy: .informational(roots: keys.roots), log: log)
@@ -182,10 +188,7 @@ import Synchronization
     /// relays a body its rewrite does not match — verified. What fails the rewritten response
     /// is the rewritten body, not TLS interception or the proxy's re-framing.
     @Test func theSameProxyRelayingABodyUnchangedIsVerified() async throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        _ = serveGenuine(fixture, keys)
-        let (proxy, proxyCA) = try interceptor(relayingTo: fixture.server, rewriting: Self.rewrite)
+        let (fixture, keys, _, proxy, proxyCA) = try rewritingInterception()
         defer { proxy.stop() }
         let log = VerificationFailureLog()
         let session = try session(fixture, through: proxy, trusting: proxyCA, policy: .enforced(roots: keys.roots), log: log)
@@ -209,10 +212,7 @@ import Synchronization
     /// signature is the only defence left; a pinned evaluator refuses the proxy at TLS, before
     /// any request leaves the client.
     @Test func defaultTrustAcceptsTheRewritingProxyWhilePinningRejectsItAtTLS() async throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        _ = serveGenuine(fixture, keys)
-        let (proxy, proxyCA) = try interceptor(relayingTo: fixture.server, rewriting: Self.rewrite)
+        let (fixture, keys, _, proxy, proxyCA) = try rewritingInterception()
         defer { proxy.stop() }
 
         let unsigned = try session(fixture, through: proxy, trusting: proxyCA, policy: .disabled, evaluators: [Self.host: DefaultTrustEvaluator()])
