@@ -149,6 +149,8 @@ import Testing
         #expect(result.standardOutput.isEmpty, "the body of a response that failed verification is withheld")
         expectGolden(result.standardError, """
             error: The response (status 200) failed signature verification: \(Self.bodyMismatchReason) [https://cli.servertrust.test:<port>/v1/licence]
+            hint: the body changed after the server signed it: something between you and the server rewrote it (a proxy whose CA this machine trusts), or the server compresses after signing
+            hint: --mode informational prints the body and the result instead of failing; never act on a body that failed
 
             """)
     }
@@ -219,6 +221,16 @@ import Testing
         let keys = try Keys()
         let other = try Keys()
         Self.serveSigned(fixture, by: keys.signer)
+        let human = CommandRunner.run(["fetch", fixture.url("/v1/licence"), "--verify-signature", other.root.base64] + fixture.trusting)
+        #expect(human.status == 1, "\(human)")
+        #expect(human.standardOutput.isEmpty)
+        expectGolden(human.standardError, """
+            error: The response (status 200) failed signature verification: The intermediate key was issued by root <keys-root-id>, which is not a configured v1 root (<other-root-id>). [https://cli.servertrust.test:<port>/v1/licence]
+            hint: the response is signed under another root: compare --verify-signature with `servertrust keys root-public`; if they match, the response is forged
+            hint: --mode informational prints the body and the result instead of failing; never act on a body that failed
+
+            """, literals: [keys.root.keyIDHex: "<keys-root-id>", other.root.keyIDHex: "<other-root-id>"])
+
         let result = CommandRunner.run(["fetch", fixture.url("/v1/licence"), "--verify-signature", other.root.base64, "--json"] + fixture.trusting)
         #expect(result.status == 1, "\(result)")
         let verification = try #require(Self.json(result.standardOutput)["verification"] as? [String: Any])
