@@ -93,11 +93,12 @@ extension SessionFixture {
     }
 
     /// A session checking `policy` for the fixture's host, on `clock`, reporting to `log`.
+    /// With `evaluators` (default none: default trust evaluation) as in ``session(_:allHostsMustBeEvaluated:configure:)``.
     func signingSession(
         _ policies: [String: SignedResponsePolicy], clock: SignedResponseClock = SignedResponseClock(), log: VerificationFailureLog = VerificationFailureLog(),
-        configure: (inout Session.Configuration) -> Void = { _ in }
+        evaluators: [String: any ServerTrustEvaluating] = [:], configure: (inout Session.Configuration) -> Void = { _ in }
     ) throws -> Session {
-        try session { configuration in
+        try session(evaluators) { configuration in
             configuration.signedResponses = policies
             configuration.signatureClock = clock.read
             configuration.onVerificationFailure = log.hook

@@ -424,6 +424,40 @@ import Testing
         #expect(server.requestsServed == 1)
         #expect(server.handshakes.first?.serverName == "localhost")
     }
+
+    @Test func interceptingProxyRewritesResponseBodiesAndReframesThem() async throws {
+        let (site, server) = try LocalSite.running()
+        let attacker = try LocalSite(rootName: "Attacker Root")
+        let proxy = try LocalConnectProxy(.init(
+            interceptingIdentity: attacker.identity, responseBodyRewrite: .init(replacing: "OK", with: "Rewritten by the proxy")))
+        defer { site.removeFiles(); attacker.removeFiles(); server.stop(); proxy.stop() }
+
+        // Two exchanges on one intercepted connection: the first body rewritten (longer, with its
+        // Content-Length fixed, or curl would wait for bytes that never come), the second untouched.
+        let run = try await curl(server, site: attacker, [
+            "--proxy", proxy.url, "--include", server.url("/status/200"), server.url("/status/201"),
+        ])
+        let rewritten = "200 Rewritten by the proxy\n"
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.text.contains("\r\nContent-Length: \(rewritten.utf8.count)\r\n"))
+        #expect(run.text.contains("\r\n\r\n\(rewritten)HTTP/1.1 201 Created\r\n"))
+        #expect(run.text.hasSuffix("\r\n\r\n201 Created\n"))
+        #expect(proxy.interceptedHandshakes == 1)
+        #expect(proxy.relayedResponses == 2)
+        #expect(proxy.rewrittenResponses == 1)
+
+        // A request body reaches the origin as sent; the echoed body is rewritten on the way back.
+        let posted = try await curl(server, site: attacker, ["--proxy", proxy.url, "--data-binary", "abc OK", server.url("/echo")])
+        #expect(posted.text == "abc Rewritten by the proxy")
+        #expect(server.requestsServed == 3)
+    }
+
+    @Test func aBodyRewriteReplacesEveryOccurrenceAndNeedsAnInterceptingIdentity() {
+        let rewrite = LocalConnectProxy.BodyRewrite(replacing: "aa", with: "b")
+        #expect(rewrite.apply(to: Array("aaaXaa".utf8)) == Array("baXb".utf8))
+        #expect(rewrite.apply(to: Array("none".utf8)) == Array("none".utf8))
+        #expect(throws: LocalServerError.self) { try LocalConnectProxy(.init(responseBodyRewrite: rewrite)) }
+    }
 }
 
 /// One row of the resumption matrix.

@@ -101,12 +101,17 @@ public struct ResponseSigner: Sendable {
     /// server frameworks hand a middleware.
     ///
     /// - Parameters:
-    ///   - method, path, query: from the request line; `path` percent-encoded as received,
-    ///     `query` without `?` (nil or empty when there is none).
+    ///   - method: the method, from the request line.
+    ///   - path: the path from the request line, percent-encoded as received.
+    ///   - query: the query from the request line, without `?`; nil or empty when there is none.
     ///   - requestHeaders: the request's fields (nonce, request time and `Host` are read).
-    ///   - requestBody: the request body as received.
+    ///   - requestBody: the request body as received. Default: empty.
+    ///   - status: the response status, 100–999.
+    ///   - etag: the `ETag` value sent, if any. Default: none.
+    ///   - location: the `Location` value sent, if any. Default: none.
+    ///   - body: the body bytes sent; ignored for `HEAD`.
     ///   - host: the public host name, when a proxy in front rewrites `Host`. Default: `Host`.
-    ///   - status, etag, location, body, now: as in ``signatureHeader(answering:status:etag:location:body:now:)``.
+    ///   - now: the server's clock, to refuse signing with an expired intermediate. Default: `Date()`.
     /// - Throws: ``ResponseSignatureError/Code/missingChallenge`` when the request did not ask
     ///   for a signature; the errors of ``SignatureChallenge`` and of signing.
     public func signatureHeaders(

@@ -87,6 +87,65 @@ final class HTTPConnection {
         return request
     }
 
+    /// Sends `request` to an origin, as a proxy forwarding it: the request line and header
+    /// fields as received, minus framing (`Content-Length`, `Transfer-Encoding`) and `Expect`,
+    /// then the de-chunked body with its own `Content-Length`. False if the connection broke.
+    func forward(_ request: LocalHTTPRequest) -> Bool {
+        let dropped = ["Content-Length", "Transfer-Encoding", "Expect"]
+        var head = "\(request.method) \(request.target) \(request.version)\r\n"
+        for (name, value) in request.headers where !dropped.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            head += "\(name): \(value)\r\n"
+        }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            head += "Content-Length: \(request.body.count)\r\n"
+        }
+        head += "\r\n"
+        return stream.write(Array(head.utf8) + request.body)
+    }
+
+    /// Reads an origin's response to a request made with `method`, as a proxy relaying it:
+    /// interim `1xx` responses are skipped; the body is framed by `Transfer-Encoding: chunked`
+    /// (returned de-chunked), `Content-Length`, or the connection closing; `HEAD`, `204` and
+    /// `304` have none. Header fields are returned as received, framing fields included.
+    func readResponse(answering method: String) throws(RequestError) -> LocalHTTPResponse {
+        while true {
+            guard let headEnd = try readHead() else { throw RequestError.closed }
+            let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
+            buffer.removeFirst(headEnd + 4)
+            var lines = head.components(separatedBy: "\r\n")
+            let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), statusLine[1].count == 3,
+                  let status = Int(statusLine[1]), (100...999).contains(status) else {
+                throw RequestError(status: 502, reason: "Malformed status line from the origin.")
+            }
+            var response = LocalHTTPResponse(status: status)
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                    throw RequestError(status: 502, reason: "Malformed header line from the origin.")
+                }
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                response.headers.append((String(line[..<colon]), value))
+            }
+            if (100..<200).contains(status) { continue }
+            if method == "HEAD" || status == 204 || status == 304 { return response }
+            if response.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+                response.body = .bytes(try readChunkedBody())
+            } else if let lengthText = response.header("Content-Length") {
+                guard let length = Int(lengthText), (0...Self.maximumBodySize).contains(length) else {
+                    throw RequestError(status: 502, reason: "Malformed or oversized Content-Length from the origin.")
+                }
+                response.body = .bytes(try readExactly(length))
+            } else {
+                while buffer.count <= Self.maximumBodySize, fill() {}
+                guard buffer.count <= Self.maximumBodySize else {
+                    throw RequestError(status: 502, reason: "The origin's body is over \(Self.maximumBodySize) bytes.")
+                }
+                response.body = .bytes(takeBufferedBytes())
+            }
+            return response
+        }
+    }
+
     /// Bytes read past the last request (a tunnel's first bytes), removed from the buffer.
     func takeBufferedBytes() -> [UInt8] {
         defer { buffer = [] }

@@ -9,7 +9,10 @@ internal import COpenSSL
 /// ``Configuration/interceptingIdentity`` set it plays the machine in the middle instead: it
 /// terminates the client's TLS with that (attacker's) chain and key, opens its own TLS
 /// connection to the origin without verifying it, and relays the plaintext — the corporate or
-/// on-device proxy that pinning must defeat.
+/// on-device proxy that pinning must defeat. With ``Configuration/responseBodyRewrite`` set as
+/// well it reads the HTTP/1.1 exchanges inside the intercepted tunnel and rewrites each response
+/// body on its way back to the client (fixing `Content-Length`, every other header untouched) —
+/// the proxy that response signatures must defeat.
 ///
 /// Anything but `CONNECT` gets a 405. Runs on its own threads from `init` until ``stop()``.
 ///
@@ -28,13 +31,20 @@ public final class LocalConnectProxy: Sendable {
         /// name resolution to the proxy, so `CURLOPT_RESOLVE` does not reach it. Default: none
         /// (connect where asked, resolving names with `getaddrinfo`).
         public var route: (@Sendable (_ authority: String) -> String)?
+        /// When set (with ``interceptingIdentity``), the intercepted plaintext is relayed as
+        /// HTTP/1.1 exchanges, one at a time, and every response body goes through this rewrite.
+        /// A rewrite that matches nothing makes an HTTP-level pass-through: the same parsing
+        /// and re-framing, the body untouched. Default: none (bytes are relayed as they are).
+        public var responseBodyRewrite: BodyRewrite?
 
         public init(
             interceptingIdentity: LocalTLSServer.Identity? = nil,
-            route: (@Sendable (_ authority: String) -> String)? = nil
+            route: (@Sendable (_ authority: String) -> String)? = nil,
+            responseBodyRewrite: BodyRewrite? = nil
         ) {
             self.interceptingIdentity = interceptingIdentity
             self.route = route
+            self.responseBodyRewrite = responseBodyRewrite
         }
     }
 
@@ -46,9 +56,12 @@ public final class LocalConnectProxy: Sendable {
 
     /// Starts a proxy; it listens before this returns.
     ///
-    /// - Throws: ``LocalServerError`` when the intercepting identity does not load or the socket
-    ///   cannot be bound.
+    /// - Throws: ``LocalServerError`` when the intercepting identity does not load, a body
+    ///   rewrite is set without one, or the socket cannot be bound.
     public init(_ configuration: Configuration = Configuration()) throws {
+        if configuration.responseBodyRewrite != nil && configuration.interceptingIdentity == nil {
+            throw LocalServerError("A response body rewrite needs an intercepting identity: a blind tunnel sees only ciphertext.")
+        }
         let core = try Core(configuration: configuration)
         listener = try TCPListener(name: "LocalConnectProxy") { [core] connection in
             core.serve(connection)
@@ -88,6 +101,12 @@ public final class LocalConnectProxy: Sendable {
     /// Client handshakes that failed while intercepting: typically a client that refused the
     /// attacker's certificate.
     public var failedInterceptions: Int { core.state.withLock { $0.failedInterceptions } }
+
+    /// Responses relayed as HTTP exchanges (with a ``Configuration/responseBodyRewrite``).
+    public var relayedResponses: Int { core.state.withLock { $0.relayedResponses } }
+
+    /// Relayed responses whose body the rewrite changed.
+    public var rewrittenResponses: Int { core.state.withLock { $0.rewrittenResponses } }
 }
 
 extension LocalConnectProxy {
@@ -95,6 +114,7 @@ extension LocalConnectProxy {
     fileprivate final class Core: Sendable {
         let route: (@Sendable (String) -> String)?
         let interceptor: (server: TLSServerContext, client: TLSClientContext)?
+        let rewrite: BodyRewrite?
         let state = Locked(State())
 
         struct State {
@@ -102,10 +122,13 @@ extension LocalConnectProxy {
             var requestedAuthorities: [String] = []
             var interceptedHandshakes = 0
             var failedInterceptions = 0
+            var relayedResponses = 0
+            var rewrittenResponses = 0
         }
 
         init(configuration: Configuration) throws {
             route = configuration.route
+            rewrite = configuration.responseBodyRewrite
             interceptor = try configuration.interceptingIdentity.map {
                 (try TLSServerContext(identity: $0), try TLSClientContext())
             }
@@ -161,10 +184,46 @@ extension LocalConnectProxy {
                 ERR_clear_error()
                 return
             }
+            if let rewrite {
+                relayExchanges(
+                    client: TLSStream(ssl: clientSSL), origin: TLSStream(ssl: originSSL), rewrite: rewrite, connection: connection)
+                return
+            }
             TunnelRelay.run(
                 TunnelRelay.Endpoint(fd: connection.fd, ssl: clientSSL),
                 TunnelRelay.Endpoint(fd: upstream, ssl: originSSL),
                 stopSignal: connection.stopSignal)
+        }
+
+        /// Relays request/response exchanges until either side closes: each request is forwarded
+        /// as received, each response read whole, its body rewritten and re-framed with a new
+        /// `Content-Length`, its other fields (a signature among them) passed on unchanged.
+        private func relayExchanges(
+            client clientStream: TLSStream, origin originStream: TLSStream, rewrite: BodyRewrite, connection: TCPListener.Connection
+        ) {
+            let stopSignal = connection.stopSignal
+            let client = HTTPConnection(stream: clientStream, stopSignal: stopSignal, number: connection.number)
+            let origin = HTTPConnection(stream: originStream, stopSignal: stopSignal, number: connection.number)
+            while !stopSignal.isFired {
+                guard let request = try? client.readRequest(acknowledgingExpectContinue: true),
+                      origin.forward(request),
+                      var response = try? origin.readResponse(answering: request.method) else { return }
+                let hasBody = request.method != "HEAD" && response.status != 204 && response.status != 304
+                let original = response.body.slice(0..<response.body.count)
+                let rewritten = hasBody ? rewrite.apply(to: original) : original
+                if hasBody {
+                    let framing = ["Content-Length", "Transfer-Encoding"]
+                    response.headers.removeAll { field in framing.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame } }
+                    response.body = .bytes(rewritten)
+                }
+                state.withLock {
+                    $0.relayedResponses += 1
+                    if rewritten != original { $0.rewrittenResponses += 1 }
+                }
+                let closing = response.header("Connection")?.lowercased() == "close"
+                    || request.header("Connection")?.lowercased() == "close"
+                guard client.send(response, for: request, closing: closing), !closing else { return }
+            }
         }
 
         /// `host:port` or `[v6]:port`.

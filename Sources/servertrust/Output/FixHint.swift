@@ -44,6 +44,25 @@ enum FixHint {
         }
     }
 
+    /// Hints for a response that failed its signature check (`fetch --verify-signature`).
+    static func lines(for error: ResponseSignatureError) -> [String] {
+        let cause: [String] = switch error.code {
+        case .bodyMismatch:
+            ["the body changed after the server signed it: something between you and the server rewrote it (a proxy whose CA this machine trusts), or the server compresses after signing"]
+        case .missingSignature:
+            ["the response carries no X-ServerTrust-Signature: the server does not sign this route, or something other than the server answered"]
+        case .untrustedIntermediate:
+            ["the response is signed under another root: compare --verify-signature with `servertrust keys root-public`; if they match, the response is forged"]
+        case .intermediateExpired:
+            ["the server's intermediate key has expired: issue the next one with `servertrust keys issue-intermediate` and load it on the server"]
+        case .requestMismatch:
+            ["the server signed a different request: it was altered on its way, or a proxy in front of the server rewrites Host (pass the public host to the signer)"]
+        default:
+            []
+        }
+        return cause + ["--mode informational prints the body and the result instead of failing; never act on a body that failed"]
+    }
+
     /// Hints for a transfer that failed before or outside trust evaluation.
     static func lines(forTransfer error: SessionError, url: URL) -> [String] {
         let host = url.host ?? "the host"
