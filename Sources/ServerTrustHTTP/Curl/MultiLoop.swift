@@ -25,6 +25,9 @@ final class MultiLoop: Sendable {
     private let state = Mutex(State())
     private let done = DispatchSemaphore(value: 0)
     private let activeCount = Atomic<Int>(0)
+    /// `curl_multi_wakeup` calls made for queued commands (tests check the batching).
+    private let wakeUps = Atomic<Int>(0)
+    var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
 
     /// Transfers currently added to the multi handle (each owns one easy handle).
     var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -69,13 +72,37 @@ final class MultiLoop: Sendable {
         }
     }
 
+    /// Queues `command`, waking the loop only when the queue was empty before it.
+    ///
+    /// Why one wake-up per batch is enough, and the loop never sleeps with a non-empty queue:
+    /// - The loop takes the *whole* queue in one critical section at the top of each turn, and
+    ///   only then polls. So at any instant the queue holds exactly the commands appended since
+    ///   the loop's last take.
+    /// - The first of those appends found the queue empty (under the same lock, so that test
+    ///   is ordered against every take), and its caller calls `curl_multi_wakeup` after
+    ///   unlocking. A later append that finds the queue non-empty rides on that wake-up: the
+    ///   loop has not taken the queue since, so its next take, which follows the wake-up's poll,
+    ///   includes the later command too.
+    /// - A wake-up is never lost: if the loop is not inside `curl_multi_poll` when it comes,
+    ///   the byte waits in curl's wake-up socketpair and the next poll returns at once
+    ///   (documented for `curl_multi_wakeup`). The byte is written after the command, so any
+    ///   poll it ends is followed by a take that sees the command.
+    /// - Memory ordering comes from the mutex alone: the append and the "was empty" test are one
+    ///   critical section, the take another; the socketpair only tells the loop when to look.
+    ///
+    /// A caller delayed between unlocking and `curl_multi_wakeup` delays the commands queued
+    /// behind it by as long (never past the poll's 1 s timeout); none is ever stranded.
     private func enqueue(_ command: Command) -> Bool {
-        let accepted = state.withLock { state in
-            guard !state.stopped else { return false }
+        let (accepted, wasEmpty) = state.withLock { state in
+            guard !state.stopped else { return (false, false) }
+            let wasEmpty = state.commands.isEmpty
             state.commands.append(command)
-            return true
+            return (true, wasEmpty)
         }
-        if accepted { curl_multi_wakeup(multiPointer.raw) }
+        if wasEmpty {
+            curl_multi_wakeup(multiPointer.raw)
+            wakeUps.add(1, ordering: .relaxed)
+        }
         return accepted
     }
 
@@ -88,6 +115,7 @@ final class MultiLoop: Sendable {
         var sharedAcrossPolicies: ShareHandle?
         var running = true
         while running {
+            // The whole queue at once: enqueue() relies on it to wake the loop once per batch.
             let commands = state.withLock { state in
                 let commands = state.commands
                 state.commands.removeAll()

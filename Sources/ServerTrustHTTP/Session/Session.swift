@@ -68,6 +68,8 @@ public final class Session: Sendable {
 
     /// Requests whose transfer is in the multi handle right now.
     var activeTransfers: Int { loop.activeTransfers }
+    /// How many times a submission woke the loop thread (tests check the batching).
+    var loopWakeUps: Int { loop.wakeUpCount }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
     public func shutdown() { loop.shutdown() }

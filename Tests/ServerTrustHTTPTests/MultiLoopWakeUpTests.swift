@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import ServerTrust
+@testable import ServerTrustHTTP
+import ServerTrustTestSupport
+
+/// The loop thread is woken once per batch of queued commands, and never left asleep with one
+/// waiting.
+@Suite struct MultiLoopWakeUpTests {
+    @Test func sequentialRequestsEachWakeTheLoopOnce() async throws {
+        // Each request is submitted after the previous one completed, so the loop has taken
+        // every earlier command: the queue is empty at every submission and each one must wake.
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        for _ in 0..<40 {
+            #expect(try await session.get(fixture.url("/status/200").absoluteString).status == 200)
+        }
+        #expect(session.loopWakeUps == 40)
+    }
+
+    @Test func burstsOfConcurrentSubmissionsAllCompleteWithAtMostOneWakeUpEach() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.httpVersion = .http1_1 }
+        defer { session.shutdown() }
+        let rounds = 5, width = 64
+        for round in 0..<rounds {
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<width {
+                    group.addTask { try await session.get(fixture.url("/status/\(200 + (round + index) % 3)").absoluteString).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.count == width)
+            #expect(Set(statuses) == [200, 201, 202])
+        }
+        #expect(session.activeTransfers == 0)
+        #expect(session.loopWakeUps >= 1)
+        #expect(session.loopWakeUps <= rounds * width)
+    }
+}
