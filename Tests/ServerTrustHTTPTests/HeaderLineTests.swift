@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -120,5 +121,55 @@ import ServerTrustTestSupport
             let line = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
             #expect(parse(line) == foundationParse(line), "\(line.debugDescription)")
         }
+    }
+}
+
+/// What `Transfer` does with the parsed lines: a status line starts a new head, a blank line
+/// after a final status delivers it, and the header cap counts the bytes curl delivered.
+@Suite struct TransferHeaderTests {
+    private func transfer(onHead: @escaping @Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void) throws -> Transfer {
+        let policy = TrustPolicy(
+            host: "plain.servertrust.test", pattern: nil, evaluator: DefaultTrustEvaluator(),
+            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil)
+        let transfer = Transfer(
+            url: "http://plain.servertrust.test/", method: "GET", headers: [], body: nil, policy: policy, isTLS: false,
+            bodyLimit: nil, stream: BodyStream(), onHead: onHead, onCompletion: { _ in })
+        #expect(transfer.admitConnection(disableGuard: false))  // plain HTTP: records a report
+        return transfer
+    }
+
+    private func send(_ line: String, to transfer: Transfer) -> Bool {
+        Array(line.utf8).withUnsafeBytes { transfer.receiveHeaderLine($0) }
+    }
+
+    @Test func interimResponsesAreDroppedAndOnlyTheFinalHeadIsDeliveredOnce() throws {
+        let heads = Mutex<[ResponseHead]>([])
+        let transfer = try transfer { result in
+            if case .success(let (head, _)) = result { heads.withLock { $0.append(head) } }
+        }
+        for line in [
+            "HTTP/1.1 100 Continue\r\n", "X-Interim: yes\r\n", "\r\n",
+            "HTTP/1.1 103 Early Hints\r\n", "Link: </a.css>; rel=preload\r\n", "\r\n",
+            "HTTP/2 200\r\n", "content-type: text/plain\r\n", "x-empty:\r\n", "\r\n",
+        ] {
+            #expect(send(line, to: transfer))
+        }
+        let delivered = heads.withLock { $0 }
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.status == 200)
+        #expect(delivered.first?.httpVersion == "HTTP/2")
+        #expect(delivered.first?.headers.map(\.name) == ["content-type", "x-empty"])
+        #expect(delivered.first?.headers.map(\.value) == ["text/plain", ""])
+    }
+
+    @Test func theHeaderCapCountsEveryByteCurlDelivered() throws {
+        let transfer = try transfer { _ in }
+        #expect(send("HTTP/1.1 200 OK\r\n", to: transfer))
+        let line = "X-Padding: " + String(repeating: "x", count: 1024 - 13) + "\r\n"  // 1,024 bytes
+        var accepted = 17
+        while send(line, to: transfer) { accepted += 1024 }
+        #expect(accepted <= Transfer.maximumHeaderBytes)
+        #expect(accepted + 1024 > Transfer.maximumHeaderBytes)
+        #expect(!send("\r\n", to: transfer))  // once over, every later line is refused too
     }
 }
