@@ -38,4 +38,32 @@ import ServerTrustTestSupport
         #expect(session.loopWakeUps >= 1)
         #expect(session.loopWakeUps <= rounds * width)
     }
+
+    @Test func submissionsRacingShutdownEitherCompleteOrFailAsShutDown() async throws {
+        // Wake-ups are written under the queue's lock, so none can reach the multi handle the
+        // loop frees after taking the shutdown; every request ends one way or the other.
+        let fixture = try SessionFixture()
+        for _ in 0..<20 {
+            let session = try fixture.session { $0.httpVersion = .http1_1 }
+            let codes = await withTaskGroup(of: SessionError.Code?.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        if index == 8 { session.shutdown() }
+                        do {
+                            _ = try await session.get(fixture.url("/status/200").absoluteString)
+                            return nil
+                        } catch let error as SessionError {
+                            return error.code
+                        } catch {
+                            return .transferFailed
+                        }
+                    }
+                }
+                return await group.reduce(into: [SessionError.Code?]()) { $0.append($1) }
+            }
+            #expect(codes.count == 16)
+            #expect(codes.allSatisfy { $0 == nil || $0 == .sessionShutDown }, "\(codes)")
+            #expect(session.activeTransfers == 0)
+        }
+    }
 }

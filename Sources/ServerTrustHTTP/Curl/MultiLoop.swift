@@ -64,12 +64,12 @@ final class MultiLoop: Sendable {
             guard !state.stopped else { return false }
             state.stopped = true
             state.commands.append(.shutdown)
+            // Under the lock, like enqueue's: once the loop has taken `.shutdown` it frees the
+            // multi handle, and the take needs this lock.
+            curl_multi_wakeup(multiPointer.raw)
             return true
         }
-        if first {
-            curl_multi_wakeup(multiPointer.raw)
-            done.wait()
-        }
+        if first { done.wait() }
     }
 
     /// Queues `command`, waking the loop only when the queue was empty before it.
@@ -79,8 +79,8 @@ final class MultiLoop: Sendable {
     ///   only then polls. So at any instant the queue holds exactly the commands appended since
     ///   the loop's last take.
     /// - The first of those appends found the queue empty (under the same lock, so that test
-    ///   is ordered against every take), and its caller calls `curl_multi_wakeup` after
-    ///   unlocking. A later append that finds the queue non-empty rides on that wake-up: the
+    ///   is ordered against every take), and its caller called `curl_multi_wakeup` right
+    ///   after appending. A later append that finds the queue non-empty rides on that wake-up: the
     ///   loop has not taken the queue since, so its next take, which follows the wake-up's poll,
     ///   includes the later command too.
     /// - A wake-up is never lost: if the loop is not inside `curl_multi_poll` when it comes,
@@ -90,20 +90,22 @@ final class MultiLoop: Sendable {
     /// - Memory ordering comes from the mutex alone: the append and the "was empty" test are one
     ///   critical section, the take another; the socketpair only tells the loop when to look.
     ///
-    /// A caller delayed between unlocking and `curl_multi_wakeup` delays the commands queued
-    /// behind it by as long (never past the poll's 1 s timeout); none is ever stranded.
+    /// The wake-up is written inside the critical section: the loop frees the multi handle
+    /// right after taking `.shutdown`, which it can only do under this lock, so a wake-up made
+    /// while holding the lock can never reach a freed handle (one made after unlocking could,
+    /// if a shutdown slipped in between). `curl_multi_wakeup` is a non-blocking write to curl's
+    /// socketpair and takes no lock of ours.
     private func enqueue(_ command: Command) -> Bool {
-        let (accepted, wasEmpty) = state.withLock { state in
-            guard !state.stopped else { return (false, false) }
+        state.withLock { state in
+            guard !state.stopped else { return false }
             let wasEmpty = state.commands.isEmpty
             state.commands.append(command)
-            return (true, wasEmpty)
+            if wasEmpty {
+                curl_multi_wakeup(multiPointer.raw)
+                wakeUps.add(1, ordering: .relaxed)
+            }
+            return true
         }
-        if wasEmpty {
-            curl_multi_wakeup(multiPointer.raw)
-            wakeUps.add(1, ordering: .relaxed)
-        }
-        return accepted
     }
 
     // MARK: Loop thread
