@@ -1,23 +1,12 @@
 import Foundation
 import ServerTrust
+import ServerTrustTestSupport
 import Testing
 
 /// Hostile `X-ServerTrust-Signature` values: the verifier must never crash, never allocate
 /// without bound, and never accept anything but the genuine header (and its whitespace
 /// variants). Seeded, so a failure reproduces.
 @Suite struct SignedResponseHeaderFuzzTests {
-    /// SplitMix64: small, seeded, good enough to explore inputs.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     let body = Array("fuzzed body".utf8)
 
     private func genuine() throws -> (SigningFixture, SignatureChallenge, [(name: String, value: String)]) {
@@ -29,7 +18,7 @@ import Testing
     @Test func randomBytesNeverVerify() throws {
         let (fixture, challenge, _) = try genuine()
         let verifier = try fixture.verifier()
-        var random = Generator(state: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         let alphabet = Array("v1;=, \tcertsaltnoncetimereqbodysigABCXYZabcxyz0189+/=\u{0}\u{7F}é".utf8)
         for round in 0..<10_000 {
             let length = Int.random(in: 0...(round % 20 == 0 ? 1500 : 200), using: &random)
@@ -64,7 +53,7 @@ import Testing
     @Test func insertedAndDeletedBytesNeverVerify() throws {
         let (fixture, challenge, headers) = try genuine()
         let value = Array(signatureValue(headers).utf8)
-        var random = Generator(state: 42)
+        var random = SeededGenerator(seed: 42)
         for _ in 0..<3_000 {
             var mutated = value
             let index = Int.random(in: 0..<mutated.count, using: &random)

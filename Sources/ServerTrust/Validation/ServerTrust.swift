@@ -3,8 +3,9 @@ public import Foundation
 /// What an evaluator sees of one TLS server: the chain it presented and the context to judge it.
 ///
 /// Path validation runs at most once per trust store: the default evaluator and a pinning
-/// evaluator over the same anchors share one `X509_verify_cert` call. Pins are matched against
-/// the chain this validation returns, never against ``presentedChain``.
+/// evaluator over the same anchors share one `X509_verify_cert` call, and a store without CRLs
+/// reuses the chain it validated for byte-identical certificates (`ValidatedChainCache`). Pins
+/// are matched against the chain this validation returns, never against ``presentedChain``.
 public final class ServerTrust: Sendable {
     /// The certificates as the server sent them, leaf first (possibly unordered, with extras).
     public let presentedChain: [Certificate]
@@ -63,8 +64,12 @@ public final class ServerTrust: Sendable {
         if let cached = validations.withLock({ $0[key]?.1 }) { return try cached.get() }
         let result = Result { () throws(TrustError) -> [Certificate] in
             do {
-                return try PathValidator.validate(
+                let cache = store.validatedChains
+                if let chain = cache?.chain(for: presentedChain, options: validationOptions, time: validationTime) { return chain }
+                let chain = try PathValidator.validate(
                     presented: presentedChain, store: store, time: validationTime, options: validationOptions)
+                cache?.store(chain, for: presentedChain, options: validationOptions, time: validationTime)
+                return chain
             } catch let error as TrustError {
                 throw error
             } catch {

@@ -11,6 +11,9 @@ final class X509TrustStore: @unchecked Sendable {
     let pointer: OpaquePointer
     let anchors: [Certificate]
     let revocationLists: [CertificateRevocationList]
+    /// Chains validated against this store, reused for identical chains; nil when the store
+    /// holds CRLs (see ``ValidatedChainCache``).
+    let validatedChains: ValidatedChainCache?
 
     init(anchors: [Certificate], revocationLists: [CertificateRevocationList] = []) throws {
         guard let store = X509_STORE_new() else {
@@ -19,6 +22,7 @@ final class X509TrustStore: @unchecked Sendable {
         pointer = store
         self.anchors = anchors
         self.revocationLists = revocationLists
+        validatedChains = revocationLists.isEmpty ? ValidatedChainCache() : nil
         for anchor in anchors where X509_STORE_add_cert(store, anchor.x509) != 1 {
             // Adding the same certificate twice is harmless; anything else is not.
             let errors = drainOpenSSLErrors()

@@ -92,8 +92,7 @@ private let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
     data, size, count, user in
     guard let data, let user else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-    let accepted = transfer.receiveHeaderLine(String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self))
-    return accepted ? size * count : 0
+    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
 }
 
 private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {

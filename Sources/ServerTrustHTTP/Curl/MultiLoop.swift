@@ -27,6 +27,9 @@ final class MultiLoop: Sendable {
     private let state = Locked(State())
     private let done = DispatchSemaphore(value: 0)
     private let activeCount = Atomic<Int>(0)
+    /// `curl_multi_wakeup` calls made for queued commands (tests check the batching).
+    private let wakeUps = Atomic<Int>(0)
+    var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
 
     /// Transfers currently added to the multi handle (each owns one easy handle).
     var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -63,22 +66,48 @@ final class MultiLoop: Sendable {
             guard !state.stopped else { return false }
             state.stopped = true
             state.commands.append(.shutdown)
+            // Under the lock, like enqueue's: once the loop has taken `.shutdown` it frees the
+            // multi handle, and the take needs this lock.
+            curl_multi_wakeup(multiPointer.raw)
             return true
         }
-        if first {
-            curl_multi_wakeup(multiPointer.raw)
-            done.wait()
-        }
+        if first { done.wait() }
     }
 
+    /// Queues `command`, waking the loop only when the queue was empty before it.
+    ///
+    /// Why one wake-up per batch is enough, and the loop never sleeps with a non-empty queue:
+    /// - The loop takes the *whole* queue in one critical section at the top of each turn, and
+    ///   only then polls. So at any instant the queue holds exactly the commands appended since
+    ///   the loop's last take.
+    /// - The first of those appends found the queue empty (under the same lock, so that test
+    ///   is ordered against every take), and its caller called `curl_multi_wakeup` right
+    ///   after appending. A later append that finds the queue non-empty rides on that wake-up: the
+    ///   loop has not taken the queue since, so its next take, which follows the wake-up's poll,
+    ///   includes the later command too.
+    /// - A wake-up is never lost: if the loop is not inside `curl_multi_poll` when it comes,
+    ///   the byte waits in curl's wake-up socketpair and the next poll returns at once
+    ///   (documented for `curl_multi_wakeup`). The byte is written after the command, so any
+    ///   poll it ends is followed by a take that sees the command.
+    /// - Memory ordering comes from the mutex alone: the append and the "was empty" test are one
+    ///   critical section, the take another; the socketpair only tells the loop when to look.
+    ///
+    /// The wake-up is written inside the critical section: the loop frees the multi handle
+    /// right after taking `.shutdown`, which it can only do under this lock, so a wake-up made
+    /// while holding the lock can never reach a freed handle (one made after unlocking could,
+    /// if a shutdown slipped in between). `curl_multi_wakeup` is a non-blocking write to curl's
+    /// socketpair and takes no lock of ours.
     private func enqueue(_ command: Command) -> Bool {
-        let accepted = state.withLock { state in
+        state.withLock { state in
             guard !state.stopped else { return false }
+            let wasEmpty = state.commands.isEmpty
             state.commands.append(command)
+            if wasEmpty {
+                curl_multi_wakeup(multiPointer.raw)
+                wakeUps.add(1, ordering: .relaxed)
+            }
             return true
         }
-        if accepted { curl_multi_wakeup(multiPointer.raw) }
-        return accepted
     }
 
     // MARK: Loop thread
@@ -90,6 +119,7 @@ final class MultiLoop: Sendable {
         var sharedAcrossPolicies: ShareHandle?
         var running = true
         while running {
+            // The whole queue at once: enqueue() relies on it to wake the loop once per batch.
             let commands = state.withLock { state in
                 let commands = state.commands
                 state.commands.removeAll()

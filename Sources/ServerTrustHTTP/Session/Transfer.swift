@@ -119,21 +119,25 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// `CURLOPT_HEADERFUNCTION`: one header line. False aborts the transfer.
-    func receiveHeaderLine(_ line: String) -> Bool {
-        headerBytes += line.utf8.count
+    /// `CURLOPT_HEADERFUNCTION`: one header line, as curl's bytes. False aborts the transfer.
+    ///
+    /// curl calls this for the head of every response on the way: 1xx, a proxy's CONNECT
+    /// answer, each redirect hop; a status line starts a new head, so only the last one is kept.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += line.count
         guard headerBytes <= Self.maximumHeaderBytes else {
             headersTooLarge = true
             return false
         }
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("HTTP/") {
-            let parts = trimmed.split(separator: " ", maxSplits: 2)
-            head = ResponseHead(status: parts.count > 1 ? Int(parts[1]) ?? 0 : 0, headers: [], httpVersion: String(parts[0]))
-        } else if trimmed.isEmpty {
+        switch HeaderLine(line) {
+        case .status(let code, let httpVersion):
+            head = ResponseHead(status: code, headers: [], httpVersion: httpVersion)
+        case .end:
             if head.status >= 200 { deliverHead() }
-        } else if let colon = trimmed.firstIndex(of: ":") {
-            head.headers.append((String(trimmed[..<colon]), trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        case .field(let name, let value):
+            head.headers.append((name, value))
+        case .ignored:
+            break
         }
         return true
     }

@@ -12,9 +12,12 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// The evaluator's name, e.g. `PinnedKeyHashesTrustEvaluator`.
     public let evaluator: String
     /// The validated chain, leaf first (empty when the evaluator did not validate a chain).
-    public let validatedChain: [TrustError.CertificateSummary]
-    /// The chain as the server sent it, leaf first.
-    public let presentedChain: [TrustError.CertificateSummary]
+    ///
+    /// Summarised when read: a pin (SHA-256 of the key) and a formatted subject per
+    /// certificate cost more than the rest of the report, and most reports are never read.
+    public var validatedChain: [TrustError.CertificateSummary] { validatedCertificates.map(Self.summary) }
+    /// The chain as the server sent it, leaf first. Summarised when read, like ``validatedChain``.
+    public var presentedChain: [TrustError.CertificateSummary] { presentedCertificates.map(Self.summary) }
     /// The evaluation's outcome: `nil` means accepted.
     public let failure: TrustError?
     /// Revocation status per checked certificate, when the policy checks revocation (empty
@@ -24,12 +27,19 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
 
+    private let validatedCertificates: [Certificate]
+    private let presentedCertificates: [Certificate]
+
+    private static func summary(_ certificate: Certificate) -> TrustError.CertificateSummary {
+        .init(pin: certificate.spkiPin, subject: certificate.subject)
+    }
+
     init(policy: TrustPolicy, trust: ServerTrust, failure: TrustError?) {
         host = policy.host
         matchedPattern = policy.pattern
         evaluator = policy.evaluator.name
-        presentedChain = trust.presentedChain.map { .init(pin: $0.spkiPin, subject: $0.subject) }
-        validatedChain = (trust.validatedChainIfComputed ?? []).map { .init(pin: $0.spkiPin, subject: $0.subject) }
+        presentedCertificates = trust.presentedChain
+        validatedCertificates = trust.validatedChainIfComputed ?? []
         revocation = trust.revocationResults ?? []
         self.failure = failure
     }
@@ -38,8 +48,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         host = policy.host
         matchedPattern = policy.pattern
         evaluator = policy.evaluator.name
-        presentedChain = []
-        validatedChain = []
+        presentedCertificates = []
+        validatedCertificates = []
         revocation = []
         failure = TrustError(.invalidConfiguration, reason, evaluator: policy.evaluator.name, host: policy.host)
     }

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+import ServerTrust
+@testable import ServerTrustHTTP
+import ServerTrustTestSupport
+
+/// The header callback's byte parser: RFC 9110 whitespace on bytes, and the same result as the
+/// String-and-Foundation parser it replaced for every ASCII line.
+@Suite struct HeaderLineTests {
+    private func parse(_ bytes: [UInt8]) -> HeaderLine {
+        bytes.withUnsafeBytes { HeaderLine($0) }
+    }
+
+    private func parse(_ text: String) -> HeaderLine { parse(Array(text.utf8)) }
+
+    /// The parser before this one (Transfer.receiveHeaderLine until the byte parser), kept as
+    /// the reference the byte parser must agree with.
+    private func foundationParse(_ text: String) -> HeaderLine {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            let parts = trimmed.split(separator: " ", maxSplits: 2)
+            return .status(code: parts.count > 1 ? Int(parts[1]) ?? 0 : 0, httpVersion: String(parts[0]))
+        } else if trimmed.isEmpty {
+            return .end
+        } else if let colon = trimmed.firstIndex(of: ":") {
+            return .field(name: String(trimmed[..<colon]), value: trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return .ignored
+    }
+
+    @Test func aStatusLineGivesVersionAndCode() {
+        #expect(parse("HTTP/1.1 200 OK\r\n") == .status(code: 200, httpVersion: "HTTP/1.1"))
+        #expect(parse("HTTP/2 204\r\n") == .status(code: 204, httpVersion: "HTTP/2"))
+        #expect(parse("HTTP/1.1 100 Continue\n") == .status(code: 100, httpVersion: "HTTP/1.1"))
+        #expect(parse("HTTP/1.1  302  Found here\r\n") == .status(code: 302, httpVersion: "HTTP/1.1"))
+    }
+
+    @Test func aStatusThatIsNotANumberIsZeroNeverASuccess() {
+        #expect(parse("HTTP/1.1 abc OK\r\n") == .status(code: 0, httpVersion: "HTTP/1.1"))
+        #expect(parse("HTTP/1.1\r\n") == .status(code: 0, httpVersion: "HTTP/1.1"))
+        #expect(parse([UInt8]("HTTP/1.1 2".utf8) + [0xFF] + [UInt8]("0 OK\r\n".utf8)) == .status(code: 0, httpVersion: "HTTP/1.1"))
+    }
+
+    @Test func crlfBareLFAndWhitespaceOnlyLinesEndTheHead() {
+        #expect(parse("\r\n") == .end)
+        #expect(parse("\n") == .end)
+        #expect(parse("") == .end)
+        #expect(parse(" \t\r\n") == .end)
+    }
+
+    @Test func fieldsAreSplitAtTheFirstColonAndTheValueTrimmedOfSpacesAndTabs() {
+        #expect(parse("Content-Type: text/plain\r\n") == .field(name: "Content-Type", value: "text/plain"))
+        #expect(parse("Location: https://example.com:8443/a?b=c:d\r\n") == .field(name: "Location", value: "https://example.com:8443/a?b=c:d"))
+        #expect(parse("X-Tabs:\t \tvalue\twith tab\t \r\n") == .field(name: "X-Tabs", value: "value\twith tab"))
+        #expect(parse("X-Bare-LF: yes\n") == .field(name: "X-Bare-LF", value: "yes"))
+        #expect(parse("X-Empty:\r\n") == .field(name: "X-Empty", value: ""))
+        #expect(parse("X-Spaces:    \r\n") == .field(name: "X-Spaces", value: ""))
+        #expect(parse(":no-name\r\n") == .field(name: "", value: "no-name"))
+        #expect(parse("Name : spaced\r\n") == .field(name: "Name ", value: "spaced"))
+    }
+
+    @Test func aLineWithoutAColonIsIgnoredAndSoIsAFoldedContinuationWithoutOne() {
+        #expect(parse("garbage\r\n") == .ignored)
+        #expect(parse("   continued value\r\n") == .ignored)
+        // A folded line with a colon is trimmed and read as a field of its own, as before.
+        #expect(parse("\tX-Folded: yes\r\n") == .field(name: "X-Folded", value: "yes"))
+    }
+
+    @Test func bytesThatAreNotUTF8AreReplacedNeverACrash() {
+        let line: [UInt8] = [0x58, 0xFF, 0x3A, 0x20, 0xC3, 0x28, 0x80, 0x0D, 0x0A]  // "X\xFF: \xC3(\x80\r\n"
+        #expect(parse(line) == .field(name: "X\u{FFFD}", value: "\u{FFFD}(\u{FFFD}"))
+        #expect(parse([0xFE, 0xFF, 0x0D, 0x0A]) == .ignored)
+        #expect(parse(line) == foundationParse(String(decoding: line, as: UTF8.self)))
+    }
+
+    @Test func onlyRFC9110WhitespaceIsTrimmedNotVerticalTabOrUnicodeSpaces() {
+        #expect(parse("X-VT: a\u{0B}\r\n") == .field(name: "X-VT", value: "a\u{0B}"))
+        #expect(parse("X-NBSP: \u{A0}a\u{A0}\r\n") == .field(name: "X-NBSP", value: "\u{A0}a\u{A0}"))
+        #expect(parse("X-CR: a\rb\r\n") == .field(name: "X-CR", value: "a\rb"))
+    }
+
+    @Test func everyLineOfTheseCasesParsesAsTheFoundationParserDid() {
+        let lines = [
+            "HTTP/1.1 200 OK\r\n", "HTTP/2 200\r\n", "HTTP/1.0 404 Not Found\n", "HTTP/1.1 +200 OK\r\n", "HTTP/1.1 -1\r\n",
+            " HTTP/1.1 200 OK\r\n", "HTTP/\r\n", "http/1.1 200\r\n", "\r\n", "\n", "\r\r\n", "\t\r\n",
+            "Content-Length: 7\r\n", "A:b\r\n", "A: b \t\r\n", "A:\tb:c\r\n", " A : b \r\n", "A\r\n", ":\r\n",
+            "A: b\rc\r\n", "Set-Cookie: a=b; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT\r\n",
+        ]
+        for line in lines {
+            #expect(parse(line) == foundationParse(line), "\(line.debugDescription)")
+        }
+    }
+
+    @Test func aSessionReturnsFieldsWithColonsTabsAndEmptyValuesIntact() async throws {
+        let fixture = try SessionFixture()
+        fixture.server.setHandler { request in
+            guard request.path == "/odd-headers" else { return nil }
+            var response = LocalHTTPResponse.text("ok\n")
+            response.headers += [("X-Colon", "a:b: c"), ("X-Tabs", "\tinner\tvalue\t"), ("X-Empty", ""), ("X-Last", "end")]
+            return response
+        }
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        let response = try await session.get(fixture.url("/odd-headers").absoluteString)
+        #expect(response.status == 200)
+        #expect(response.httpVersion.hasPrefix("HTTP/"))
+        #expect(response.header("X-Colon") == "a:b: c")
+        #expect(response.header("X-Tabs") == "inner\tvalue")
+        #expect(response.header("X-Empty") == "")
+        #expect(response.header("X-Last") == "end")
+        #expect(response.body == Array("ok\n".utf8))
+    }
+
+    @Test func randomASCIILinesParseAsTheFoundationParserDid() {
+        // Pieces the parser treats specially, and filler; a fixed seed keeps the run repeatable.
+        let pieces = ["HTTP/", "1.1", " ", "  ", "\t", ":", "200", "x", "Name", "\r", "\n", "\r\n", "-", "0"]
+        var generator = SeededGenerator(seed: 0x5EED)
+        for _ in 0..<5_000 {
+            let count = Int(generator.next() % 9)
+            let line = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            #expect(parse(line) == foundationParse(line), "\(line.debugDescription)")
+        }
+    }
+}
+
+/// What `Transfer` does with the parsed lines: a status line starts a new head, a blank line
+/// after a final status delivers it, and the header cap counts the bytes curl delivered.
+@Suite struct TransferHeaderTests {
+    private func transfer(onHead: @escaping @Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void) throws -> Transfer {
+        let policy = TrustPolicy(
+            host: "plain.servertrust.test", pattern: nil, evaluator: DefaultTrustEvaluator(),
+            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil)
+        let transfer = Transfer(
+            url: "http://plain.servertrust.test/", method: "GET", headers: [], body: nil, policy: policy, isTLS: false,
+            bodyLimit: nil, stream: BodyStream(), onHead: onHead, onCompletion: { _ in })
+        #expect(transfer.admitConnection(disableGuard: false))  // plain HTTP: records a report
+        return transfer
+    }
+
+    private func send(_ line: String, to transfer: Transfer) -> Bool {
+        Array(line.utf8).withUnsafeBytes { transfer.receiveHeaderLine($0) }
+    }
+
+    @Test func interimResponsesAreDroppedAndOnlyTheFinalHeadIsDeliveredOnce() throws {
+        let heads = Locked<[ResponseHead]>([])
+        let transfer = try transfer { result in
+            if case .success(let (head, _)) = result { heads.withLock { $0.append(head) } }
+        }
+        for line in [
+            "HTTP/1.1 100 Continue\r\n", "X-Interim: yes\r\n", "\r\n",
+            "HTTP/1.1 103 Early Hints\r\n", "Link: </a.css>; rel=preload\r\n", "\r\n",
+            "HTTP/2 200\r\n", "content-type: text/plain\r\n", "x-empty:\r\n", "\r\n",
+        ] {
+            #expect(send(line, to: transfer))
+        }
+        let delivered = heads.withLock { $0 }
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.status == 200)
+        #expect(delivered.first?.httpVersion == "HTTP/2")
+        #expect(delivered.first?.headers.map(\.name) == ["content-type", "x-empty"])
+        #expect(delivered.first?.headers.map(\.value) == ["text/plain", ""])
+    }
+
+    @Test func theHeaderCapCountsEveryByteCurlDelivered() throws {
+        let transfer = try transfer { _ in }
+        #expect(send("HTTP/1.1 200 OK\r\n", to: transfer))
+        let line = "X-Padding: " + String(repeating: "x", count: 1024 - 13) + "\r\n"  // 1,024 bytes
+        var accepted = 17
+        while send(line, to: transfer) { accepted += 1024 }
+        #expect(accepted <= Transfer.maximumHeaderBytes)
+        #expect(accepted + 1024 > Transfer.maximumHeaderBytes)
+        #expect(!send("\r\n", to: transfer))  // once over, every later line is refused too
+    }
+}
