@@ -17,7 +17,7 @@ public import Logging
 ///    once per evaluator.
 public final class PinSetTrustEvaluator: ServerTrustEvaluating {
     public let pinSet: PinSet
-    private let core: PinningCore
+    let core: PinningCore
     private let validateHost: Bool
     private let logger: Logger
     /// Warnings already logged (keys: pin, "set", "backup"), so a warning is not repeated on
