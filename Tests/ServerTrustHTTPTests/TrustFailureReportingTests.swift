@@ -161,6 +161,25 @@ import ServerTrustTestSupport
         #expect(lab.reporter.counters.snapshot.reportsSent == 2)
     }
 
+    @Test func aPolicyFileSendsEachHostsReportsToItsOwnReportURI() async throws {
+        let lab = try ReportLab()
+        let policy = try TrustPolicyFile(data: Array("""
+            { "version": 1, "reportURIs": ["https://unused.servertrust.test/"], "hosts": {
+                "\(Self.host)": { "mode": "informational", "reportURIs": ["\(lab.reportURI.absoluteString)?host=api"],
+                                   "pins": [{ "pin": "\(SessionFixture.unrelatedPin)" }, { "pin": "\(Self.otherPin)" }] } } }
+            """.utf8))
+        var configuration = lab.reporter.configuration
+        configuration.apply(policy)
+        let reporter = try TrustFailureReporter(configuration)
+        let session = try Session(configuration: try lab.fixture.configuration().with { $0.failureReporter = reporter }, trustManager: policy.manager)
+        defer { session.shutdown() }
+
+        #expect(try await session.get(lab.fixture.url("/status/200").absoluteString).trustResult == .failed(.pinMismatch))
+        await reporter.flush()
+        #expect(lab.collector.recentRequests.map(\.target) == ["/report?host=api"])
+        #expect(reporter.counters.snapshot.reportsSent == 1)
+    }
+
     @Test func aReportURIMustBeHTTPS() throws {
         var configuration = TrustFailureReporter.Configuration()
         configuration.reportURIs = [URL(string: "http://reports.servertrust.test/pins")!]
@@ -262,4 +281,12 @@ final class EventLog: Sendable {
     private let events = Locked<[TrustFailureEvent]>([])
     func append(_ event: TrustFailureEvent) { events.withLock { $0.append(event) } }
     var all: [TrustFailureEvent] { events.withLock { $0 } }
+}
+
+extension Session.Configuration {
+    func with(_ change: (inout Session.Configuration) -> Void) -> Session.Configuration {
+        var copy = self
+        change(&copy)
+        return copy
+    }
 }
