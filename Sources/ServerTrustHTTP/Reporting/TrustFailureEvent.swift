@@ -14,6 +14,6 @@ public struct TrustFailureEvent: Sendable, CustomStringConvertible {
     public let submission: TrustFailureReporter.Submission
 
     public var description: String {
-        "\(report.mode) trust failure for \(url.absoluteString): \(report.reason): \(report.message) (report \(submission))"
+        "\(report.mode) trust failure for \(url.absoluteString): \(report.reason): \(report.message) (\(submission))"
     }
 }

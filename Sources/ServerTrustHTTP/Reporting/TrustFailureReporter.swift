@@ -68,9 +68,9 @@ public final class TrustFailureReporter: Sendable {
 
         public var description: String {
             switch self {
-            case .queued: "queued"
-            case .suppressed: "suppressed (identical report within 24 h)"
-            case .dropped: "dropped"
+            case .queued: "report queued"
+            case .suppressed: "report suppressed (identical report sent within 24 h)"
+            case .dropped: "report dropped"
             case .noReportURI: "no report URI"
             }
         }
