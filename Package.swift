@@ -43,7 +43,10 @@ let package = Package(
         ),
         .target(
             name: "ServerTrustHTTP",
-            dependencies: ["ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims"],
+            dependencies: [
+                "ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
@@ -58,6 +61,7 @@ let package = Package(
                 "ServerTrustCodeGeneration",
                 "ServerTrustTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift,
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]

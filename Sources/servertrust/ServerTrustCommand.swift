@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 @main
 struct ServerTrustCommand: AsyncParsableCommand {
@@ -28,6 +29,9 @@ struct ServerTrustCommand: AsyncParsableCommand {
     /// Maps parse and validation errors to exit status 2 (ArgumentParser's default is 64), and
     /// our own ``CommandFailure`` to its status.
     static func main() async {
+        // Every command prints what went wrong itself (standard error or --json); the library's
+        // swift-log lines would repeat it in another format.
+        LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

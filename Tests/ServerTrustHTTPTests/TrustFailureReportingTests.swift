@@ -186,6 +186,30 @@ import ServerTrustTestSupport
         #expect(throws: SessionError.invalidRequest) { try TrustFailureReporter(configuration) }
     }
 
+    // MARK: Logs and counters
+
+    @Test func everyEvaluationIsLoggedAtDebugAndEveryFailureAtErrorWithItsMetadata() async throws {
+        let fixture = try SessionFixture()
+        let wrong = try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin])
+        for (evaluator, mode) in [(wrong as any ServerTrustEvaluating, "enforced"), (InformationalTrustEvaluator(wrong), "informational")] {
+            let logs = CapturedLogs()
+            let session = try fixture.session([Self.host: evaluator]) { $0.logger = logs.logger }
+            defer { session.shutdown() }
+            _ = await outcome { try await session.get(fixture.url("/status/200").absoluteString) }
+
+            #expect(logs.at(.debug).count == 1)
+            #expect(logs.at(.debug).first?.metadata["host"] == Self.host)
+            #expect(logs.at(.debug).first?.metadata["result"]?.hasPrefix("failed (pinMismatch)") == true)
+            let errors = logs.at(.error)
+            #expect(errors.count == 1)
+            #expect(errors.first?.metadata == [
+                "host": Self.host, "evaluator": "PinnedKeyHashesTrustEvaluator", "reason": "pinMismatch", "mode": mode,
+            ])
+            #expect(session.counters.snapshot.evaluations == 1)
+            #expect(session.counters.snapshot.failuresByReason == ["pinMismatch": 1])
+        }
+    }
+
     // MARK: The hook
 
     @Test func theHookSeesEnforcedInformationalAndCanaryFailuresWithOrWithoutAReporter() async throws {

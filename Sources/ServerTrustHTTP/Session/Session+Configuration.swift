@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import ServerTrust
 
 extension Session {
@@ -54,6 +55,10 @@ extension Session {
         /// Where evaluations and failures (by reason) are counted. Default: a fresh set, read it
         /// as ``Session/counters``.
         public var trustCounters: TrustCounters = TrustCounters()
+        /// Where trust evaluations are logged: each at `debug`, each rejection and report-only
+        /// failure at `error`, with `host`, `evaluator`, `reason` and `mode` metadata (see
+        /// ``TrustLogging``). Default `Logger(label: "servertrust")`.
+        public var logger: Logger = TrustLogging.defaultLogger
 
         /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard
         /// can be tested on its own. Never set outside tests.

@@ -247,7 +247,7 @@ public final class Session: Sendable {
         let policy = TrustPolicy(
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
-            counters: configuration.trustCounters)
+            counters: configuration.trustCounters, logger: configuration.logger)
         if override == nil || overrideIdentity != nil {
             policies.withLock { cache in
                 if cache.count >= 10_000 { cache.removeAll() }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServerTrust
 import Synchronization
 
@@ -22,9 +23,11 @@ final class TrustPolicy: Sendable {
     let revocationFetcher: (any RevocationFetcher)?
     /// Counts every evaluation and every failure, enforced or report-only.
     let counters: TrustCounters
+    let logger: Logger
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
-         validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters) {
+         validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
+         logger: Logger) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -33,6 +36,7 @@ final class TrustPolicy: Sendable {
         self.validationOptions = validationOptions
         self.revocationFetcher = revocationFetcher
         self.counters = counters
+        self.logger = logger
     }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
@@ -58,8 +62,19 @@ final class TrustPolicy: Sendable {
         }
         let report = TrustReport(policy: self, trust: trust, failure: failure)
         counters.recordEvaluation()
-        if let failure { counters.recordFailure(failure.code) }
-        for finding in report.findings { counters.recordFailure(finding.error.code) }
+        logger.debug(
+            "Trust evaluation for \(host): \(failure == nil ? "accepted" : "rejected")",
+            metadata: ["host": .string(host), "evaluator": .string(evaluator.name), "result": .string(report.result.description)])
+        if let failure {
+            counters.recordFailure(failure.code)
+            logger.error("Rejected \(host): \(failure.reason)", metadata: TrustLogging.metadata(for: failure, host: host, mode: .enforced))
+        }
+        for finding in report.findings {
+            counters.recordFailure(finding.error.code)
+            logger.error(
+                "\(finding.mode) trust failure for \(host), not enforced: \(finding.error.reason)",
+                metadata: TrustLogging.metadata(for: finding.error, host: host, mode: finding.mode))
+        }
         return report
     }
 }
