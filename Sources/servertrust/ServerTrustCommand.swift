@@ -19,10 +19,11 @@ struct ServerTrustCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…=
               servertrust verify --chain chain.pem --roots roots.pem --host api.example.com
               servertrust generate Certificates -o Sources/App/PinnedCertificates.swift
+              servertrust audit --policy pins.json --warn-days 45
             """,
         subcommands: [
             DemoCommand.self, InspectCommand.self, PinsCommand.self, FetchCommand.self, VerifyCommand.self,
-            GenerateCommand.self, KeysCommand.self,
+            GenerateCommand.self, KeysCommand.self, AuditCommand.self,
         ]
     )
 
