@@ -16,6 +16,7 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…= --pin sha256/BBBB…=
               servertrust fetch https://localhost:8443/ --ca Certificates/sample-root.pem --resolve localhost:8443:127.0.0.1
               servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
+              servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
             """
     )
 
@@ -54,6 +55,8 @@ struct FetchCommand: AsyncParsableCommand {
         guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(url)\" is not an absolute URL with a host.")
         }
+        var reporting = reporting
+        try reporting.loadPolicy()
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
@@ -67,10 +70,17 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 configuration.proxy = .http(proxyURL)
             }
-            let checks = try revocation.evaluator(
-                wrapping: pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin))
-            let evaluator = try reporting.evaluator(checks, mode: signature.mode, trialsSomething: !pin.isEmpty || revocation != .off)
-            manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
+            if let policyFile = reporting.policyFile {
+                guard pin.isEmpty, revocation == .off else {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: --policy configures pins and revocation; drop --pin and --revocation.")
+                }
+                manager = policyFile.manager
+            } else {
+                let checks = try revocation.evaluator(
+                    wrapping: pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin))
+                let evaluator = try reporting.evaluator(checks, mode: signature.mode, trialsSomething: !pin.isEmpty || revocation != .off)
+                manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
+            }
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }

@@ -11,6 +11,26 @@ struct FetchReportingOptions: ParsableArguments {
         valueName: "URL"))
     var reportURIs: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A policy file (JSON): its hosts' pins, modes, canaries, revocation and report URIs replace --pin and --revocation. --report-uri adds to its top-level report URIs.",
+        valueName: "FILE"))
+    var policy: String?
+
+    /// The loaded ``policy`` (see ``loadPolicy()``).
+    var policyFile: TrustPolicyFile?
+
+    enum CodingKeys: CodingKey { case reportURIs, policy }
+
+    /// Reads ``policy``; an invalid file is a usage error naming its line and field.
+    mutating func loadPolicy() throws {
+        guard let policy else { return }
+        do {
+            policyFile = try TrustPolicyFile(contentsOf: URL(fileURLWithPath: policy))
+        } catch let error as TrustError {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
+        }
+    }
+
     /// `checks` (pins and revocation) as the mode asks: as they are, or trialled beside
     /// enforced default validation.
     func evaluator(
@@ -24,9 +44,10 @@ struct FetchReportingOptions: ParsableArguments {
     /// trust failure for the output.
     func apply(to configuration: inout Session.Configuration, events: FetchTrustEvents) throws {
         configuration.onTrustFailure = { events.append($0) }
-        guard !reportURIs.isEmpty else { return }
+        guard !reportURIs.isEmpty || policyFile.map({ !$0.reportURIs.isEmpty || !$0.reportURIsByPattern.isEmpty }) == true else { return }
         var reporting = TrustFailureReporter.Configuration()
-        reporting.reportURIs = try reportURIs.map { text in
+        if let policyFile { reporting.apply(policyFile) }
+        reporting.reportURIs += try reportURIs.map { text in
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
                 throw CommandFailure(status: CommandFailure.usage, message: "error: --report-uri \(text.debugDescription) is not an https: URL with a host.")
             }

@@ -81,6 +81,33 @@ import ServerTrustTestSupport
         #expect(result.standardError.hasSuffix("(no report URI)\n"), "\(result)")
     }
 
+    @Test func aPolicyFileCanaryIsReportedWhileTheEnforcedPinsAdmitTheServer() throws {
+        let fixture = try CLIFixture()
+        let (server, reporting) = try collector(fixture)
+        let other = "sha256/" + Data(repeating: 5, count: 32).base64EncodedString()
+        let policy = try TestPKI.writeTemporaryFile("""
+            { "version": 1, "hosts": { "\(CLIFixture.host)": {
+                "pins": [{ "pin": "\(fixture.intermediate.certificate.spkiPin)", "label": "current" }, { "pin": "\(other)", "label": "backup" }],
+                "canary": { "pins": [{ "pin": "\(Self.wrongPin)", "label": "next" }, { "pin": "\(other)", "label": "backup" }] } } } }
+            """, name: "policy.json")
+        defer { TestPKI.removeTemporaryFile(policy) }
+
+        let result = CommandRunner.run(["fetch", fixture.url(), "--policy", policy, "--json"] + reporting + fixture.trusting)
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect((object["trustResult"] as? [String: Any])?["result"] as? String == "verified")
+        let failures = try #require(object["trustFailures"] as? [[String: Any]])
+        #expect(failures.map { $0["mode"] as? String } == ["canary"])
+        #expect(failures.map { $0["reason"] as? String } == ["canaryDisagreement"])
+        #expect(object["reportQueued"] as? Bool == true)
+        let sent = reports(server)
+        #expect(sent.map { $0["mode"] as? String } == ["canary"])
+        #expect(sent.first?["known-pins"] as? [String] == (try [Pin(Self.wrongPin), Pin(other)]).sorted().map { "pin-sha256=\"\($0.base64)\"" })
+
+        let mixed = CommandRunner.run(["fetch", fixture.url(), "--policy", policy, "--pin", other] + fixture.trusting)
+        #expect(mixed.status == 2, "\(mixed)")
+    }
+
     @Test func aPlainHTTPReportURIIsAUsageError() throws {
         let fixture = try CLIFixture()
         let result = CommandRunner.run(["fetch", fixture.url(), "--report-uri", "http://reports.servertrust.test/"] + fixture.trusting)
