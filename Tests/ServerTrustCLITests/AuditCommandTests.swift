@@ -78,6 +78,17 @@ import ServerTrustTestSupport
         #expect(try hosts(noBackup).first?["hasBackup"] as? Bool == false)
     }
 
+    @Test func revocationIsJudgedTodayFromTheStapleAndNotAtTheHorizon() throws {
+        let fixture = try CLIFixture()
+        let result = try audit(fixture, policy: """
+            { "version": 1, "hosts": { "\(CLIFixture.host)": {
+                "pins": [{ "pin": "\(fixture.intermediate.certificate.spkiPin)" }, { "pin": "\(Self.otherPin)" }],
+                "revocation": { "methods": "ocsp", "networkAccessDisabled": true, "requirePositiveResponse": true } } } }
+            """, ["--json", "--warn-days", "30"])
+        #expect(result.status == 0, "\(result)")
+        #expect(try hosts(result).first?["status"] as? String == "ok")
+    }
+
     @Test func wildcardPatternsAreSkippedUnlessAProbeHostIsNamed() throws {
         let fixture = try CLIFixture()
         let policy = """

@@ -110,7 +110,9 @@ struct AuditCommand: AsyncParsableCommand {
         do {
             let result = try await ServerProbe(url: url, method: .head, options: connection).run()
             return HostAudit(
-                policy: host, host: name, presented: result.observation.presentedChain, anchors: anchors, now: now, warnDays: warnDays)
+                policy: host, host: name, presented: result.observation.presentedChain,
+                stapledOCSPResponse: result.observation.stapledOCSPResponse, anchors: anchors, resolve: connection.resolve,
+                now: now, warnDays: warnDays)
         } catch {
             return .unreachable(host, host: name, note: error.message)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustHTTP
 
 /// What `audit` found for one host of a policy file: the policy's verdict on the live chain
 /// today and at the warning horizon, the backup situation and the dates that matter.
@@ -72,13 +73,20 @@ struct HostAudit {
             hasBackup: nil, expiries: [], note: note)
     }
 
-    /// Judges `presented` (the live chain of `host`) under the host's policy at `now` and at
-    /// `now + warnDays`.
-    init(policy: TrustPolicyFile.HostPolicy, host: String, presented: [Certificate], anchors: TrustAnchors, now: Date, warnDays: Int) {
+    /// Judges `presented` (the live chain of `host`) under the host's whole policy at `now`,
+    /// revocation included (the staple, then live queries through `resolve`), and its enforced
+    /// pins and certificate dates at `now + warnDays`.
+    init(
+        policy: TrustPolicyFile.HostPolicy, host: String, presented: [Certificate], stapledOCSPResponse: [UInt8]?,
+        anchors: TrustAnchors, resolve: [String], now: Date, warnDays: Int
+    ) {
         let horizon = now.addingTimeInterval(TimeInterval(warnDays) * 86_400)
-        let today = ServerTrust(presentedChain: presented, anchors: anchors, validationTime: now)
+        let today = ServerTrust(
+            presentedChain: presented, anchors: anchors, validationTime: now, stapledOCSPResponse: stapledOCSPResponse,
+            revocationFetcher: CurlRevocationFetcher(resolve: resolve))
         let failure = Self.failure(of: policy.evaluator, today, host)
-        let future = Self.failure(of: policy.evaluator, ServerTrust(presentedChain: presented, anchors: anchors, validationTime: horizon), host)
+        let future = Self.failure(
+            of: Self.horizonEvaluator(policy), ServerTrust(presentedChain: presented, anchors: anchors, validationTime: horizon), host)
         let validated = (try? today.validatedChain()) ?? []
 
         var expiries: [Expiry] = []
@@ -103,6 +111,16 @@ struct HostAudit {
         self.expiries = expiries.sorted { $0.date < $1.date }
         note = nil
         status = failure != nil ? .fails : future != nil ? .failsWithinWarnDays : .ok
+    }
+
+    /// What can be judged ahead of time: the enforced pin set (or default validation) against
+    /// the chain's dates. Revocation is not: no OCSP response or CRL for a future date exists
+    /// yet, and an informational or canary policy never rejects.
+    private static func horizonEvaluator(_ policy: TrustPolicyFile.HostPolicy) -> any ServerTrustEvaluating {
+        guard policy.mode == .enforced, let pinSet = policy.pinSet, let pinned = try? PinSetTrustEvaluator(pinSet: pinSet) else {
+            return DefaultTrustEvaluator()
+        }
+        return pinned
     }
 
     private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: ServerTrust, _ host: String) -> TrustError? {
