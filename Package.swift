@@ -18,6 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         .systemLibrary(
@@ -37,12 +38,15 @@ let package = Package(
         .target(name: "CServerTrustCurlShims", dependencies: ["CCurl", "COpenSSL"]),
         .target(
             name: "ServerTrust",
-            dependencies: ["COpenSSL", "CServerTrustShims"],
+            dependencies: ["COpenSSL", "CServerTrustShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "ServerTrustHTTP",
-            dependencies: ["ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims"],
+            dependencies: [
+                "ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
@@ -57,6 +61,7 @@ let package = Package(
                 "ServerTrustCodeGeneration",
                 "ServerTrustTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift,
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]
@@ -81,12 +86,12 @@ let package = Package(
         ),
         .target(
             name: "ServerTrustTestSupport",
-            dependencies: ["ServerTrust", "COpenSSL", "CServerTrustShims"],
+            dependencies: ["ServerTrust", "COpenSSL", "CServerTrustShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "ServerTrustHTTPTests",
-            dependencies: ["ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport"],
+            dependencies: ["ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         // Runs the built `servertrust` binary against in-process servers; depending on the
@@ -98,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServerTrustTests",
-            dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL"],
+            dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
     ]

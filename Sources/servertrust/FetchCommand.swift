@@ -16,6 +16,7 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…= --pin sha256/BBBB…=
               servertrust fetch https://localhost:8443/ --ca Certificates/sample-root.pem --resolve localhost:8443:127.0.0.1
               servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
+              servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
             """
     )
 
@@ -48,10 +49,14 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var signature: FetchSignatureOptions
 
+    @OptionGroup var reporting: FetchReportingOptions
+
     func run() async throws {
         guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(url)\" is not an absolute URL with a host.")
         }
+        var reporting = reporting
+        try reporting.loadPolicy()
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
@@ -65,13 +70,23 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 configuration.proxy = .http(proxyURL)
             }
-            let evaluator = try revocation.evaluator(
-                wrapping: pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin))
-            manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
+            if let policyFile = reporting.policyFile {
+                guard pin.isEmpty, revocation == .off else {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: --policy configures pins and revocation; drop --pin and --revocation.")
+                }
+                manager = policyFile.manager
+            } else {
+                let checks = try revocation.evaluator(
+                    wrapping: pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin))
+                let evaluator = try reporting.evaluator(checks, mode: signature.mode, trialsSomething: !pin.isEmpty || revocation != .off)
+                manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
+            }
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }
 
+        let events = FetchTrustEvents()
+        try reporting.apply(to: &configuration, events: events)
         let session: Session
         do {
             session = try Session(configuration: configuration, trustManager: manager)
@@ -81,8 +96,9 @@ struct FetchCommand: AsyncParsableCommand {
         defer { session.shutdown() }
         do {
             let response = try await session.data(for: Request(url: target))
+            await reporting.flush(configuration)
             if json {
-                print(FetchJSON.success(response))
+                print(FetchJSON.success(response, events: events, counters: session.counters))
             } else {
                 var output: [UInt8] = []
                 if include {
@@ -92,9 +108,11 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 FileHandle.standardOutput.write(Data(output + response.body))
                 signature.report(response.verification)
+                FetchReportingOptions.warn(events: events)
             }
         } catch let error as SessionError {
-            if json { print(FetchJSON.failure(error)) }
+            await reporting.flush(configuration)
+            if json { print(FetchJSON.failure(error, events: events, counters: session.counters)) }
             let status = error.code == .trustEvaluationFailed || error.code == .responseSignatureInvalid ? CommandFailure.rejected
                 : error.code == .invalidRequest ? CommandFailure.usage : CommandFailure.transfer
             throw CommandFailure(status: status, message: json ? "" : "error: \(error)", hints: json ? [] : Self.hints(for: error, url: target))
@@ -103,8 +121,8 @@ struct FetchCommand: AsyncParsableCommand {
 }
 
 enum FetchJSON {
-    static func success(_ response: Response) -> String {
-        render([
+    static func success(_ response: Response, events: FetchTrustEvents, counters: TrustCounters) -> String {
+        render(FetchReportingOptions.json(result: response.trustResult, events: events, counters: counters).merging([
             "status": response.status,
             "url": response.url.absoluteString,
             "httpVersion": response.httpVersion,
@@ -113,11 +131,12 @@ enum FetchJSON {
             "trust": report(response.trust),
             "hops": response.hops.map(report),
             "verification": FetchSignatureOptions.json(response.verification),
-        ])
+        ]) { $1 })
     }
 
-    static func failure(_ error: SessionError) -> String {
-        var object: [String: Any] = ["error": ["code": error.code.description, "reason": error.reason, "curlCode": error.curlCode, "curlMessage": error.curlMessage]]
+    static func failure(_ error: SessionError, events: FetchTrustEvents, counters: TrustCounters) -> String {
+        var object = FetchReportingOptions.json(result: error.rejectedTrust?.result, events: events, counters: counters)
+        object["error"] = ["code": error.code.description, "reason": error.reason, "curlCode": error.curlCode, "curlMessage": error.curlMessage]
         if let trust = error.trustError {
             object["trust"] = [
                 "trusted": false, "code": trust.code.description, "reason": trust.reason, "evaluator": trust.evaluator ?? "",

@@ -19,7 +19,10 @@ struct FetchSignatureOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: "With --verify-signature: enforced (a failure exits 1, no body) or informational (the body is printed, the failure reported).")
+        help: ArgumentHelp(
+            "enforced (a failure exits 1, no body) or informational (the body is printed, the failure reported and, with --report-uri, sent). "
+                + "Applies to --pin, --revocation and --verify-signature; default validation is always enforced.",
+            valueName: "enforced|informational"))
     var mode: Mode = .enforced
 
     /// Adds the signed-response policy for `host` to `configuration`.

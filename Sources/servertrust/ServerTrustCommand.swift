@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 @main
 struct ServerTrustCommand: AsyncParsableCommand {
@@ -18,16 +19,20 @@ struct ServerTrustCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…=
               servertrust verify --chain chain.pem --roots roots.pem --host api.example.com
               servertrust generate Certificates -o Sources/App/PinnedCertificates.swift
+              servertrust audit --policy pins.json --warn-days 45
             """,
         subcommands: [
             DemoCommand.self, InspectCommand.self, PinsCommand.self, FetchCommand.self, VerifyCommand.self,
-            GenerateCommand.self, KeysCommand.self,
+            GenerateCommand.self, KeysCommand.self, AuditCommand.self,
         ]
     )
 
     /// Maps parse and validation errors to exit status 2 (ArgumentParser's default is 64), and
     /// our own ``CommandFailure`` to its status.
     static func main() async {
+        // Every command prints what went wrong itself (standard error or --json); the library's
+        // swift-log lines would repeat it in another format.
+        LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -129,7 +130,8 @@ import ServerTrustTestSupport
     private func transfer(onHead: @escaping @Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void) throws -> Transfer {
         let policy = TrustPolicy(
             host: "plain.servertrust.test", pattern: nil, evaluator: DefaultTrustEvaluator(),
-            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil)
+            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
+            counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let transfer = Transfer(
             url: "http://plain.servertrust.test/", method: "GET", headers: [], body: nil, policy: policy, isTLS: false,
             bodyLimit: nil, stream: BodyStream(), onHead: onHead, onCompletion: { _ in })

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -14,13 +15,14 @@ import ServerTrustTestSupport
     private func policy(_ fixture: SessionFixture, _ evaluator: any ServerTrustEvaluating) throws -> TrustPolicy {
         TrustPolicy(
             host: SessionFixture.host, pattern: SessionFixture.host, evaluator: evaluator, anchors: try fixture.root.trustAnchors(),
-            validationOptions: PathValidationOptions(), revocationFetcher: nil)
+            validationOptions: PathValidationOptions(), revocationFetcher: nil,
+            counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
     }
 
     @Test func anAcceptedReportListsThePresentedAndTheValidatedChain() throws {
         let fixture = try SessionFixture()
         let presented = [fixture.leaf.certificate, fixture.intermediate.certificate]
-        let report = try policy(fixture, DefaultTrustEvaluator()).evaluate(presented: presented, stapledOCSPResponse: nil).get()
+        let report = try policy(fixture, DefaultTrustEvaluator()).evaluate(presented: presented, stapledOCSPResponse: nil)
         #expect(report.isTrusted)
         #expect(report.presentedChain == summaries(presented))
         #expect(report.validatedChain == summaries(presented + [fixture.root.certificate]))

@@ -27,6 +27,9 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case revocationStatusUnknown
             case openSSLFailure
             case unreadableInput
+            case pinSetExpired
+            case canaryDisagreement
+            case invalidPolicyFile
         }
 
         private let base: Base
@@ -69,6 +72,14 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let openSSLFailure = Code(.openSSLFailure)
         /// A file or buffer could not be read.
         public static let unreadableInput = Code(.unreadableInput)
+        /// The pin set (or every pin in it) is past its expiration date and the set's
+        /// ``PinSet/ExpiryBehaviour`` is ``PinSet/ExpiryBehaviour/failClosed``, or, as a finding,
+        /// that pins were not enforced because the set fell back to default validation.
+        public static let pinSetExpired = Code(.pinSetExpired)
+        /// A canary policy reached a different verdict than the enforced one (a finding, never thrown).
+        public static let canaryDisagreement = Code(.canaryDisagreement)
+        /// A declarative policy file that cannot be loaded; the reason names the line and field.
+        public static let invalidPolicyFile = Code(.invalidPolicyFile)
 
         public var description: String { base.rawValue }
     }
@@ -165,6 +176,9 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let revocationStatusUnknown = TrustError(.revocationStatusUnknown, "")
     public static let openSSLFailure = TrustError(.openSSLFailure, "")
     public static let unreadableInput = TrustError(.unreadableInput, "")
+    public static let pinSetExpired = TrustError(.pinSetExpired, "")
+    public static let canaryDisagreement = TrustError(.canaryDisagreement, "")
+    public static let invalidPolicyFile = TrustError(.invalidPolicyFile, "")
 
     public var description: String {
         var text = ""

@@ -5,7 +5,7 @@
 /// validity is still checked.
 public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     private let certificates: Set<Certificate>
-    private let core: PinningCore
+    let core: PinningCore
 
     /// - Parameters:
     ///   - certificates: the pinned certificates; must not be empty.

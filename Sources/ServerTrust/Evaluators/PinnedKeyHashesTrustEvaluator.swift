@@ -5,7 +5,7 @@
 /// does not lock clients out.
 public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
     private let pins: Set<Pin>
-    private let core: PinningCore
+    let core: PinningCore
 
     /// - Parameters:
     ///   - pins: SPKI pins; must not be empty.

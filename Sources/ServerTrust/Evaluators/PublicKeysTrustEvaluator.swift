@@ -4,7 +4,7 @@
 /// certificate survives certificate renewal with the same key.
 public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     private let keys: Set<[UInt8]>
-    private let core: PinningCore
+    let core: PinningCore
 
     /// - Parameters:
     ///   - keys: the pinned keys; must not be empty.

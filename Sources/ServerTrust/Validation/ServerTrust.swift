@@ -22,6 +22,8 @@ public final class ServerTrust: Sendable {
     public let revocationFetcher: (any RevocationFetcher)?
     /// Where ``revocationResults`` are kept (see `ServerTrust+Revocation.swift`).
     let revocationRecord = RevocationRecord()
+    /// Where ``findings`` are kept (see `ServerTrust+Findings.swift`).
+    let findingRecord = Locked<[TrustFinding]>([])
 
     private let validations = Locked<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
 

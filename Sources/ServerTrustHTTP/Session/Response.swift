@@ -21,6 +21,11 @@ public struct Response: Sendable {
     /// throws (enforced) or goes to ``Session/Configuration/onVerificationFailure``.
     public internal(set) var verification: ResponseVerification = .notRequested
 
+    /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
+    /// report-only evaluator rejected the server (an enforced rejection throws instead), or
+    /// ``TrustResult/notRequested`` for plain HTTP. Redirect hops' results are in ``hops``.
+    public var trustResult: TrustResult { trust.result }
+
     /// The first value of a header, compared case-insensitively.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value

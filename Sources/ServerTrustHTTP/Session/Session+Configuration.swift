@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import ServerTrust
 
 extension Session {
@@ -42,6 +43,22 @@ extension Session {
         /// signature verification, in informational and enforced mode alike, before the session
         /// returns or throws. Keep it quick; it must not call back into the session. Default: none.
         public var onVerificationFailure: (@Sendable (ResponseVerificationFailure) -> Void)? = nil
+        /// Sends a ``TrustFailureReport`` for every trust failure: an enforced rejection, an
+        /// informational evaluator's failure, a canary disagreement, an expired pin set falling
+        /// back to default validation. The reporter delivers through a session of its own with
+        /// default validation, never through the failing policy. Default: none.
+        public var failureReporter: TrustFailureReporter? = nil
+        /// Called, on the requesting task, for every trust failure of every hop (as for
+        /// ``failureReporter``), reporter or not, before the session returns or throws. Keep it
+        /// quick; it must not call back into the session. Default: none.
+        public var onTrustFailure: (@Sendable (TrustFailureEvent) -> Void)? = nil
+        /// Where evaluations and failures (by reason) are counted. Default: a fresh set, read it
+        /// as ``Session/counters``.
+        public var trustCounters: TrustCounters = TrustCounters()
+        /// Where trust evaluations are logged: each at `debug`, each rejection and report-only
+        /// failure at `error`, with `host`, `evaluator`, `reason` and `mode` metadata (see
+        /// ``TrustLogging``). Default `Logger(label: "servertrust")`.
+        public var logger: Logger = TrustLogging.defaultLogger
 
         /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard
         /// can be tested on its own. Never set outside tests.

@@ -65,6 +65,9 @@ public final class Session: Sendable {
 
     deinit { loop.shutdown() }
 
+    /// Evaluations and failures of this session's policies (``Configuration/trustCounters``).
+    public var counters: TrustCounters { configuration.trustCounters }
+
     /// Requests whose transfer is in the multi handle right now.
     var activeTransfers: Int { loop.activeTransfers }
     /// How many times a submission woke the loop thread (tests check the batching).
@@ -85,8 +88,9 @@ public final class Session: Sendable {
         var hops: [TrustReport] = []
         while true {
             let (signed, pending) = try signedResponses.prepare(current)
-            let outcome = try await perform(signed)
+            let outcome = try await reportingTrustFailures(url: current.url) { try await perform(signed) }
             hops.append(outcome.report)
+            reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
                 pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
             if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
@@ -121,8 +125,9 @@ public final class Session: Sendable {
         var hops: [TrustReport] = []
         while true {
             try signedResponses.refuseStreaming(current)
-            let (head, report, body) = try await performStreaming(current)
+            let (head, report, body) = try await reportingTrustFailures(url: current.url) { try await performStreaming(current) }
             hops.append(report)
+            reportTrustFailures(of: report, url: current.url)
             if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
                 body.onTermination()
                 current = next
@@ -193,6 +198,39 @@ public final class Session: Sendable {
             stream: stream, onHead: onHead, onCompletion: completion)
     }
 
+    // MARK: Failure reports
+
+    /// Runs one hop; when trust evaluation rejected it, reports the rejection before rethrowing.
+    private func reportingTrustFailures<T>(url: URL, _ hop: () async throws -> T) async throws -> T {
+        do {
+            return try await hop()
+        } catch let error as SessionError {
+            if let rejected = error.rejectedTrust { reportTrustFailures(of: rejected, url: url) }
+            throw error
+        }
+    }
+
+    /// Reports the rejection and the findings of one hop's evaluation to the reporter and the
+    /// hook. Never throws, never waits: delivery runs on the reporter's own task.
+    private func reportTrustFailures(of report: TrustReport, url: URL) {
+        let reporter = configuration.failureReporter
+        let hook = configuration.onTrustFailure
+        guard reporter != nil || hook != nil else { return }
+        var failures = report.findings.map { ($0.error, $0.mode) }
+        if let failure = report.failure, report.result != .notRequested { failures.append((failure, .enforced)) }
+        guard !failures.isEmpty else { return }
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        let now = reporter?.configuration.clock() ?? Date()
+        for (error, mode) in failures {
+            let failureReport = TrustFailureReport(
+                failure: error, mode: mode, policy: report.policyEvaluator, hostname: report.host, port: port,
+                pattern: report.matchedPattern, servedChain: report.presentedCertificates,
+                validatedChain: report.validatedCertificates, date: now)
+            let submission = reporter?.submit(failureReport, pattern: report.matchedPattern) ?? .noReportURI
+            hook?(TrustFailureEvent(url: url, report: failureReport, submission: submission))
+        }
+    }
+
     // MARK: Policies
 
     /// The policy for a host as the URL spells it, looked up by that spelling first: normalising
@@ -249,7 +287,8 @@ public final class Session: Sendable {
         }
         let policy = TrustPolicy(
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
-            validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher)
+            validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
+            counters: configuration.trustCounters, logger: configuration.logger)
         if cacheable {
             return policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so
@@ -338,6 +377,9 @@ public struct StreamingResponse: Sendable {
     public let hops: [TrustReport]
     public let httpVersion: String
     public let body: ResponseBody
+
+    /// The final hop's trust result, as ``Response/trustResult``.
+    public var trustResult: TrustResult { trust.result }
 
     /// The first value of a header, compared case-insensitively.
     public func header(_ name: String) -> String? {

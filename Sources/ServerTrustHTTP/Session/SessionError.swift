@@ -55,12 +55,16 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Set for ``Code/responseSignatureInvalid``: why the signature check failed, with the
     /// response's status.
     public let signatureError: ResponseSignatureError?
+    /// Set for ``Code/trustEvaluationFailed`` when a chain was evaluated: the rejected
+    /// evaluation, with the policy, the presented and validated chains and any findings.
+    public let rejectedTrust: TrustReport?
 
     init(
         _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil,
-        signatureError: ResponseSignatureError? = nil
+        signatureError: ResponseSignatureError? = nil, rejectedTrust: TrustReport? = nil
     ) {
         self.code = code
+        self.rejectedTrust = rejectedTrust
         self.signatureError = signatureError
         self.reason = reason
         self.trustError = trustError

@@ -41,7 +41,7 @@ final class Transfer: @unchecked Sendable {
 
     var easy: EasyHandle?
     private(set) var connectionContexts: [ConnectionContext] = []
-    private var guardFailure: TrustError?
+    private var guardFailure: TrustReport?
     private(set) var report: TrustReport?
     private var head = ResponseHead(status: 0, headers: [], httpVersion: "")
     private var headDelivered = false
@@ -96,7 +96,8 @@ final class Transfer: @unchecked Sendable {
             return true
         }
         guard let ssl = easy?.ssl else {
-            guardFailure = TrustError(.openSSLFailure, "The connection has no OpenSSL session to evaluate.", host: policy.host)
+            guardFailure = TrustReport(
+                policy: policy, failure: TrustError(.openSSLFailure, "The connection has no OpenSSL session to evaluate.", host: policy.host))
             return false
         }
         let record = TLSBridge.record(of: ssl)
@@ -108,15 +109,14 @@ final class Transfer: @unchecked Sendable {
             report = record?.report ?? TrustReport(notEvaluated: policy, reason: "The connection guard is disabled (testing).")
             return true
         }
-        switch policy.evaluate(presented: TLSBridge.peerChain(ssl), stapledOCSPResponse: TLSBridge.stapledOCSPResponse(ssl)) {
-        case .success(let fresh):
-            TLSBridge.stamp(ssl, with: EvaluationRecord(policyID: policy.id, report: fresh))
-            report = fresh
-            return true
-        case .failure(let error):
-            guardFailure = error
+        let fresh = policy.evaluate(presented: TLSBridge.peerChain(ssl), stapledOCSPResponse: TLSBridge.stapledOCSPResponse(ssl))
+        guard fresh.failure == nil else {
+            guardFailure = fresh
             return false
         }
+        TLSBridge.stamp(ssl, with: EvaluationRecord(policyID: policy.id, report: fresh))
+        report = fresh
+        return true
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one header line, as curl's bytes. False aborts the transfer.
@@ -195,11 +195,11 @@ final class Transfer: @unchecked Sendable {
 
     private func outcome(_ code: CURLcode) -> Result<Outcome, SessionError> {
         let curlMessage = easy?.errorMessage ?? ""
-        let trustFailure = guardFailure ?? connectionContexts.lazy.compactMap(\.recordedFailure).first
-        if let trustFailure {
+        let rejected = guardFailure ?? connectionContexts.lazy.compactMap(\.recordedFailure).first
+        if let rejected, let trustFailure = rejected.failure {
             return .failure(SessionError(
                 .trustEvaluationFailed, "Trust evaluation rejected \(policy.host).", trustError: trustFailure,
-                curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+                curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url, rejectedTrust: rejected))
         }
         guard code == CURLE_OK else {
             if headersTooLarge {

@@ -24,11 +24,22 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// otherwise). An accepted report may hold `unknown` results under soft-fail.
     public let revocation: [CertificateRevocationResult]
 
+    /// Failures that did not reject the server: report-only (informational) evaluators, a
+    /// canary's disagreements, an expired pin set falling back to default validation. Each is
+    /// sent as a failure report when the session has a ``TrustFailureReporter``.
+    public let findings: [TrustFinding]
+    /// The outcome as a response reads it: ``TrustResult/failed(_:)`` for a rejection or an
+    /// informational finding, ``TrustResult/notRequested`` when nothing was evaluated.
+    public let result: TrustResult
+
+    /// The certificates behind ``presentedChain`` and ``validatedChain``, for failure reports.
+    let presentedCertificates: [Certificate]
+    let validatedCertificates: [Certificate]
+    /// The evaluator itself, so a failure report can name its pins and expiration.
+    let policyEvaluator: any ServerTrustEvaluating
+
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
-
-    private let validatedCertificates: [Certificate]
-    private let presentedCertificates: [Certificate]
 
     private static func summary(_ certificate: Certificate) -> TrustError.CertificateSummary {
         .init(pin: certificate.spkiPin, subject: certificate.subject)
@@ -38,20 +49,43 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         host = policy.host
         matchedPattern = policy.pattern
         evaluator = policy.evaluator.name
+        policyEvaluator = policy.evaluator
         presentedCertificates = trust.presentedChain
         validatedCertificates = trust.validatedChainIfComputed ?? []
         revocation = trust.revocationResults ?? []
+        findings = trust.findings
         self.failure = failure
+        if let failure {
+            result = .failed(failure)
+        } else if let informational = findings.first(where: { $0.mode == .informational }) {
+            result = .failed(informational.error)
+        } else {
+            result = .verified
+        }
     }
 
+    /// A rejection decided before any chain was seen (no TLS session to evaluate).
+    init(policy: TrustPolicy, failure: TrustError) {
+        self.init(policy: policy, failure: failure, result: .failed(failure))
+    }
+
+    /// Nothing was evaluated (plain HTTP, or the guard disabled for a test).
     init(notEvaluated policy: TrustPolicy, reason: String) {
+        let failure = TrustError(.invalidConfiguration, reason, evaluator: policy.evaluator.name, host: policy.host)
+        self.init(policy: policy, failure: failure, result: .notRequested)
+    }
+
+    private init(policy: TrustPolicy, failure: TrustError, result: TrustResult) {
         host = policy.host
         matchedPattern = policy.pattern
         evaluator = policy.evaluator.name
+        policyEvaluator = policy.evaluator
         presentedCertificates = []
         validatedCertificates = []
         revocation = []
-        failure = TrustError(.invalidConfiguration, reason, evaluator: policy.evaluator.name, host: policy.host)
+        findings = []
+        self.failure = failure
+        self.result = result
     }
 
     public var description: String {
@@ -59,6 +93,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         text += failure == nil ? ": trusted" : ": rejected: \(failure!.reason)"
         for entry in validatedChain { text += "\n  \(entry)" }
         for result in revocation { text += "\n  revocation: \(result)" }
+        for finding in findings { text += "\n  \(finding.mode) failure: \(finding.error.code): \(finding.error.reason)" }
         return text
     }
 }

@@ -62,16 +62,15 @@ enum TLSBridge {
         let presented = presentedChain(storeContext)
         let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
         let staple = ssl.flatMap(stapledOCSPResponse)
-        switch context.policy.evaluate(presented: presented, stapledOCSPResponse: staple) {
-        case .success(let report):
-            if let ssl { stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report)) }
-            X509_STORE_CTX_set_error(storeContext, X509_V_OK)
-            return 1
-        case .failure(let error):
-            context.recordFailure(error)
+        let report = context.policy.evaluate(presented: presented, stapledOCSPResponse: staple)
+        guard report.failure == nil else {
+            context.recordFailure(report)
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
             return 0
         }
+        if let ssl { stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report)) }
+        X509_STORE_CTX_set_error(storeContext, X509_V_OK)
+        return 1
     }
 
     /// `SSL_CTX_set_tlsext_status_cb`'s callback, installed when the policy reads staples:
@@ -81,14 +80,13 @@ enum TLSBridge {
         guard let ssl, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
         if SSL_session_reused(ssl) == 1 { return 1 }
-        switch context.policy.evaluate(presented: peerChain(ssl), stapledOCSPResponse: stapledOCSPResponse(ssl)) {
-        case .success(let report):
-            stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report))
-            return 1
-        case .failure(let error):
-            context.recordFailure(error)
+        let report = context.policy.evaluate(presented: peerChain(ssl), stapledOCSPResponse: stapledOCSPResponse(ssl))
+        guard report.failure == nil else {
+            context.recordFailure(report)
             return 0
         }
+        stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report))
+        return 1
     }
 
     /// The chain as sent: the leaf, then the rest of the peer's certificates.
@@ -140,15 +138,15 @@ enum TLSBridge {
 }
 
 /// Per-connection state reachable from OpenSSL callbacks: the policy the connection was
-/// opened under and the failure of its handshake, if any.
+/// opened under and the rejected evaluation of its handshake, if any.
 final class ConnectionContext: Sendable {
     let policy: TrustPolicy
-    private let failure = Locked<TrustError?>(nil)
+    private let failure = Locked<TrustReport?>(nil)
 
     init(policy: TrustPolicy) { self.policy = policy }
 
-    func recordFailure(_ error: TrustError) { failure.withLock { $0 = error } }
-    var recordedFailure: TrustError? { failure.withLock { $0 } }
+    func recordFailure(_ report: TrustReport) { failure.withLock { $0 = report } }
+    var recordedFailure: TrustReport? { failure.withLock { $0 } }
 }
 
 /// The stamp on an `SSL*`: which policy accepted this connection, and its report.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServerTrust
 import Synchronization
 
@@ -20,9 +21,13 @@ final class TrustPolicy: Sendable {
     let anchors: TrustAnchors
     let validationOptions: PathValidationOptions
     let revocationFetcher: (any RevocationFetcher)?
+    /// Counts every evaluation and every failure, enforced or report-only.
+    let counters: TrustCounters
+    let logger: Logger
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
-         validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?) {
+         validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
+         logger: Logger) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -30,6 +35,8 @@ final class TrustPolicy: Sendable {
         self.anchors = anchors
         self.validationOptions = validationOptions
         self.revocationFetcher = revocationFetcher
+        self.counters = counters
+        self.logger = logger
     }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
@@ -38,19 +45,36 @@ final class TrustPolicy: Sendable {
         (evaluator as? DisabledTrustEvaluator)?.isActive ?? false
     }
 
-    /// Evaluates a presented chain under this policy.
-    func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> Result<TrustReport, TrustError> {
+    /// Evaluates a presented chain under this policy. The report's ``TrustReport/failure`` is
+    /// nil when the server is accepted; a rejected report keeps the chains for failure reports.
+    func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> TrustReport {
         let trust = ServerTrust(
             presentedChain: presented, anchors: anchors, validationTime: Date(),
             stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions,
             revocationFetcher: revocationFetcher)
+        var failure: TrustError?
         do {
             try evaluator.evaluate(trust, forHost: host)
-            return .success(TrustReport(policy: self, trust: trust, failure: nil))
         } catch let error as TrustError {
-            return .failure(error)
+            failure = error
         } catch {
-            return .failure(TrustError(.openSSLFailure, "Evaluator \(evaluator.name) threw \(error)", evaluator: evaluator.name, host: host))
+            failure = TrustError(.openSSLFailure, "Evaluator \(evaluator.name) threw \(error)", evaluator: evaluator.name, host: host)
         }
+        let report = TrustReport(policy: self, trust: trust, failure: failure)
+        counters.recordEvaluation()
+        logger.debug(
+            "Trust evaluation for \(host): \(failure == nil ? "accepted" : "rejected")",
+            metadata: ["host": .string(host), "evaluator": .string(evaluator.name), "result": .string(report.result.description)])
+        if let failure {
+            counters.recordFailure(failure.code)
+            logger.error("Rejected \(host): \(failure.reason)", metadata: TrustLogging.metadata(for: failure, host: host, mode: .enforced))
+        }
+        for finding in report.findings {
+            counters.recordFailure(finding.error.code)
+            logger.error(
+                "\(finding.mode) trust failure for \(host), not enforced: \(finding.error.reason)",
+                metadata: TrustLogging.metadata(for: finding.error, host: host, mode: finding.mode))
+        }
+        return report
     }
 }

@@ -77,6 +77,8 @@ struct Observation: Sendable {
     /// The stapled OCSP response, if any, verified for the leaf. Informational: default
     /// validation does not require one.
     let stapledOCSP: CheckOutcome
+    /// The stapled OCSP response as received, for `audit` to judge revocation with.
+    let stapledOCSPResponse: [UInt8]?
 
     /// Whether a client with default validation would accept the server.
     var passesDefaultValidation: Bool { chain.passed && hostName.passed }
@@ -85,6 +87,7 @@ struct Observation: Sendable {
         self.host = host
         validationTime = trust.validationTime
         presentedChain = trust.presentedChain
+        stapledOCSPResponse = trust.stapledOCSPResponse
         var validated: [Certificate] = []
         do {
             // Both evaluators validate against the trust's anchors, so OpenSSL runs once and the

@@ -1,0 +1,114 @@
+import Foundation
+public import Logging
+
+/// SPKI-hash pinning with a ``PinSet``: per-pin not-after dates, a set expiration with an
+/// explicit ``PinSet/ExpiryBehaviour``, early warnings, and a backup-pin check.
+///
+/// Time is the ``ServerTrust/validationTime`` of the trust being evaluated, so tests and audits
+/// can ask "what happens on that date" without waiting. For each evaluation:
+///
+/// 1. An expired set fails closed with ``TrustError/Code/pinSetExpired``, or — with
+///    ``PinSet/ExpiryBehaviour/fallBackToDefaultValidation`` — is logged at error level,
+///    recorded as an informational ``TrustFinding`` and replaced by default validation.
+/// 2. Pins and the set within ``PinSet/warningDays`` of expiry are logged at warning level,
+///    once per evaluator and item.
+/// 3. The validated chain must contain an *active* pin (as ``PinnedKeyHashesTrustEvaluator``).
+/// 4. When every active pin matches the chain, there is no real backup: logged at warning level
+///    once per evaluator.
+public final class PinSetTrustEvaluator: ServerTrustEvaluating {
+    public let pinSet: PinSet
+    let core: PinningCore
+    private let validateHost: Bool
+    private let logger: Logger
+    /// Warnings already logged (keys: pin, "set", "backup"), so a warning is not repeated on
+    /// every handshake.
+    private let warned = Locked<Set<String>>([])
+
+    /// - Parameters:
+    ///   - pinSet: the pins and their dates.
+    ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
+    ///     When `false` the pinned keys act as the anchors.
+    ///   - validateHost: check the host name against the leaf. Default `true`.
+    ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
+    ///   - logger: where warnings and expiry errors go. Default `Logger(label: "servertrust")`.
+    public init(
+        pinSet: PinSet, performDefaultValidation: Bool = true, validateHost: Bool = true,
+        logger: Logger = TrustLogging.defaultLogger
+    ) throws {
+        self.pinSet = pinSet
+        self.validateHost = validateHost
+        self.logger = logger
+        core = try PinningCore(
+            evaluatorName: "PinSetTrustEvaluator", configuredPins: pinSet.entries.map(\.pin).sorted(),
+            performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        let now = trust.validationTime
+        if pinSet.isExpired(at: now) {
+            try evaluateExpired(trust, host: host, at: now)
+            return
+        }
+        for notice in pinSet.expiryNotices(at: now) {
+            warnOnce(key: notice.entry?.pin.description ?? "set", host: host) {
+                var metadata: Logger.Metadata = ["expires": .string(PinSet.format(notice.date)), "daysRemaining": .stringConvertible(notice.daysRemaining)]
+                if let entry = notice.entry {
+                    metadata["pin"] = .string(entry.pin.description)
+                    metadata["label"] = .string(entry.label)
+                }
+                return ("Pinning for \(host): \(notice); ship a pin set with a later date before then.", metadata)
+            }
+        }
+        let active = Set(pinSet.activeEntries(at: now).map(\.pin))
+        try core.evaluate(trust, host: host) { active.contains($0.spkiPin) }
+        if let chain = trust.validatedChainIfComputed, !pinSet.hasBackup(for: chain, at: now) {
+            warnOnce(key: "backup", host: host) {
+                ("Pinning for \(host): every active pin matches the chain the server presents, so no pin is a backup; "
+                    + "add the pin of a spare key kept offline.", [:])
+            }
+        }
+    }
+
+    private func evaluateExpired(_ trust: ServerTrust, host: String, at now: Date) throws {
+        let when = pinSet.expiration.map { $0 < now ? "expired on \(PinSet.format($0))" : "" } ?? ""
+        let what = when.isEmpty ? "has no pin left before its not-after date" : when
+        var evidence = TrustError.Evidence()
+        evidence.configuredPins = core.configuredPins
+        if pinSet.expiryBehaviour == .failClosed {
+            throw TrustError(
+                .pinSetExpired,
+                "The pin set \(what), and its expiry behaviour is failClosed: ship an update with current pins.",
+                evaluator: name, host: host, evidence: evidence)
+        }
+        let finding = TrustError(
+            .pinSetExpired,
+            "The pin set \(what); pins are NOT enforced, default validation only (expiry behaviour fallBackToDefaultValidation).",
+            evaluator: name, host: host, evidence: evidence)
+        logger.error(
+            "Pinning for \(host) is off: \(finding.reason)",
+            metadata: TrustLogging.metadata(for: finding, host: host, mode: .informational))
+        trust.record(TrustFinding(error: finding, mode: .informational))
+        try attributing(host: host) {
+            let chain = try trust.validatedChain()
+            if validateHost { try HostNameVerifier.verify(chain[0], host: host) }
+        }
+    }
+
+    private func warnOnce(key: String, host: String, _ message: () -> (String, Logger.Metadata)) {
+        guard warned.withLock({ $0.insert(host + " " + key).inserted }) else { return }
+        let (text, extra) = message()
+        var metadata: Logger.Metadata = ["host": .string(host), "evaluator": .string(name)]
+        metadata.merge(extra) { $1 }
+        logger.warning("\(text)", metadata: metadata)
+    }
+}
+
+extension ServerTrustEvaluating where Self == PinSetTrustEvaluator {
+    /// Pinning with a ``PinSet`` (labels, dates, expiry behaviour).
+    public static func pinSet(
+        _ pinSet: PinSet, performDefaultValidation: Bool = true, validateHost: Bool = true,
+        logger: Logger = TrustLogging.defaultLogger
+    ) throws -> PinSetTrustEvaluator {
+        try PinSetTrustEvaluator(pinSet: pinSet, performDefaultValidation: performDefaultValidation, validateHost: validateHost, logger: logger)
+    }
+}

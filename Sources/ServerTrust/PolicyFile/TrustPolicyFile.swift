@@ -1,0 +1,230 @@
+public import Foundation
+public import Logging
+
+/// The per-host trust configuration of a ``ServerTrustManager``, read from a JSON file.
+///
+/// Code stays the primary way to configure pinning; a policy file suits configuration that is
+/// shipped, reviewed and audited separately (`servertrust audit --policy FILE`):
+///
+/// ```json
+/// {
+///   "version": 1,
+///   "reportURIs": ["https://reports.example.net/pins"],
+///   "hosts": {
+///     "api.example.com": {
+///       "pins": [
+///         { "pin": "sha256/…", "label": "2026 key" },
+///         { "pin": "sha256/…", "label": "backup, offline", "notAfter": "2028-01-01T00:00:00Z" }
+///       ],
+///       "expiration": "2027-12-31T00:00:00Z",
+///       "expiryBehaviour": "failClosed",
+///       "canary": { "pins": [{ "pin": "sha256/…", "label": "2027 key" }], "minimumPinCount": 1 },
+///       "revocation": { "methods": "preferOCSP", "requirePositiveResponse": false }
+///     },
+///     "**.cdn.example.com": { "mode": "informational", "pins": [ … ] }
+///   }
+/// }
+/// ```
+///
+/// Per host (a ``HostPattern``): `pins` (objects with `pin`, optional `label` and `notAfter`),
+/// `expiration`, `expiryBehaviour` (`failClosed` or `fallBackToDefaultValidation`),
+/// `warningDays`, `minimumPinCount` (as ``PinSet``); `mode` (`enforced`, the default, or
+/// `informational`); `canary` (a pin set trialled beside the policy); `revocation` (`methods`:
+/// `preferOCSP`, `preferCRL`, `ocsp`, `crl`; `requirePositiveResponse`, `networkAccessDisabled`,
+/// `scope`: `leafOnly` or `wholeChain`; `timeBudgetSeconds`); `reportURIs`. At the top level:
+/// `version` (1), `hosts`, and optionally `reportURIs` and `allHostsMustBeEvaluated`
+/// (default `true`).
+///
+/// Each host becomes one evaluator: pins → ``PinSetTrustEvaluator``, none → default
+/// validation; with `revocation`, a ``RevocationTrustEvaluator`` after it; `informational` wraps
+/// all of that as `.composite([.default(), .informational(…)])`, so the host keeps default
+/// validation while the rest is trialled; `canary` wraps the result in a
+/// ``CanaryTrustEvaluator``.
+///
+/// Loading fails closed: any problem — invalid JSON, a duplicate or unknown key, a wrong type,
+/// a malformed pin, date or pattern, a pin set the ``PinSet`` rules refuse — throws
+/// ``TrustError/Code/invalidPolicyFile`` whose reason names the file, line and field:
+/// `policy.json:14: hosts["api.example.com"].pins[1].pin: not a sha256/ pin: …`.
+public struct TrustPolicyFile: Sendable {
+    /// One host's configuration, as read.
+    public struct HostPolicy: Sendable {
+        public let pattern: HostPattern
+        public let mode: EnforcementMode
+        public let pinSet: PinSet?
+        public let canary: PinSet?
+        public let revocation: RevocationOptions?
+        /// This host's report URIs, or empty for the file's default ones.
+        public let reportURIs: [URL]
+        /// The evaluator the manager holds for ``pattern``.
+        public let evaluator: any ServerTrustEvaluating
+        /// The line of the host's key in the file.
+        public let line: Int
+    }
+
+    /// The hosts, in file order.
+    public let hosts: [HostPolicy]
+    /// Report URIs of every host without its own.
+    public let reportURIs: [URL]
+    public let allHostsMustBeEvaluated: Bool
+    /// A manager holding every host's evaluator.
+    public let manager: ServerTrustManager
+
+    /// Report URIs keyed by ``HostPattern/description``, for hosts that name their own — the
+    /// form a session's ``ServerTrustManager`` match reports its pattern in.
+    public var reportURIsByPattern: [String: [URL]] {
+        Dictionary(hosts.filter { !$0.reportURIs.isEmpty }.map { ($0.pattern.description, $0.reportURIs) }) { first, _ in first }
+    }
+
+    /// Reads and validates `url`; errors name its last path component.
+    public init(contentsOf url: URL, logger: Logger = TrustLogging.defaultLogger) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw TrustError(.unreadableInput, "Cannot read the policy file \(url.path): \(error.localizedDescription)")
+        }
+        try self.init(data: Array(data), fileName: url.lastPathComponent, logger: logger)
+    }
+
+    /// Reads and validates a policy.
+    /// - Parameters:
+    ///   - data: the JSON text, UTF-8.
+    ///   - fileName: how errors name the file. Default `policy.json`.
+    ///   - logger: where the pin-set evaluators log expiry warnings.
+    public init(data: [UInt8], fileName: String = "policy.json", logger: Logger = TrustLogging.defaultLogger) throws {
+        let reader = PolicyFileReader(fileName: fileName)
+        let document: LocatedJSON
+        do {
+            document = try LocatedJSON.parse(data)
+        } catch {
+            throw reader.error(error.line, "", error.message)
+        }
+        let root = PolicyFileReader.Field(node: document, path: "", line: document.line)
+        let fields = try reader.object(root, allowed: ["version", "hosts", "reportURIs", "allHostsMustBeEvaluated"])
+        guard let version = fields["version"] else { throw reader.error(root, "missing field \"version\" (1)") }
+        guard try reader.integer(version, in: 0...Int.max) == 1 else {
+            throw reader.error(version, "unsupported version; this library reads version 1")
+        }
+        reportURIs = try fields["reportURIs"].map { try reader.array($0).map(reader.reportURI) } ?? []
+        allHostsMustBeEvaluated = try fields["allHostsMustBeEvaluated"].map(reader.bool) ?? true
+        guard let hostsField = fields["hosts"] else { throw reader.error(root, "missing field \"hosts\"") }
+
+        var hosts: [HostPolicy] = []
+        var spellings: [HostPattern: String] = [:]
+        for (key, field) in try reader.entries(hostsField) {
+            let pattern: HostPattern
+            do {
+                pattern = try HostPattern(key)
+            } catch let error as TrustError {
+                throw reader.error(field, error.reason)
+            }
+            if let other = spellings.updateValue(key, forKey: pattern) {
+                throw reader.error(field, "the same pattern as \(other.debugDescription) after normalisation; keep one")
+            }
+            hosts.append(try Self.host(pattern, field, reader, logger: logger))
+        }
+        if hosts.isEmpty, allHostsMustBeEvaluated {
+            throw reader.error(hostsField, "no hosts, and allHostsMustBeEvaluated is true: every host would be refused")
+        }
+        self.hosts = hosts
+        do {
+            manager = try ServerTrustManager(
+                evaluators: Dictionary(uniqueKeysWithValues: hosts.map { ($0.pattern.description, $0.evaluator) }),
+                allHostsMustBeEvaluated: allHostsMustBeEvaluated)
+        } catch let error as TrustError {
+            throw reader.error(hostsField, error.reason)
+        }
+    }
+
+    private static let hostFields = [
+        "mode", "pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount", "canary", "revocation", "reportURIs",
+    ]
+    private static let pinSetFields = ["pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount"]
+
+    private static func host(
+        _ pattern: HostPattern, _ field: PolicyFileReader.Field, _ reader: PolicyFileReader, logger: Logger
+    ) throws -> HostPolicy {
+        let fields = try reader.object(field, allowed: hostFields)
+        let mode = try fields["mode"].map { EnforcementMode(rawValue: try reader.choice($0, ["enforced", "informational"]))! } ?? .enforced
+        let pinSet = try fields["pins"] != nil ? pinSet(fields, in: field, reader) : nil
+        if pinSet == nil, let stray = pinSetFields.compactMap({ fields[$0] }).first {
+            throw reader.error(stray, "applies to a pin set, and this host has no \"pins\"")
+        }
+        let canary = try fields["canary"].map { canaryField in
+            let canaryFields = try reader.object(canaryField, allowed: pinSetFields)
+            guard canaryFields["pins"] != nil else { throw reader.error(canaryField, "missing field \"pins\"") }
+            return try Self.pinSet(canaryFields, in: canaryField, reader)
+        }
+        let revocation = try fields["revocation"].map { try revocationOptions($0, reader) }
+        let reportURIs = try fields["reportURIs"].map { try reader.array($0).map(reader.reportURI) } ?? []
+        if mode == .informational, pinSet == nil, revocation == nil {
+            throw reader.error(fields["mode"]!, "informational mode trials pins or revocation, and this host has neither")
+        }
+
+        var checks: [any ServerTrustEvaluating] = [
+            try pinSet.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) } ?? DefaultTrustEvaluator()
+        ]
+        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation)) }
+        var evaluator: any ServerTrustEvaluating = checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
+        if mode == .informational {
+            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(), InformationalTrustEvaluator(evaluator)])
+        }
+        if let canary {
+            evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: try PinSetTrustEvaluator(pinSet: canary, logger: logger))
+        }
+        return HostPolicy(
+            pattern: pattern, mode: mode, pinSet: pinSet, canary: canary, revocation: revocation, reportURIs: reportURIs,
+            evaluator: evaluator, line: field.line)
+    }
+
+    /// A ``PinSet`` from `pins` and its sibling fields; the set's own rules (two pins, no
+    /// duplicates) are reported at the `pins` field.
+    private static func pinSet(
+        _ fields: [String: PolicyFileReader.Field], in parent: PolicyFileReader.Field, _ reader: PolicyFileReader
+    ) throws -> PinSet {
+        let pinsField = fields["pins"]!
+        var entries: [PinSet.Entry] = []
+        for element in try reader.array(pinsField) {
+            let entry = try reader.object(element, allowed: ["pin", "label", "notAfter"])
+            guard let pinField = entry["pin"] else { throw reader.error(element, "missing field \"pin\"") }
+            let pin: Pin
+            do {
+                pin = try Pin(try reader.string(pinField))
+            } catch let error as TrustError where error.code != .invalidPolicyFile {
+                throw reader.error(pinField, "not a sha256/ pin: \(error.reason)")
+            }
+            entries.append(PinSet.Entry(
+                pin, label: try entry["label"].map(reader.string) ?? "", notAfter: try entry["notAfter"].map(reader.date)))
+        }
+        let behaviour = try fields["expiryBehaviour"].map {
+            PinSet.ExpiryBehaviour(rawValue: try reader.choice($0, ["failClosed", "fallBackToDefaultValidation"]))!
+        }
+        do {
+            return try PinSet(
+                entries, expiration: try fields["expiration"].map(reader.date), expiryBehaviour: behaviour ?? .failClosed,
+                warningDays: try fields["warningDays"].map { try reader.integer($0, in: 0...3650) } ?? 30,
+                minimumPinCount: try fields["minimumPinCount"].map { try reader.integer($0, in: 1...100) } ?? 2)
+        } catch let error as TrustError where error.code != .invalidPolicyFile {
+            throw reader.error(pinsField, error.reason)
+        }
+    }
+
+    private static func revocationOptions(_ field: PolicyFileReader.Field, _ reader: PolicyFileReader) throws -> RevocationOptions {
+        let fields = try reader.object(
+            field, allowed: ["methods", "requirePositiveResponse", "networkAccessDisabled", "scope", "timeBudgetSeconds"])
+        var options = RevocationOptions()
+        if let methods = fields["methods"] {
+            let methodsByName: [String: RevocationOptions.Methods] = ["preferOCSP": .preferOCSP, "preferCRL": .preferCRL, "ocsp": .ocsp, "crl": .crl]
+            options.methods = methodsByName[try reader.choice(methods, ["preferOCSP", "preferCRL", "ocsp", "crl"])]!
+        }
+        options.requirePositiveResponse = try fields["requirePositiveResponse"].map(reader.bool) ?? false
+        options.networkAccessDisabled = try fields["networkAccessDisabled"].map(reader.bool) ?? false
+        if let scope = fields["scope"] {
+            options.scope = try reader.choice(scope, ["leafOnly", "wholeChain"]) == "leafOnly" ? .leafOnly : .wholeChain
+        }
+        if let budget = fields["timeBudgetSeconds"] {
+            options.timeBudget = .seconds(try reader.integer(budget, in: 1...60))
+        }
+        return options
+    }
+}

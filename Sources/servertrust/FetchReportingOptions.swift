@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+
+/// `fetch --report-uri`, and `--mode` (shared with ``FetchSignatureOptions``) as it applies to
+/// `--pin` and `--revocation`: trial them without enforcing them, and send failure reports.
+struct FetchReportingOptions: ParsableArguments {
+    @Option(name: .customLong("report-uri"), help: ArgumentHelp(
+        "Send an RFC 7469 failure report here (https:) on any trust failure, through a separate session with default validation against the same anchors. Repeatable.",
+        valueName: "URL"))
+    var reportURIs: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp(
+        "A policy file (JSON): its hosts' pins, modes, canaries, revocation and report URIs replace --pin and --revocation. --report-uri adds to its top-level report URIs.",
+        valueName: "FILE"))
+    var policy: String?
+
+    /// The loaded ``policy`` (see ``loadPolicy()``).
+    var policyFile: TrustPolicyFile?
+
+    enum CodingKeys: CodingKey { case reportURIs, policy }
+
+    /// Reads ``policy``; an invalid file is a usage error naming its line and field.
+    mutating func loadPolicy() throws {
+        guard let policy else { return }
+        do {
+            policyFile = try TrustPolicyFile(contentsOf: URL(fileURLWithPath: policy))
+        } catch let error as TrustError {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
+        }
+    }
+
+    /// `checks` (pins and revocation) as the mode asks: as they are, or trialled beside
+    /// enforced default validation.
+    func evaluator(
+        _ checks: any ServerTrustEvaluating, mode: FetchSignatureOptions.Mode, trialsSomething: Bool
+    ) throws -> any ServerTrustEvaluating {
+        guard mode == .informational, trialsSomething else { return checks }
+        return try CompositeTrustEvaluator([DefaultTrustEvaluator(), InformationalTrustEvaluator(checks)])
+    }
+
+    /// Installs the reporter (when report URIs are given) and the hook that records every
+    /// trust failure for the output.
+    func apply(to configuration: inout Session.Configuration, events: FetchTrustEvents) throws {
+        configuration.onTrustFailure = { events.append($0) }
+        guard !reportURIs.isEmpty || policyFile.map({ !$0.reportURIs.isEmpty || !$0.reportURIsByPattern.isEmpty }) == true else { return }
+        var reporting = TrustFailureReporter.Configuration()
+        if let policyFile { reporting.apply(policyFile) }
+        reporting.reportURIs += try reportURIs.map { text in
+            guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
+                throw CommandFailure(status: CommandFailure.usage, message: "error: --report-uri \(text.debugDescription) is not an https: URL with a host.")
+            }
+            return url
+        }
+        reporting.anchors = configuration.anchors
+        reporting.resolve = configuration.resolve
+        reporting.counters = configuration.trustCounters
+        do {
+            configuration.failureReporter = try TrustFailureReporter(reporting)
+        } catch {
+            throw CommandFailure(status: CommandFailure.transfer, message: "error: \(error)")
+        }
+    }
+
+    /// Waits for queued reports (a command that exits would abandon them).
+    func flush(_ configuration: Session.Configuration) async {
+        guard let reporter = configuration.failureReporter else { return }
+        await reporter.flush()
+        reporter.shutdown()
+    }
+
+    /// The `--json` fields: the final trust result, each failure with what became of its
+    /// report, and the report counters.
+    static func json(result: TrustResult?, events: FetchTrustEvents, counters: TrustCounters) -> [String: Any] {
+        let all = events.all
+        var object: [String: Any] = [
+            "trustFailures": all.map { event in
+                [
+                    "url": event.url.absoluteString, "mode": event.report.mode.description, "reason": event.report.reason.description,
+                    "evaluator": event.report.evaluator, "message": event.report.message, "report": token(event.submission),
+                    "reportQueued": event.submission == .queued,
+                ] as [String: Any]
+            },
+            "reportQueued": all.contains { $0.submission == .queued },
+            "reportsSent": counters.snapshot.reportsSent,
+            "reportsDropped": counters.snapshot.reportsDropped,
+        ]
+        if let result { object["trustResult"] = json(result) }
+        return object
+    }
+
+    private static func token(_ submission: TrustFailureReporter.Submission) -> String {
+        switch submission {
+        case .queued: "queued"
+        case .suppressed: "suppressed"
+        case .dropped: "dropped"
+        case .noReportURI: "noReportURI"
+        }
+    }
+
+    static func json(_ result: TrustResult) -> [String: Any] {
+        switch result {
+        case .notRequested: ["result": "notRequested"]
+        case .verified: ["result": "verified"]
+        case .failed(let error):
+            ["result": "failed", "code": error.code.description, "reason": error.reason, "evaluator": error.evaluator ?? ""]
+        }
+    }
+
+    /// Text mode: one stderr line per report-only failure, which the body alone would hide.
+    static func warn(events: FetchTrustEvents) {
+        for event in events.all where event.report.mode != .enforced {
+            FileHandle.standardError.write(Data("warning: \(event)\n".utf8))
+        }
+    }
+}
+
+/// The trust failures a fetch saw, recorded by ``Session/Configuration/onTrustFailure``.
+final class FetchTrustEvents: Sendable {
+    private let events = Locked<[TrustFailureEvent]>([])
+    func append(_ event: TrustFailureEvent) { events.withLock { $0.append(event) } }
+    var all: [TrustFailureEvent] { events.withLock { $0 } }
+}
