@@ -111,7 +111,10 @@ import ServerTrustTestSupport
         #expect(enforcedLog.failures.map(\.mode) == [.enforced])
 
         let informationalLog = VerificationFailureLog()
-        let informational = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: informationalLog)
+        let logs = CapturedLogs()
+        let informational = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: informationalLog) {
+            $0.logger = logs.logger
+        }
         defer { informational.shutdown() }
         let marked = try await informational.data(for: Request(url: url(fixture)))
         #expect(marked.verification == .failed(.bodyMismatch))
@@ -120,6 +123,12 @@ import ServerTrustTestSupport
         #expect(informationalLog.failures.map(\.error.code) == [.bodyMismatch])
         #expect(informationalLog.failures.first?.url == url(fixture))
         #expect(informationalLog.failures.first?.mode == .informational)
+        // Informational mode logs the failure once, at error, with what an operator filters on.
+        let signatureErrors = logs.at(.error).filter { $0.metadata["evaluator"] == "ResponseSignatureVerifier" }
+        #expect(signatureErrors.count == 1)
+        #expect(signatureErrors.first?.metadata["reason"] == "bodyMismatch")
+        #expect(signatureErrors.first?.metadata["mode"] == "informational")
+        #expect(signatureErrors.first?.metadata["host"] == Self.host)
 
         let disabled = try fixture.signingSession([Self.host: .disabled])
         defer { disabled.shutdown() }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ServerTrust
 
 /// The session's side of signed responses: picks each hop's policy by host pattern, adds the
@@ -23,6 +24,7 @@ final class SignedResponseChecker: Sendable {
     private let entries: [Entry]
     private let onFailure: (@Sendable (ResponseVerificationFailure) -> Void)?
     private let clock: @Sendable () -> Date
+    private let logger: Logger
 
     /// - Throws: ``TrustError`` `.invalidHostPattern` for an invalid pattern or two spellings of
     ///   one pattern; ``ResponseSignatureError`` `.invalidConfiguration` for a policy without
@@ -46,6 +48,7 @@ final class SignedResponseChecker: Sendable {
         self.entries = entries
         onFailure = configuration.onVerificationFailure
         clock = configuration.signatureClock
+        logger = configuration.logger
     }
 
     /// The most specific pattern's entry for `host`, as in ``ServerTrustManager``: an exact
@@ -94,7 +97,14 @@ final class SignedResponseChecker: Sendable {
             try verifier.verify(status: status, headers: headers, body: body, answering: pending.challenge)
             return .verified
         } catch {
-            onFailure?(ResponseVerificationFailure(url: url, mode: pending.entry.mode, error: error))
+            let mode = pending.entry.mode
+            logger.error(
+                "Signed-response verification failed for \(url.host ?? "?")\(mode == .enforced ? "" : ", not enforced"): \(error.reason)",
+                metadata: [
+                    "host": .string(url.host ?? ""), "evaluator": "ResponseSignatureVerifier",
+                    "reason": .string(error.code.description), "mode": .string("\(mode)"), "status": .stringConvertible(status),
+                ])
+            onFailure?(ResponseVerificationFailure(url: url, mode: mode, error: error))
             guard pending.entry.mode == .enforced else { return .failed(error) }
             throw SessionError(
                 .responseSignatureInvalid, "The response (status \(status)) failed signature verification: \(error.reason)",
