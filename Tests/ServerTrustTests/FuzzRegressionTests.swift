@@ -39,7 +39,7 @@ import Testing
         }
     }
 
-    static let targets = ["pin", "host-pattern", "certificate", "ocsp", "crl", "signed-response"]
+    static let targets = ["pin", "host-pattern", "certificate", "ocsp", "crl", "signed-response", "policy-file"]
 
     @Test func theFuzzingSeedsAndFixturesArePresent() throws {
         for target in Self.targets {
@@ -56,6 +56,22 @@ import Testing
                     let pin = try Pin(String(line))
                     #expect(try Pin(pin.description) == pin, "\(url.lastPathComponent)")
                 } catch is TrustError {}
+            }
+        }
+    }
+
+    @Test(arguments: ["Regressions", "Corpus"])
+    func policyFileInputsLoadOrNameTheLineThatFailed(folder: String) throws {
+        for url in Self.inputs(folder, "policy-file") {
+            let bytes = try Self.bytes(url)
+            do {
+                let policy = try TrustPolicyFile(data: bytes, fileName: "policy.json")
+                #expect(!policy.hosts.isEmpty, "\(url.lastPathComponent)")
+            } catch let error as TrustError {
+                #expect(error.code == .invalidPolicyFile, "\(url.lastPathComponent): \(error)")
+                let line = Int(error.reason.dropFirst("policy.json:".count).prefix { $0.isNumber }) ?? 0
+                let lines = bytes.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                #expect(error.reason.hasPrefix("policy.json:") && (1...lines).contains(line), "\(url.lastPathComponent): \(error.reason)")
             }
         }
     }

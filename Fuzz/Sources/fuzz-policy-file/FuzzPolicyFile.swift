@@ -1,0 +1,53 @@
+import Foundation
+import FuzzSupport
+import Logging
+import ServerTrust
+
+/// Input: the bytes of a policy file, to `TrustPolicyFile(data:)`.
+///
+/// Properties: a file either loads or throws a `TrustError` with code `invalidPolicyFile` whose
+/// reason starts `policy.json:LINE:` with LINE inside the file (so the error always says where);
+/// a file that loads has a host for every pattern it lists, and the manager it built returns
+/// that host's own evaluator for every exact pattern; every host's evaluator judges the fixture
+/// chain without crashing, and an enforced host pinned only to keys outside the fixture chain,
+/// with no expiry fallback, never accepts it.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPolicyFile(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    let bytes = FuzzInput.bytes(start, count)
+    let policy: TrustPolicyFile
+    do {
+        policy = try TrustPolicyFile(data: bytes, fileName: "policy.json", logger: quiet)
+    } catch let error as TrustError {
+        require(error.code == .invalidPolicyFile, "a policy file was refused with \(error.code), not invalidPolicyFile: \(error.reason)")
+        require(error.reason.hasPrefix("policy.json:"), "the error does not name the file: \(error.reason)")
+        let digits = error.reason.dropFirst("policy.json:".count).prefix { $0.isNumber }
+        let lines = bytes.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        require(Int(digits).map { (1...lines).contains($0) } ?? false, "the error's line is not in the file (\(lines) lines): \(error.reason)")
+        return 0
+    } catch {
+        fatalError("fuzz invariant broken: a policy file threw a non-TrustError: \(error)")
+    }
+    require(!policy.hosts.isEmpty || !policy.allHostsMustBeEvaluated, "a policy that refuses every host loaded")
+    let chainPins = Set([Fixtures.leaf.spkiPin, Fixtures.root.spkiPin])
+    for host in policy.hosts {
+        if host.pattern.kind == .exact {
+            let found = (try? policy.manager.serverTrustEvaluator(forHost: host.pattern.description)) ?? nil
+            require(found != nil, "the manager has no evaluator for the policy's own exact host \(host.pattern)")
+        }
+        let trust = ServerTrust(
+            presentedChain: [Fixtures.leaf], anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
+        let accepted = (try? host.evaluator.evaluate(trust, forHost: "fuzz.servertrust.test")) != nil
+        if accepted, host.mode == .enforced, let pins = host.pinSet, host.canary == nil,
+            pins.expiryBehaviour == .failClosed, pins.entries.allSatisfy({ !chainPins.contains($0.pin) })
+        {
+            fatalError("fuzz invariant broken: \(host.pattern) is pinned to \(pins.entries.map(\.pin)) but accepted the fixture chain")
+        }
+    }
+    return 0
+}
+
+private let quiet: Logger = {
+    var logger = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
+    logger.logLevel = .critical
+    return logger
+}()
