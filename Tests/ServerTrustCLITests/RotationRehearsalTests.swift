@@ -77,7 +77,9 @@ import ServerTrustTestSupport
         // And the audit passes, A's date no longer matters.
         let audited = lab.audit(v2, warnDays: 20)
         #expect(audited.status == 0, "\(audited)")
-        #expect(audited.standardOutput.hasPrefix("\(RotationLab.host): ok\n  matching pins: \(b) (backup, offline)\n  backup pin: yes\n"), "\(audited)")
+        #expect(
+            audited.standardOutput.hasPrefix("\(RotationLab.host): ok\n  matching pins: \(b) (backup, offline)\n  backup pin: yes\n"),
+            "\(audited)")
 
         // Negative control: the client without the backup pin is locked out, and its enforced
         // report is the one that must not arrive after a rotation.

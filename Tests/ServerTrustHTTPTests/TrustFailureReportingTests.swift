@@ -240,7 +240,8 @@ import ServerTrustTestSupport
         #expect(reports[0]["mode"] as? String == "informational")
         #expect(reports[0]["reason"] as? String == "pinSetExpired")
         #expect(reports[0]["evaluator"] as? String == "PinSetTrustEvaluator")
-        #expect(reports[0]["known-pins"] as? [String] == [SessionFixture.unrelatedPin, Self.otherPin].sorted().map { "pin-sha256=\"\($0.base64)\"" })
+        #expect(reports[0]["known-pins"] as? [String]
+            == [SessionFixture.unrelatedPin, Self.otherPin].sorted().map { "pin-sha256=\"\($0.base64)\"" })
 
         // One error line, from the evaluator, with the session's metadata keys; the session
         // counts the failure without logging it again.
