@@ -210,6 +210,73 @@ import ServerTrustTestSupport
         }
     }
 
+    // MARK: An expired pin set
+
+    /// A set whose expiration date is a day before the session evaluates it: expired without
+    /// waiting. `pins` decides whether the live chain would match.
+    private static func expiredSet(_ pins: [Pin], _ behaviour: PinSet.ExpiryBehaviour) throws -> PinSet {
+        try PinSet(
+            [.init(pins[0], label: "retired"), .init(pins[1], label: "backup")],
+            expiration: Date().addingTimeInterval(-86_400), expiryBehaviour: behaviour)
+    }
+
+    @Test func anExpiredSetThatFallsBackIsAcceptedMarkedFailedReportedAndLoggedOnceAtError() async throws {
+        let lab = try ReportLab()
+        let logs = CapturedLogs()
+        // Neither pin matches the server: only default validation admits it.
+        let pins = try Self.expiredSet([SessionFixture.unrelatedPin, Self.otherPin], .fallBackToDefaultValidation)
+        let session = try lab.session([Self.host: try .pinSet(pins, logger: logs.logger)]) { $0.logger = logs.logger }
+        defer { session.shutdown() }
+
+        let response = try await session.get(lab.fixture.url("/status/200").absoluteString)
+        #expect(response.status == 200)
+        #expect(response.trustResult == .failed(.pinSetExpired))
+        #expect(response.trust.findings.map(\.mode) == [.informational])
+        #expect(lab.events.all.map(\.submission) == [.queued])
+        await lab.reporter.flush()
+
+        let reports = lab.reports()
+        try #require(reports.count == 1)
+        #expect(reports[0]["mode"] as? String == "informational")
+        #expect(reports[0]["reason"] as? String == "pinSetExpired")
+        #expect(reports[0]["evaluator"] as? String == "PinSetTrustEvaluator")
+        #expect(reports[0]["known-pins"] as? [String]
+            == [SessionFixture.unrelatedPin, Self.otherPin].sorted().map { "pin-sha256=\"\($0.base64)\"" })
+
+        // One error line, from the evaluator, with the session's metadata keys; the session
+        // counts the failure without logging it again.
+        let errors = logs.at(.error)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.metadata == [
+            "host": Self.host, "evaluator": "PinSetTrustEvaluator", "reason": "pinSetExpired", "mode": "informational",
+        ])
+        #expect(errors.first?.message.contains("NOT enforced") == true)
+        #expect(logs.at(.debug).count == 1)
+        #expect(session.counters.snapshot.failuresByReason == ["pinSetExpired": 1])
+    }
+
+    @Test func anExpiredSetThatFailsClosedIsRejectedEvenWhenAPinMatches() async throws {
+        let lab = try ReportLab()
+        let logs = CapturedLogs()
+        let pins = try Self.expiredSet([lab.fixture.intermediatePin, Self.otherPin], .failClosed)
+        let session = try lab.session([Self.host: try .pinSet(pins, logger: logs.logger)]) { $0.logger = logs.logger }
+        defer { session.shutdown() }
+
+        let result = await outcome { try await session.get(lab.fixture.url("/status/200").absoluteString) }
+        #expect(result.sessionError?.code == .trustEvaluationFailed)
+        #expect(result.sessionError?.trustError?.code == .pinSetExpired)
+        #expect(result.sessionError?.rejectedTrust?.result == .failed(.pinSetExpired))
+        await lab.reporter.flush()
+
+        #expect(lab.reports().map { $0["mode"] as? String } == ["enforced"])
+        #expect(lab.reports().map { $0["reason"] as? String } == ["pinSetExpired"])
+        let errors = logs.at(.error)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.metadata == [
+            "host": Self.host, "evaluator": "PinSetTrustEvaluator", "reason": "pinSetExpired", "mode": "enforced",
+        ])
+    }
+
     // MARK: The hook
 
     @Test func theHookSeesEnforcedInformationalAndCanaryFailuresWithOrWithoutAReporter() async throws {

@@ -14,6 +14,8 @@ import ServerTrustTestSupport
         try evaluator.evaluate(trust, forHost: SitePKI.host)
         #expect(trust.findings.count == 1)
         #expect(trust.findings.first?.mode == .informational)
+        // Not logged by the evaluator: the session that reads the finding logs it.
+        #expect(trust.findings.first?.isLogged == false)
         #expect(trust.findings.first?.error.code == .pinMismatch)
         #expect(trust.findings.first?.error.evaluator == "PinnedKeyHashesTrustEvaluator")
         #expect(trust.findings.first?.error.host == SitePKI.host)

@@ -102,6 +102,8 @@ import ServerTrustTestSupport
         try evaluator(set).evaluate(trust, forHost: SitePKI.host)
         #expect(trust.findings.map(\.error.code) == [.pinSetExpired])
         #expect(trust.findings.first?.mode == .informational)
+        // Logged here; a session then counts and reports the finding without logging it again.
+        #expect(trust.findings.first?.isLogged == true)
         let errors = logs.at(.error)
         #expect(errors.count == 1)
         #expect(errors.first?.metadata["host"] == SitePKI.host)

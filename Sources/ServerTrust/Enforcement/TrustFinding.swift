@@ -8,10 +8,19 @@ public struct TrustFinding: Hashable, Sendable, CustomStringConvertible {
     public let error: TrustError
     /// The mode under which it was not enforced.
     public let mode: EnforcementMode
+    /// Whether the evaluator that recorded it has logged it at error level already, so a
+    /// session counts and reports it but does not log it a second time.
+    public let isLogged: Bool
 
-    public init(error: TrustError, mode: EnforcementMode) {
+    /// - Parameters:
+    ///   - error: what failed.
+    ///   - mode: the mode under which it was not enforced.
+    ///   - isLogged: whether the recording evaluator logged it at error level. Default `false`:
+    ///     the session logs it.
+    public init(error: TrustError, mode: EnforcementMode, isLogged: Bool = false) {
         self.error = error
         self.mode = mode
+        self.isLogged = isLogged
     }
 
     public static func == (lhs: TrustFinding, rhs: TrustFinding) -> Bool {

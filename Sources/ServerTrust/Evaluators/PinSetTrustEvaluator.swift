@@ -9,7 +9,8 @@ public import Logging
 ///
 /// 1. An expired set fails closed with ``TrustError/Code/pinSetExpired``, or — with
 ///    ``PinSet/ExpiryBehaviour/fallBackToDefaultValidation`` — is logged at error level,
-///    recorded as an informational ``TrustFinding`` and replaced by default validation.
+///    recorded as an informational ``TrustFinding`` (marked ``TrustFinding/isLogged``, so a
+///    session does not log it twice) and replaced by default validation.
 /// 2. Pins and the set within ``PinSet/warningDays`` of expiry are logged at warning level,
 ///    once per evaluator and item.
 /// 3. The validated chain must contain an *active* pin (as ``PinnedKeyHashesTrustEvaluator``).
@@ -84,10 +85,12 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
             .pinSetExpired,
             "The pin set \(what); pins are NOT enforced, default validation only (expiry behaviour fallBackToDefaultValidation).",
             evaluator: name, host: host, evidence: evidence)
+        // Logged here rather than left to a session: whoever runs this evaluator, in a session
+        // or not, learns that pinning is off. Marked as logged, so a session does not log it again.
         logger.error(
             "Pinning for \(host) is off: \(finding.reason)",
             metadata: TrustLogging.metadata(for: finding, host: host, mode: .informational))
-        trust.record(TrustFinding(error: finding, mode: .informational))
+        trust.record(TrustFinding(error: finding, mode: .informational, isLogged: true))
         try attributing(host: host) {
             let chain = try trust.validatedChain()
             if validateHost { try HostNameVerifier.verify(chain[0], host: host) }

@@ -58,6 +58,10 @@ extension Session {
         /// Where trust evaluations are logged: each at `debug`, each rejection and report-only
         /// failure at `error`, with `host`, `evaluator`, `reason` and `mode` metadata (see
         /// ``TrustLogging``). Default `Logger(label: "servertrust")`.
+        ///
+        /// A failure its evaluator has logged already (``TrustFinding/isLogged``: an expired pin
+        /// set falling back to default validation, logged by its ``PinSetTrustEvaluator``'s
+        /// logger) is counted and reported but not logged again.
         public var logger: Logger = TrustLogging.defaultLogger
 
         /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard

@@ -71,6 +71,7 @@ final class TrustPolicy: Sendable {
         }
         for finding in report.findings {
             counters.recordFailure(finding.error.code)
+            guard !finding.isLogged else { continue }
             logger.error(
                 "\(finding.mode) trust failure for \(host), not enforced: \(finding.error.reason)",
                 metadata: TrustLogging.metadata(for: finding.error, host: host, mode: finding.mode))
