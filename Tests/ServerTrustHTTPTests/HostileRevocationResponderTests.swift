@@ -27,6 +27,10 @@ import ServerTrustTestSupport
         /// Headers, then nothing for 30 s.
         case stall
 
+        /// The time budget: short where running out of it is the point; generous where a size
+        /// limit must be what stops the fetch, so a slow machine cannot turn it into a timeout.
+        var budget: Duration { expectedReason == .timeout ? .seconds(2) : .seconds(60) }
+
         var expectedReason: RevocationStatus.UnknownReason {
             switch self {
             case .oversizedBody, .endlessBody, .endlessHeaders: .responseTooLarge
@@ -96,7 +100,7 @@ import ServerTrustTestSupport
     @Test(arguments: Behaviour.allCases)
     func aHostileOCSPResponderIsUnknownUnderSoftFailAndSaysWhichLimitHeld(_ behaviour: Behaviour) async throws {
         let setup = try setup(behaviour)
-        let session = try session(setup, Self.options(.ocsp, hard: false))
+        let session = try session(setup, Self.options(.ocsp, hard: false, budget: behaviour.budget))
         defer { session.shutdown() }
         let response = try await session.get("https://\(SessionFixture.host):\(setup.server.port)/status/200")
         #expect(response.status == 200)
@@ -115,7 +119,7 @@ import ServerTrustTestSupport
     @Test(arguments: Behaviour.allCases)
     func aHostileOCSPResponderIsRejectedUnderHardFail(_ behaviour: Behaviour) async throws {
         let setup = try setup(behaviour)
-        let session = try session(setup, Self.options(.ocsp, hard: true))
+        let session = try session(setup, Self.options(.ocsp, hard: true, budget: behaviour.budget))
         defer { session.shutdown() }
         let error = await outcome { try await session.get("https://\(SessionFixture.host):\(setup.server.port)/status/200") }.sessionError
         let trustError = try #require(error?.trustError)
@@ -128,7 +132,7 @@ import ServerTrustTestSupport
     @Test(arguments: [Behaviour.oversizedBody, .endlessBody, .endlessHeaders, .slowDrip])
     func aHostileCRLDistributionPointIsUnknownAndHardFailRejects(_ behaviour: Behaviour) async throws {
         let setup = try setup(behaviour)
-        let soft = try session(setup, Self.options(.crl, hard: false))
+        let soft = try session(setup, Self.options(.crl, hard: false, budget: behaviour.budget))
         defer { soft.shutdown() }
         let response = try await soft.get("https://\(SessionFixture.host):\(setup.server.port)/status/200")
         let result = try #require(response.trust.revocation.first)
@@ -137,7 +141,7 @@ import ServerTrustTestSupport
             #expect(result.attempts.contains { $0.contains("body over 262144 bytes") }, "\(result.attempts)")
         }
 
-        let hard = try session(setup, Self.options(.crl, hard: true))
+        let hard = try session(setup, Self.options(.crl, hard: true, budget: behaviour.budget))
         defer { hard.shutdown() }
         let error = await outcome { try await hard.get("https://\(SessionFixture.host):\(setup.server.port)/status/200") }.sessionError
         #expect(error?.trustError?.code == .revocationStatusUnknown)
