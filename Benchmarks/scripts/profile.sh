@@ -7,7 +7,8 @@
 # Each client runs N1 and then N2 sequential requests under callgrind; (I(N2) - I(N1)) / (N2 - N1)
 # is the cost of one request without process start-up. Workloads: full handshakes (raw libcurl,
 # AsyncHTTPClient, ServerTrust default, pins + stapled OCSP, and pins with and without live
-# OCSP from a warm cache on the port that staples nothing) and kept-alive requests. The .out
+# OCSP from a warm cache on the port that staples nothing), kept-alive requests, and 64 requests
+# in flight over HTTP/1.1 (64 connections) and HTTP/2 (one connection; N1/N2 = 1000/3000). The .out
 # files stay in OUT-DIR for `callgrind_annotate --inclusive=yes FILE | swift demangle`.
 #
 # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes, so the binaries are profiled from
@@ -58,6 +59,11 @@ st_pins=$(per_request st-handshake-pins 100 300 "$out/servertrust-bench" handsha
 st_warm=$(per_request st-handshake-ocsp-warm 100 300 "$out/servertrust-bench" handshake "$nostaple" --cacert "$BENCH_ROOT" --policy pins-ocsp-warm "${pins[@]}")
 lc_ka=$(per_request lc-keepalive 1000 3000 "$out/libcurl-bench" keepalive "$h1" --cacert "$BENCH_ROOT")
 st_ka=$(per_request st-keepalive 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
+h2=https://localhost:$BENCH_H2_PORT/
+lc_m1=$(per_request lc-multi-h1 1000 3000 "$out/libcurl-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64)
+st_m1=$(per_request st-multi-h1 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}")
+lc_m2=$(per_request lc-multi-h2 1000 3000 "$out/libcurl-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2)
+st_m2=$(per_request st-multi-h2 1000 3000 "$out/servertrust-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2 --policy pins-staple "${pins[@]}")
 row() { printf '%-44s %12s %8s\n' "$1" "$2" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')"; }
 printf '%-44s %12s %8s\n' workload instructions ÷libcurl
 row "full handshake, raw libcurl" "$lc_hs" "$lc_hs"
@@ -69,4 +75,8 @@ row "  + live OCSP from a warm cache" "$st_warm" "$lc_hs"
 printf '%-44s %21s\n' "  warm OCSP cache ÷ pins alone" "$(awk -v a="$st_warm" -v b="$st_pins" 'BEGIN { printf "%.3f", a / b }')"
 row "kept-alive request, raw libcurl" "$lc_ka" "$lc_ka"
 row "kept-alive request, ServerTrust pins + staple" "$st_ka" "$lc_ka"
+row "64 in flight, HTTP/1.1, raw libcurl multi" "$lc_m1" "$lc_m1"
+row "64 in flight, HTTP/1.1, ServerTrust" "$st_m1" "$lc_m1"
+row "64 in flight, HTTP/2, raw libcurl multi" "$lc_m2" "$lc_m2"
+row "64 in flight, HTTP/2, ServerTrust" "$st_m2" "$lc_m2"
 echo "callgrind files: $out"

@@ -20,7 +20,8 @@ public struct Options: Sendable {
     public var connections = 64
     public var http2 = false
     public var counts = [10_000, 50_000]
-    /// Profiling: exactly this many sequential requests, untimed (`--requests N`).
+    /// Profiling: exactly this many requests, untimed (`--requests N`): sequential, or
+    /// `inFlight` at a time in the multi mode.
     public var requests: Int?
     public var policy = "default"
     public var pins: [String] = []
@@ -63,7 +64,18 @@ public struct Options: Sendable {
 /// Runs the mode `options` names with `request` as the unit of work, and prints the result.
 public func runWorkload(_ options: Options, _ request: @escaping @Sendable () async throws -> Void) async throws {
     if let requests = options.requests {
-        for _ in 0..<requests { try await request() }
+        if options.mode == "multi" {
+            // Profiling the multi workload: exactly `requests` requests, `inFlight` at a time.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<requests {
+                    if index >= options.inFlight { try await group.next() }
+                    group.addTask { try await request() }
+                }
+                try await group.waitForAll()
+            }
+        } else {
+            for _ in 0..<requests { try await request() }
+        }
         print("requests \(requests)")
         return
     }

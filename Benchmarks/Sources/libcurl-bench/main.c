@@ -9,7 +9,7 @@
 //     --seconds S        measure for S seconds (after --warmup seconds of the same work)
 //     --inflight N       multi: transfers in flight; --connections N: pool size; --http2
 //     --counts A,B       memory: report RSS after A and after B sequential requests
-//     --requests N       profiling: exactly N sequential requests, untimed
+//     --requests N       profiling: exactly N requests, untimed (sequential; multi: --inflight at a time)
 //
 // Prints `rate R` (requests per second) and `cpu_us C` (process CPU µs per request), or
 // `rss_kb_after_N KB` / `peak_rss_kb_after_N KB`.
@@ -139,6 +139,7 @@ static void multi(const char *url) {
     double warmEnd = now() + warmup, start = 0, end = 0, t = 0, cpu = 0;
     long done = 0, all = 0, running = inflight;
     int measuring = 0, stopping = 0;
+    long added = inflight;
     while (running > 0) {
         int still = 0;
         curl_multi_perform(multi, &still);
@@ -151,7 +152,10 @@ static void multi(const char *url) {
             start = t;
             end = start + seconds;
         }
-        if (measuring && !stopping && t >= end) stopping = 1;
+        if (requests > 0) {
+            measuring = 1;  /* profiling: exactly `requests` transfers, untimed */
+            if (added >= requests) stopping = 1;
+        } else if (measuring && !stopping && t >= end) stopping = 1;
         while ((message = curl_multi_info_read(multi, &left))) {
             if (message->msg != CURLMSG_DONE) continue;
             if (message->data.result != CURLE_OK) fail("transfer", curl_easy_strerror(message->data.result));
@@ -163,12 +167,18 @@ static void multi(const char *url) {
                 running--;
             } else {
                 curl_multi_add_handle(multi, easy);
+                added++;
+                if (requests > 0 && added >= requests) stopping = 1;
             }
         }
         if (running > 0) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
-    printf("rate %.1f\n", (double)done / (end - start));
-    printf("cpu_us %.2f\n", (cpu_us() - cpu) / (double)all);
+    if (requests > 0) {
+        printf("requests %ld\n", added);
+    } else {
+        printf("rate %.1f\n", (double)done / (end - start));
+        printf("cpu_us %.2f\n", (cpu_us() - cpu) / (double)all);
+    }
     for (long i = 0; i < inflight; i++) curl_easy_cleanup(handles[i]);
     free(handles);
     curl_multi_cleanup(multi);
@@ -194,7 +204,9 @@ int main(int argc, char **argv) {
         else fail("unknown option", option);
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (requests > 0) {
+    if (requests > 0 && strcmp(mode, "multi") == 0) {
+        multi(url);
+    } else if (requests > 0) {
         size_t received = 0;
         CURL *easy = make_easy(url, &received);
         for (long i = 0; i < requests; i++) perform(easy);
