@@ -44,6 +44,12 @@ final class MultiLoop: Sendable {
         multiPointer = UncheckedPointer(raw: multi)
         self.configuration = configuration
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
+        // A fixed cache size: libcurl's default (4 × the transfers in the multi handle right now)
+        // drops while a session submits its next requests, and the connections it closes are
+        // reopened a moment later with a new handshake (measured: 64 requests in flight over
+        // HTTP/1.1 paid ~16 k instructions per request in handshakes; docs/PERFORMANCE.md).
+        let cached = configuration.maximumCachedConnections ?? max(32, configuration.maximumConnectionsPerHost)
+        _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(cached, 1))
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         let thread = Thread { [self] in run() }
         thread.name = "ServerTrust.Session"

@@ -14,6 +14,11 @@ extension Session {
         public var redirectPolicy: RedirectPolicy = .follow(maximumHops: 5)
         /// Connections kept per host. Default 8.
         public var maximumConnectionsPerHost: Int = 8
+        /// Idle connections the session keeps open for reuse, across hosts. Default nil: the
+        /// larger of 32 and ``maximumConnectionsPerHost``. (libcurl's own default, four per
+        /// transfer in progress, shrinks whenever few transfers are running, and closes
+        /// connections a busy host is about to need again.)
+        public var maximumCachedConnections: Int? = nil
         /// HTTP version preference. Default: HTTP/2 when the server offers it over ALPN.
         public var httpVersion: HTTPVersion = .http2Preferred
         /// An HTTP CONNECT proxy, or none (the default).
