@@ -21,7 +21,12 @@ public final class TrustAnchors: Sendable {
     ///   - certificates: the anchors; must not be empty.
     ///   - revocationLists: CRLs to check every certificate of the chain against. When any are
     ///     given, a certificate whose issuer has no CRL here fails validation (CRL checking is
-    ///     all-or-nothing, as in `openssl verify -crl_check_all`).
+    ///     all-or-nothing, as in `openssl verify -crl_check_all`). OpenSSL verifies each CRL's
+    ///     signature on every validation, and a store with CRLs keeps no validated-chain cache,
+    ///     so the cost per handshake grows with the CRLs' size (about 17 ms with 1,000,000
+    ///     entries, docs/PERFORMANCE.md). For large CRLs use
+    ///     ``RevocationTrustEvaluator/init(options:fetcher:cache:revocationLists:anchors:)``,
+    ///     which verifies a CRL once and looks serials up by binary search.
     /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list.
     public init(
         _ certificates: [Certificate],
