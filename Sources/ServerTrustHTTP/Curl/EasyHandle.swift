@@ -7,14 +7,20 @@ internal import CServerTrustCurlShims
 /// Not `Sendable`: a handle lives on the session's loop thread from creation to cleanup.
 final class EasyHandle {
     let pointer: UnsafeMutableRawPointer
+    /// The policy whose constant options the handle carries (``EasyHandleConfigurator``); 0
+    /// for a handle outside a session.
+    let policyID: UInt64
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    /// The current request's `CURLOPT_HTTPHEADER` list, replaced by each request.
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init() throws(SessionError) {
+    init(policyID: UInt64 = 0) throws(SessionError) {
         guard let handle = curl_easy_init() else {
             throw SessionError(.transferFailed, "curl_easy_init failed")
         }
         pointer = handle
+        self.policyID = policyID
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         _ = CServerTrustCurlShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
@@ -23,6 +29,7 @@ final class EasyHandle {
     deinit {
         curl_easy_cleanup(pointer)
         for list in lists { curl_slist_free_all(list) }
+        if let requestHeaders { curl_slist_free_all(requestHeaders) }
         errorBuffer.deallocate()
     }
 
@@ -48,7 +55,26 @@ final class EasyHandle {
 
     /// Sets a string-list option; the list lives as long as the handle.
     func set(_ option: CURLoption, list values: [String]) throws(SessionError) {
-        guard !values.isEmpty else { return }
+        guard let list = try Self.makeList(values) else { return }
+        lists.append(list)
+        try check(CServerTrustCurlShims_easy_setopt_slist(pointer, option, list), option)
+    }
+
+    /// Sets `CURLOPT_HTTPHEADER` for the next request, or clears it when `values` is empty, and
+    /// frees the previous request's list (curl keeps only the pointer).
+    func setRequestHeaders(_ values: [String]) throws(SessionError) {
+        let list = try Self.makeList(values)
+        let code = CServerTrustCurlShims_easy_setopt_slist(pointer, CURLOPT_HTTPHEADER, list)
+        guard code == CURLE_OK else {
+            if let list { curl_slist_free_all(list) }
+            try check(code, CURLOPT_HTTPHEADER)
+            return
+        }
+        if let requestHeaders { curl_slist_free_all(requestHeaders) }
+        requestHeaders = list
+    }
+
+    private static func makeList(_ values: [String]) throws(SessionError) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
         for value in values {
             guard let appended = curl_slist_append(list, value) else {
@@ -57,9 +83,11 @@ final class EasyHandle {
             }
             list = appended
         }
-        lists.append(list!)
-        try check(CServerTrustCurlShims_easy_setopt_slist(pointer, option, list), option)
+        return list
     }
+
+    /// Empties `CURLOPT_ERRORBUFFER`, so a reused handle never shows an earlier transfer's text.
+    func clearErrorMessage() { errorBuffer[0] = 0 }
 
     /// Copies `body` into curl (`CURLOPT_COPYPOSTFIELDS`), so it need not outlive the call.
     func setBody(_ body: [UInt8]) throws(SessionError) {

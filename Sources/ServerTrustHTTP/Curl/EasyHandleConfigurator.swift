@@ -2,13 +2,19 @@ import Foundation
 internal import CCurl
 internal import CServerTrustCurlShims
 
-/// Builds the easy handle of a transfer: the request, the session's settings, and the TLS bridge.
+/// Builds the easy handles of a session's transfers.
+///
+/// A handle is made for one policy, with every option that holds for all of that policy's
+/// requests in the session (callbacks, TLS settings, the policy's share, user agent, timeouts,
+/// proxy), and is then pointed at one request at a time with ``prepare(_:for:)``. The loop keeps
+/// finished handles for reuse by the same policy (`MultiLoop`), as a libcurl program reuses its
+/// handle: building one costs about a fifth of a kept-alive request (docs/PERFORMANCE.md,
+/// change 6). Nothing about trust lives in the handle: connections are evaluated in the TLS
+/// callbacks and every request is admitted by the prerequisite guard, whichever handle runs it.
 enum EasyHandleConfigurator {
-    static func configure(_ transfer: Transfer, share: ShareHandle?, configuration: Session.Configuration) throws(SessionError) -> EasyHandle {
-        let easy = try EasyHandle()
-        let unretained = Unmanaged.passUnretained(transfer).toOpaque()
-
-        try easy.set(CURLOPT_URL, transfer.url)
+    /// A new handle carrying `policy`'s constant options.
+    static func makeHandle(for policy: TrustPolicy, share: ShareHandle?, configuration: Session.Configuration) throws(SessionError) -> EasyHandle {
+        let easy = try EasyHandle(policyID: policy.id)
         try easy.set(CURLOPT_NOSIGNAL, 1)
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)  // the session follows redirects, hop by hop
         try easy.set(CURLOPT_PROTOCOLS_STR, configuration.allowsPlainHTTP ? "https,http" : "https")
@@ -20,12 +26,7 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_ACCEPT_ENCODING, nil)
         try easy.set(CURLOPT_RESOLVE, list: configuration.resolve)
         try configureProxy(easy, configuration: configuration)
-        try configureMethod(easy, transfer: transfer)
-        try easy.set(CURLOPT_HTTPHEADER, list: transfer.headers.map { "\($0.name): \($0.value)" } + (transfer.body == nil ? [] : ["Expect:"]))
-
-        try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
         try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, headerCallback))
-        try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
         try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, writeCallback))
 
         // TLS: our callback verifies with the policy's own store, so curl loads no CA file
@@ -34,20 +35,48 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_CAINFO, nil)
         try easy.set(CURLOPT_CAPATH, nil)
         try easy.set(CURLOPT_SSL_VERIFYPEER, configuration.unsafeCurlVerifyPeerOff ? 0 : 1)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, transfer.policy.isDisabledForDebugging ? 0 : 2)
-        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, policy.isDisabledForDebugging ? 0 : 2)
         try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback))
-        try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
         try check(CServerTrustCurlShims_easy_setopt_prereq_callback(
             easy.pointer, configuration.unsafeDisableConnectionGuard ? unguardedPrerequisiteCallback : prerequisiteCallback))
         if let share { try easy.set(CURLOPT_SHARE, pointer: share.pointer) }
         return easy
     }
 
+    /// Points `easy`, new or reused, at `transfer`: every option that varies per request is set
+    /// here, each time, so nothing of an earlier request carries over.
+    static func prepare(_ easy: EasyHandle, for transfer: Transfer) throws(SessionError) {
+        guard easy.policyID == transfer.policy.id else {
+            throw SessionError(.transferFailed, "An easy handle of another policy was offered for \(transfer.policy.host).", url: transfer.url)
+        }
+        let unretained = Unmanaged.passUnretained(transfer).toOpaque()
+        easy.clearErrorMessage()
+        try easy.set(CURLOPT_URL, transfer.url)
+        try configureMethod(easy, transfer: transfer)
+        try easy.setRequestHeaders(transfer.headers.map { "\($0.name): \($0.value)" } + (transfer.body == nil ? [] : ["Expect:"]))
+        try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
+        try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
+        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
+        try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
+    }
+
+    /// Unhooks a finished transfer from `easy` before the handle waits for its next request:
+    /// with no data pointer every callback fails closed (each returns an abort for nil).
+    static func detach(_ easy: EasyHandle) throws(SessionError) {
+        try easy.set(CURLOPT_HEADERDATA, pointer: nil)
+        try easy.set(CURLOPT_WRITEDATA, pointer: nil)
+        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: nil)
+        try easy.set(CURLOPT_PREREQDATA, pointer: nil)
+    }
+
     private static func configureMethod(_ easy: EasyHandle, transfer: Transfer) throws(SessionError) {
+        // Methods are sticky in curl: HTTPGET returns a used handle to GET (and clears NOBODY
+        // and UPLOAD), and a custom method is cleared, before this request's method is set.
+        try easy.set(CURLOPT_HTTPGET, 1)
+        try easy.set(CURLOPT_CUSTOMREQUEST, nil)
         switch transfer.method {
         case "GET" where transfer.body == nil:
-            try easy.set(CURLOPT_HTTPGET, 1)
+            break
         case "HEAD":
             try easy.set(CURLOPT_NOBODY, 1)
         default:

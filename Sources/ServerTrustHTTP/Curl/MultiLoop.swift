@@ -30,6 +30,9 @@ final class MultiLoop: Sendable {
     /// `curl_multi_wakeup` calls made for queued commands (tests check the batching).
     private let wakeUps = Atomic<Int>(0)
     var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
+    /// Easy handles made so far; a request on a reused handle does not count (tests).
+    private let handlesMade = Atomic<Int>(0)
+    var easyHandlesMade: Int { handlesMade.load(ordering: .relaxed) }
 
     /// Transfers currently added to the multi handle (each owns one easy handle).
     var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -48,12 +51,16 @@ final class MultiLoop: Sendable {
         // drops while a session submits its next requests, and the connections it closes are
         // reopened a moment later with a new handshake (measured: 64 requests in flight over
         // HTTP/1.1 paid ~16 k instructions per request in handshakes; docs/PERFORMANCE.md).
-        let cached = configuration.maximumCachedConnections ?? max(32, configuration.maximumConnectionsPerHost)
-        _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(cached, 1))
+        _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.cacheSize(configuration))
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         let thread = Thread { [self] in run() }
         thread.name = "ServerTrust.Session"
         thread.start()
+    }
+
+    /// The connections the multi handle keeps open when idle, and the idle easy handles kept.
+    private static func cacheSize(_ configuration: Session.Configuration) -> Int {
+        max(configuration.maximumCachedConnections ?? max(32, configuration.maximumConnectionsPerHost), 1)
     }
 
     /// Hands a transfer to the loop; it completes through its own callbacks.
@@ -123,6 +130,8 @@ final class MultiLoop: Sendable {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
         var shares: [UInt64: ShareHandle] = [:]
         var sharedAcrossPolicies: ShareHandle?
+        // As many idle handles as cached connections: both are what a burst leaves behind.
+        var idle = IdleEasyHandles(capacity: Self.cacheSize(configuration))
         var running = true
         while running {
             // The whole queue at once: enqueue() relies on it to wake the loop once per batch.
@@ -145,8 +154,15 @@ final class MultiLoop: Sendable {
                         share = shares[transfer.policy.id]
                     }
                     do {
-                        let easy = try EasyHandleConfigurator.configure(transfer, share: share, configuration: configuration)
+                        let easy: EasyHandle
+                        if let reused = idle.take(for: transfer.policy.id) {
+                            easy = reused
+                        } else {
+                            easy = try EasyHandleConfigurator.makeHandle(for: transfer.policy, share: share, configuration: configuration)
+                            handlesMade.add(1, ordering: .relaxed)
+                        }
                         transfer.easy = easy
+                        try EasyHandleConfigurator.prepare(easy, for: transfer)
                         guard curl_multi_add_handle(multi, easy.pointer) == CURLM_OK else {
                             throw SessionError(.transferFailed, "curl_multi_add_handle failed", url: transfer.url)
                         }
@@ -188,6 +204,8 @@ final class MultiLoop: Sendable {
                 activeCount.store(active.count, ordering: .relaxed)
                 transfer.finish(code)
                 curl_multi_remove_handle(multi, handle)
+                // Only a handle whose transfer ended cleanly is kept: nothing half-done in it.
+                if code == CURLE_OK, let easy = transfer.easy { idle.put(easy) }
                 transfer.easy = nil
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
@@ -200,6 +218,8 @@ final class MultiLoop: Sendable {
         }
         active.removeAll()
         activeCount.store(0, ordering: .relaxed)
+        // Idle handles hold a share each: they go before the shares do.
+        idle.removeAll()
         // Every easy handle is gone; the multi handle closes the cached connections (and so
         // frees their SSL_CTX and SSL objects and our ex_data) before the shares go.
         curl_multi_cleanup(multi)
@@ -210,5 +230,36 @@ final class MultiLoop: Sendable {
         // returns (LeakSanitizer reported them; docs/SECURITY-TESTING.md, finding 2).
         OPENSSL_thread_stop()
         done.signal()
+    }
+}
+
+/// Finished easy handles waiting for the next request of the policy they were made for
+/// (``EasyHandleConfigurator``). Loop thread only.
+struct IdleEasyHandles: ~Copyable {
+    private var byPolicy: [UInt64: [EasyHandle]] = [:]
+    private var count = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// A handle made for `policyID`, if one is idle.
+    mutating func take(for policyID: UInt64) -> EasyHandle? {
+        guard var handles = byPolicy[policyID], let easy = handles.popLast() else { return nil }
+        byPolicy[policyID] = handles.isEmpty ? nil : handles
+        count -= 1
+        return easy
+    }
+
+    /// Keeps `easy`, unhooked from its finished transfer; frees it instead when the pool is
+    /// full or the handle cannot be unhooked.
+    mutating func put(_ easy: EasyHandle) {
+        guard count < capacity, (try? EasyHandleConfigurator.detach(easy)) != nil else { return }
+        byPolicy[easy.policyID, default: []].append(easy)
+        count += 1
+    }
+
+    mutating func removeAll() {
+        byPolicy.removeAll()
+        count = 0
     }
 }

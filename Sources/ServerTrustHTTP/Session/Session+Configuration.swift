@@ -17,7 +17,8 @@ extension Session {
         /// Idle connections the session keeps open for reuse, across hosts. Default nil: the
         /// larger of 32 and ``maximumConnectionsPerHost``. (libcurl's own default, four per
         /// transfer in progress, shrinks whenever few transfers are running, and closes
-        /// connections a busy host is about to need again.)
+        /// connections a busy host is about to need again.) The session also keeps up to this
+        /// many finished curl handles for the next requests of the same host's policy.
         public var maximumCachedConnections: Int? = nil
         /// HTTP version preference. Default: HTTP/2 when the server offers it over ALPN.
         public var httpVersion: HTTPVersion = .http2Preferred

@@ -72,6 +72,8 @@ public final class Session: Sendable {
     var activeTransfers: Int { loop.activeTransfers }
     /// How many times a submission woke the loop thread (tests check the batching).
     var loopWakeUps: Int { loop.wakeUpCount }
+    /// Easy handles the session has made (tests: finished handles are reused per policy).
+    var easyHandlesMade: Int { loop.easyHandlesMade }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
     public func shutdown() { loop.shutdown() }

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import ServerTrust
+@testable import ServerTrustHTTP
+import ServerTrustTestSupport
+
+/// Finished easy handles are reused by later requests of the same policy, and nothing of an
+/// earlier request — method, body, header fields, trust — carries over to the next one.
+@Suite struct EasyHandleReuseTests {
+    @Test func sequentialRequestsOfOnePolicyRunOnOneHandle() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        for index in 0..<20 {
+            let response = try await session.get(fixture.url("/status/\(200 + index % 3)").absoluteString)
+            #expect(response.status == 200 + index % 3)
+            #expect(response.trust.evaluator == "DefaultTrustEvaluator")
+        }
+        #expect(session.easyHandlesMade == 1)
+    }
+
+    @Test func methodBodyAndHeaderFieldsOfOneRequestNeverReachTheNext() async throws {
+        // curl's options are sticky: without resetting the method, a DELETE after a POST would
+        // go out as a "DELETE" carrying the POST's body, and a GET after it as another DELETE.
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.httpVersion = .http1_1 }
+        defer { session.shutdown() }
+        let echo = fixture.url("/echo")
+        let steps: [(request: Request, method: String, bodyLength: Int, header: String?)] = [
+            (Request(method: "POST", url: echo, headers: [("X-First", "one")], body: Array("posted".utf8)), "POST", 6, "X-First"),
+            (Request(url: echo), "GET", 0, nil),
+            (Request(method: "HEAD", url: echo, headers: [("X-Second", "two")]), "HEAD", 0, "X-Second"),
+            (Request(url: echo), "GET", 0, nil),
+            (Request(method: "POST", url: echo, body: Array("again".utf8)), "POST", 5, nil),
+            (Request(method: "DELETE", url: echo), "DELETE", 0, nil),
+            (Request(url: echo), "GET", 0, nil),
+            (Request(method: "PUT", url: echo, headers: [("X-Third", "three")], body: Array("xy".utf8)), "PUT", 2, "X-Third"),
+            (Request(method: "POST", url: echo), "POST", 0, nil),
+            (Request(url: echo), "GET", 0, nil),
+        ]
+        for (index, step) in steps.enumerated() {
+            let response = try await session.data(for: step.request)
+            #expect(response.status == 200, "step \(index)")
+            #expect(response.header("X-Echo-Method") == step.method, "step \(index)")
+            let summary = try #require(response.header("X-Echo-Request"), "step \(index)")
+            #expect(summary.contains("\"bodyLength\":\(step.bodyLength)}"), "step \(index): \(summary)")
+            for name in ["X-First", "X-Second", "X-Third"] {
+                #expect(summary.contains("[\"\(name)\"") == (name == step.header), "step \(index) \(name): \(summary)")
+            }
+            #expect(summary.contains("[\"Expect\"") == false, "step \(index): \(summary)")
+            if step.method != "HEAD" { #expect(response.body.count == step.bodyLength, "step \(index)") }
+        }
+        #expect(session.easyHandlesMade == 1)
+    }
+
+    @Test func policiesNeverShareAHandleAndAFailedTransferGivesItsHandleUp() async throws {
+        // Same server, two names, two policies: the name's pin matches, the address's does not.
+        let fixture = try SessionFixture()
+        let session = try fixture.session([
+            SessionFixture.host: try .pinnedKeyHashes([fixture.leafPin]),
+            "127.0.0.1": try .pinnedKeyHashes([SessionFixture.unrelatedPin]),
+        ])
+        defer { session.shutdown() }
+        for round in 0..<3 {
+            let accepted = try await session.get(fixture.url("/status/200").absoluteString)
+            #expect(accepted.trust.evaluator == "PinnedKeyHashesTrustEvaluator", "round \(round)")
+            #expect(accepted.trust.host == SessionFixture.host, "round \(round)")
+
+            let rejected = await outcome { try await session.get(fixture.url("/status/200", host: "127.0.0.1").absoluteString) }.sessionError
+            #expect(rejected?.code == .trustEvaluationFailed, "round \(round)")
+            #expect(rejected?.trustError?.code == .pinMismatch, "round \(round)")
+            #expect(rejected?.trustError?.evidence.configuredPins == [SessionFixture.unrelatedPin], "round \(round)")
+        }
+        // One handle for the accepted name, reused; a new one for each rejected request, since
+        // only a handle whose transfer ended cleanly is kept.
+        #expect(session.easyHandlesMade == 1 + 3)
+    }
+
+    @Test func theIdlePoolKeepsAtMostItsCapacityAndHandsHandlesOnlyToTheirPolicy() throws {
+        var idle = IdleEasyHandles(capacity: 2)
+        let first = try EasyHandle(policyID: 7), second = try EasyHandle(policyID: 7), third = try EasyHandle(policyID: 7)
+        let other = try EasyHandle(policyID: 8)
+        idle.put(first)
+        idle.put(second)
+        idle.put(third)  // over capacity: freed, not kept
+        idle.put(other)  // also over capacity
+        #expect(idle.take(for: 8) == nil)
+        let taken = [idle.take(for: 7), idle.take(for: 7)].compactMap { $0 }
+        #expect(Set(taken.map(ObjectIdentifier.init)) == [ObjectIdentifier(first), ObjectIdentifier(second)])
+        #expect(idle.take(for: 7) == nil)
+
+        idle.put(other)
+        #expect(idle.take(for: 7) == nil)
+        #expect(idle.take(for: 8) === other)
+    }
+
+    @Test func aHandleOfAnotherPolicyIsRefused() throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        let easy = try EasyHandle(policyID: 0)
+        let transfer = Transfer(
+            url: fixture.url("/").absoluteString, method: "GET", headers: [], body: nil,
+            policy: try session.policy(forRawHost: SessionFixture.host, override: nil), isTLS: true, bodyLimit: nil, stream: nil,
+            onCompletion: { _ in })
+        let error = #expect(throws: SessionError.self) { try EasyHandleConfigurator.prepare(easy, for: transfer) }
+        #expect(error?.code == .transferFailed)
+        #expect(error?.description.contains("another policy") == true)
+    }
+}
