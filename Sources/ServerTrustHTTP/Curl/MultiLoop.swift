@@ -244,8 +244,9 @@ struct IdleEasyHandles: ~Copyable {
 
     /// A handle made for `policyID`, if one is idle.
     mutating func take(for policyID: UInt64) -> EasyHandle? {
-        guard var handles = byPolicy[policyID], let easy = handles.popLast() else { return nil }
-        byPolicy[policyID] = handles.isEmpty ? nil : handles
+        // Popped in place: a copy of the array would be reallocated on every request.
+        guard let easy = byPolicy[policyID]?.popLast() else { return nil }
+        if byPolicy[policyID]?.isEmpty == true { byPolicy[policyID] = nil }
         count -= 1
         return easy
     }
