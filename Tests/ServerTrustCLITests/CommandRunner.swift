@@ -36,8 +36,9 @@ enum CommandRunner {
     /// The package root, for `Certificates/`.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Held while descriptors for a child are made and the child is spawned.
-    private static let spawnLock = Locked(())
+    /// Held while descriptors for a child are made and the child is spawned; counts the spawns
+    /// (a `Locked` value must not be zero-sized).
+    private static let spawnLock = Locked(0)
 
     /// Where standard output goes: a pipe, or a pseudo-terminal (so the child sees a TTY).
     enum OutputDevice {
@@ -60,7 +61,8 @@ enum CommandRunner {
             envp.forEach { free($0) }
         }
 
-        let (outRead, errRead, pid, spawned) = spawnLock.withLock { _ in
+        let (outRead, errRead, pid, spawned) = spawnLock.withLock { spawns in
+            spawns += 1
             let (outRead, outWrite) = device == .pipe ? makePipe() : makeTerminal()
             let (errRead, errWrite) = makePipe()
             var actions = posix_spawn_file_actions_t()
