@@ -15,10 +15,22 @@ let package = Package(
         .executable(name: "servertrust", targets: ["servertrust"]),
         // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin).
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
+        // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
+        .library(name: "ServerTrustHummingbird", targets: ["ServerTrustHummingbird"]),
+    ],
+    traits: [
+        .trait(
+            name: "HummingbirdSigning",
+            description: "Builds ServerTrustHummingbird: ResponseSigner as Hummingbird 2 middleware (pulls in Hummingbird and SwiftNIO)."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // Only with the HummingbirdSigning trait: every use below is conditional on it, so a
+        // package that does not enable it neither builds nor (SwiftPM 6.1+) resolves Hummingbird.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -99,6 +111,25 @@ let package = Package(
         .testTarget(
             name: "ServerTrustCLITests",
             dependencies: ["servertrust", "ServerTrust", "ServerTrustCodeGeneration", "ServerTrustTestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ServerTrustHummingbird",
+            dependencies: [
+                "ServerTrust",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ServerTrustHummingbirdTests",
+            dependencies: [
+                "ServerTrustHummingbird", "ServerTrust", "ServerTrustHTTP",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
