@@ -22,7 +22,8 @@ public import ServerTrust
 /// the rest of the chain, collects the response body — up to ``maximumResponseBodySize`` — and
 /// adds `X-ServerTrust-Signature` over the request it received, the status, `ETag`, `Location`
 /// and the body. A request without the nonce did not ask for a signature and passes through
-/// untouched, at no cost.
+/// untouched, at no cost. Errors a route throws as `HTTPResponseError` (`HTTPError(.notFound)`,
+/// the router's own 404) are turned into their response and signed like any other.
 ///
 /// Failures never send a response that looks signed but is not:
 /// - a malformed challenge (a nonce or request time the scheme refuses) or an expired
@@ -64,7 +65,14 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
         guard request.headers[nonceField] != nil else { return try await next(request, context) }
         var request = request
         let requestBody = try await request.collectBody(upTo: maximumRequestBodySize)
-        var response = try await next(request, context)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            // A route's or the router's `HTTPError` (404, 400, …) becomes its response here, so
+            // that it is signed too; any other error is Hummingbird's unsigned 500.
+            response = try error.response(from: request, context: context)
+        }
 
         let collector = CollectingBodyWriter(limit: maximumResponseBodySize)
         do {

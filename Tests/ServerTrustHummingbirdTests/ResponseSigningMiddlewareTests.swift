@@ -61,6 +61,9 @@ import Testing
         router.get("/v1/moved") { _, _ in
             Response(status: .found, headers: [.location: "/v1/balance"])
         }
+        router.get("/v1/refuse") { _, _ -> Response in
+            throw HTTPError(.forbidden, message: "no access to this account")
+        }
         router.get("/v1/large") { _, _ in
             Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(repeating: UInt8(ascii: "x"), count: 4096)))
         }
@@ -97,7 +100,7 @@ import Testing
 
     // MARK: What the middleware signs verifies
 
-    @Test func getPostStreamedAndRedirectResponsesVerifyInEnforcedMode() async throws {
+    @Test func getPostStreamedRedirectAndErrorResponsesVerifyInEnforcedMode() async throws {
         let keys = try Keys()
         try await Self.application(Self.router(signer: keys.signer)).test(.live) { client in
             let base = "http://127.0.0.1:\(try #require(client.port))"
@@ -126,6 +129,14 @@ import Testing
             let moved = try await session.get(base + "/v1/moved")
             #expect(moved.status == 302)
             #expect(moved.verification == .verified)
+
+            // Errors are signed too: a route's thrown HTTPError and the router's own 404.
+            let refused = try await session.get(base + "/v1/refuse")
+            #expect(refused.status == 403)
+            #expect(refused.verification == .verified)
+            let missing = try await session.get(base + "/v1/no-such-route")
+            #expect(missing.status == 404)
+            #expect(missing.verification == .verified)
         }
     }
 
