@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "ServerTrustHummingbirdTests",
             dependencies: [
-                "ServerTrustHummingbird", "ServerTrust", "ServerTrustHTTP",
+                "ServerTrustHummingbird", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),

@@ -3,22 +3,6 @@ import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
 
-/// A root and an intermediate it certified, as a server operator would have after
-/// `servertrust keys create-root` and `keys issue-intermediate`.
-struct SigningKeys {
-    let root: SigningKey
-    let signer: ResponseSigner
-
-    init(expires: Date = Date().addingTimeInterval(30 * 86_400), version: Int = 1) throws {
-        root = try SigningKey.generate()
-        let intermediate = try SigningKey.generate()
-        let certificate = try IntermediateKeyCertificate.issue(for: intermediate.verificationKey, expires: expires, signedBy: root)
-        signer = try ResponseSigner(key: intermediate, certificate: certificate, version: version)
-    }
-
-    var roots: [SignedResponseRoot] { [SignedResponseRoot(root.verificationKey, version: signer.version)] }
-}
-
 /// The client's wall clock, which a test (or a server handler, mid-request) can move.
 final class SignedResponseClock: Sendable {
     private let offset = Locked<TimeInterval>(0)

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import ServerTrust
 import ServerTrustHTTP
 import ServerTrustHummingbird
+import ServerTrustTestSupport
 import Testing
 
 /// `ResponseSigningMiddleware` on a live Hummingbird server on loopback, checked by a real
@@ -13,21 +14,6 @@ import Testing
 /// signed does not, and its failures never produce a response that looks signed.
 @Suite struct ResponseSigningMiddlewareTests {
     static let balance = #"{"balance":"100.00"}"#
-
-    /// A root and an intermediate it certified, as `servertrust keys` makes them.
-    struct Keys {
-        let root: SigningKey
-        let signer: ResponseSigner
-
-        init(expires: Date = Date().addingTimeInterval(30 * 86_400)) throws {
-            root = try SigningKey.generate()
-            let intermediate = try SigningKey.generate()
-            let certificate = try IntermediateKeyCertificate.issue(for: intermediate.verificationKey, expires: expires, signedBy: root)
-            signer = try ResponseSigner(key: intermediate, certificate: certificate)
-        }
-
-        var roots: [SignedResponseRoot] { [SignedResponseRoot(root.verificationKey)] }
-    }
 
     /// Replaces the body after the signing middleware ran: an outer middleware, standing in for
     /// anything between the signer and the client.
@@ -101,7 +87,7 @@ import Testing
     // MARK: What the middleware signs verifies
 
     @Test func getPostStreamedRedirectAndErrorResponsesVerifyInEnforcedMode() async throws {
-        let keys = try Keys()
+        let keys = try SigningKeys()
         try await Self.application(Self.router(signer: keys.signer)).test(.live) { client in
             let base = "http://127.0.0.1:\(try #require(client.port))"
             let session = try Self.session(.enforced(roots: keys.roots))
@@ -141,7 +127,7 @@ import Testing
     }
 
     @Test func aRequestThatDidNotAskForASignatureIsPassedThroughUnsigned() async throws {
-        let keys = try Keys()
+        let keys = try SigningKeys()
         try await Self.application(Self.router(signer: keys.signer)).test(.live) { client in
             let response = try await client.execute(uri: "/v1/balance", method: .get)
             #expect(response.status == .ok)
@@ -153,7 +139,7 @@ import Testing
     // MARK: What is changed after it signed does not
 
     @Test func aBodyRewrittenAfterSigningIsRejectedWhenEnforcedAndMarkedFailedWhenInformational() async throws {
-        let keys = try Keys()
+        let keys = try SigningKeys()
         try await Self.application(Self.router(signer: keys.signer, rewriting: true)).test(.live) { client in
             let url = "http://127.0.0.1:\(try #require(client.port))/v1/balance"
             let enforcedFailures = FailureLog()
@@ -173,7 +159,7 @@ import Testing
     }
 
     @Test func aSignatureFromAnotherRootIsRejected() async throws {
-        let keys = try Keys(), other = try Keys()
+        let keys = try SigningKeys(), other = try SigningKeys()
         try await Self.application(Self.router(signer: keys.signer)).test(.live) { client in
             let session = try Self.session(.enforced(roots: other.roots))
             defer { session.shutdown() }
@@ -186,7 +172,7 @@ import Testing
     // MARK: Failures never look signed
 
     @Test func anExpiredIntermediateSendsTheResponseUnsignedWhichEnforcedClientsReject() async throws {
-        let keys = try Keys(expires: Date().addingTimeInterval(-60))
+        let keys = try SigningKeys(expires: Date().addingTimeInterval(-60))
         try await Self.application(Self.router(signer: keys.signer)).test(.live) { client in
             let session = try Self.session(.enforced(roots: keys.roots))
             defer { session.shutdown() }
@@ -197,7 +183,7 @@ import Testing
     }
 
     @Test func bodiesOverTheLimitsAreRefusedNotSentUnsigned() async throws {
-        let keys = try Keys()
+        let keys = try SigningKeys()
         try await Self.application(Self.router(signer: keys.signer, maximumResponseBodySize: 1024)).test(.live) { client in
             let base = "http://127.0.0.1:\(try #require(client.port))"
             let session = try Self.session(.informational(roots: keys.roots))
