@@ -535,52 +535,14 @@ private func openSSLClient(_ server: LocalTLSServer, site: LocalSite, _ argument
         input: "GET /close HTTP/1.1\r\nHost: localhost\r\n\r\n")
 }
 
-/// Runs a tool to completion without blocking a cooperative thread; output goes through
-/// files so a full pipe can never stall it. A tool still running after `timeout` is killed
-/// with SIGKILL (SIGTERM may be blocked in children of test threads — DESIGN.md §4).
+/// Runs a tool to completion without blocking a cooperative thread (``ChildProcess``: output
+/// through files, SIGKILL after `timeout`, no Foundation `Process`).
 private func runTool(
     _ executable: String, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(30)
 ) async throws -> ToolRun {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("LocalTLSServerTests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let outputURL = directory.appendingPathComponent("stdout")
-    let errorURL = directory.appendingPathComponent("stderr")
-    let inputURL = directory.appendingPathComponent("stdin")
-    try Data().write(to: outputURL)
-    try Data().write(to: errorURL)
-    try Data((input ?? "").utf8).write(to: inputURL)
-    let outputHandle = try FileHandle(forWritingTo: outputURL)
-    let errorHandle = try FileHandle(forWritingTo: errorURL)
-    let inputHandle = try FileHandle(forReadingFrom: inputURL)
-    defer { try? outputHandle.close(); try? errorHandle.close(); try? inputHandle.close() }
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = outputHandle
-    process.standardError = errorHandle
-    process.standardInput = inputHandle
-    var killer: Task<Void, Never>?
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-            return
-        }
-        let pid = process.processIdentifier
-        killer = Task.detached {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            kill(pid, SIGKILL)
-        }
-    }
-    killer?.cancel()
-    return ToolRun(
-        status: status, output: try Data(contentsOf: outputURL),
-        errors: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    let run = try await ChildProcess.run(executable, arguments, input: Array((input ?? "").utf8), timeout: seconds)
+    return ToolRun(status: run.status, output: Data(run.output), errors: run.errorText)
 }
 
 /// A TCP connection to 127.0.0.1:`port` that sends nothing.

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustTestSupport
 import Testing
 
 /// BoringSSL's OCSP unit-test responses (`../shared/conformance/ocsp.tgz`), judged by
@@ -97,12 +98,8 @@ struct OCSPConformanceTests {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ServerTrustTests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/bin/tar")
-        tar.arguments = ["-xzf", archive.path, "-C", directory.path]
-        try tar.run()
-        tar.waitUntilExit()  // never terminated: see DESIGN.md §4 on inherited blocked SIGTERM
-        try #require(tar.terminationStatus == 0)
+        let tar = try ChildProcess.run("/bin/tar", ["-xzf", archive.path, "-C", directory.path])
+        try #require(tar.status == 0)
         return directory.appendingPathComponent("ocsp-cases")
     }
 }

@@ -193,15 +193,7 @@ enum StrictBase64Probe {
 
 @discardableResult
 private func runOpenSSL(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-    return String(decoding: data, as: UTF8.self)
+    let run = try ChildProcess.run("/usr/bin/openssl", arguments)
+    guard run.status == 0 else { throw CocoaError(.executableLoad) }
+    return run.outputText
 }

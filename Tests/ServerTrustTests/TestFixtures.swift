@@ -67,15 +67,7 @@ enum PinningKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// Waits for the child to exit on its own: a child started from a test thread can inherit a
 /// blocked SIGTERM (DESIGN.md §4), so it is never terminated, only reaped.
 func shell(_ command: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(command) exited with \(process.terminationStatus)", sourceLocation: sourceLocation)
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let run = try ChildProcess.run("/bin/sh", ["-c", command])
+    #expect(run.status == 0, "\(command) exited with \(run.status)", sourceLocation: sourceLocation)
+    return run.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
 }
