@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ServerTrustTestSupport
 
 @Suite struct FetchCommandTests {
     @Test func printsTheBodyAndExitsZero() throws {
@@ -39,6 +40,25 @@ import Testing
 
             """)
         #expect(result.standardError.contains("e.g. --pin \(fixture.intermediate.certificate.spkiPin) "))
+    }
+
+    /// Second audit, finding 1, through a policy file: `*.servertrust.test` (default
+    /// validation) must not outrank `**.cli.servertrust.test` (pinned) for `cli.servertrust.test`.
+    @Test func finding1APolicyFilesDeepestPatternGovernsTheApexHost() throws {
+        let fixture = try CLIFixture()
+        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        let backup = "sha256/" + Data(repeating: 5, count: 32).base64EncodedString()
+        let policy = try TestPKI.writeTemporaryFile("""
+            { "version": 1, "hosts": {
+                "*.servertrust.test": {},
+                "**.cli.servertrust.test": { "pins": [{ "pin": "\(wrong)" }, { "pin": "\(backup)" }] } } }
+            """, name: "policy.json")
+        defer { TestPKI.removeTemporaryFile(policy) }
+        let result = CommandRunner.run(["fetch", fixture.url(), "--policy", policy] + fixture.trusting)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.contains(
+            "PinSetTrustEvaluator: No certificate of the validated chain (3 certificates) matches a configured pin."), "\(result)")
     }
 
     @Test func anUntrustedChainExitsOneWithTheCAHint() throws {

@@ -56,6 +56,46 @@ import ServerTrustTestSupport
         #expect(error?.trustError?.evidence.chain.map(\.pin).contains(proxyCA.certificate.spkiPin) == true)
     }
 
+    /// Second audit, finding 1: with `*.servertrust.test` on default validation and
+    /// `**.api.servertrust.test` pinned, the host `api.servertrust.test` used to get the default
+    /// policy (single-label wildcards were tried first), so a proxy whose CA the machine trusts
+    /// was admitted for a host the configuration pins. The deeper base wins now.
+    @Test func finding1TheDeepestPatternPinsTheApexSoAnInterceptingProxyIsRefused() async throws {
+        let fixture = try SessionFixture()
+        let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+        let forged = try proxyCA.issueLeaf(dnsNames: [SessionFixture.host])
+        let interceptor = try proxy(fixture, intercepting: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey))
+        defer { interceptor.stop() }
+        let machineAnchors = try TrustAnchors([fixture.root.certificate, proxyCA.certificate])
+        let session = try fixture.session([
+            "*.servertrust.test": DefaultTrustEvaluator(),
+            "**.api.servertrust.test": try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin]),
+        ]) {
+            $0.proxy = .http(URL(string: interceptor.url)!)
+            $0.anchors = .bundle(machineAnchors)
+        }
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get(fixture.url("/status/200").absoluteString) }.sessionError
+        #expect(error?.code == .trustEvaluationFailed)
+        #expect(error?.trustError?.code == .pinMismatch)
+        #expect(error?.trustError?.evaluator == "PinnedKeyHashesTrustEvaluator")
+
+        // The genuine server, through a blind tunnel, passes the same policy and reports its pattern.
+        let tunnel = try proxy(fixture)
+        defer { tunnel.stop() }
+        let genuine = try fixture.session([
+            "*.servertrust.test": DefaultTrustEvaluator(),
+            "**.api.servertrust.test": try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin]),
+        ]) {
+            $0.proxy = .http(URL(string: tunnel.url)!)
+        }
+        defer { genuine.shutdown() }
+        let response = try await genuine.get(fixture.url("/status/200").absoluteString)
+        #expect(response.status == 200)
+        #expect(response.trust.matchedPattern == "**.api.servertrust.test")
+        #expect(response.trust.evaluator == "PinnedKeyHashesTrustEvaluator")
+    }
+
     @Test func theEnvironmentProxyIsUsedOnlyWhenAskedAndHonoursNoProxy() async throws {
         let fixture = try SessionFixture()
         let tunnel = try proxy(fixture)

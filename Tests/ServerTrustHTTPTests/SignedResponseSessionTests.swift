@@ -35,6 +35,22 @@ import ServerTrustTestSupport
         #expect(Set(fixture.server.recentRequests.map { $0.header(SignedResponseHeader.nonce) }).count == 2)
     }
 
+    /// Second audit, finding 1, for signed-response policies: the deeper base decides, so a
+    /// disabled `*.servertrust.test` does not switch off the enforced `**.api.servertrust.test`
+    /// for the host `api.servertrust.test`.
+    @Test func finding1TheDeepestSignedResponsePatternGovernsTheApexHost() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let session = try fixture.signingSession([
+            "*.servertrust.test": .disabled,
+            "**.api.servertrust.test": .enforced(roots: keys.roots),
+        ])
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get(fixture.url("/status/200").absoluteString) }.sessionError
+        #expect(error?.code == .responseSignatureInvalid)
+        #expect(error?.signatureError?.code == .missingSignature)
+    }
+
     @Test func withoutAPolicyOrWithADisabledOneNothingIsSentOrChecked() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()

@@ -39,14 +39,50 @@ private func resolvedTag(_ manager: ServerTrustManager, _ host: String) throws -
         ("example.com", "any depth"),  // the apex matches **.example.com
         ("a.b.example.com", "any depth"),  // *.example.com covers one label only
         ("x.eu.example.com", "one label under eu"),  // *. beats a longer-or-equal **.
-        ("eu.example.com", "one label"),  // *.example.com beats **.eu.example.com's apex
+        ("eu.example.com", "any depth under eu"),  // the deeper base wins: eu.example.com over example.com
         ("x.y.eu.example.com", "any depth under eu"),  // the longest ** suffix wins
-        ("a.example.com", "one label"),
+        ("a.example.com", "any depth under a"),  // the apex of **.a.example.com: the deeper base
         ("x.a.example.com", "any depth under a"),
         ("deep.x.a.example.com", "any depth under a"),
     ])
     func theMostSpecificPatternWins(host: String, expected: String) throws {
         #expect(try resolvedTag(layered, host) == expected)
+    }
+
+    /// Second audit, finding 1: ranking `*.` above `**.` whatever their depth gave the host
+    /// `api.example.com` the default-validation policy of `*.example.com` while every name under
+    /// it was pinned by `**.api.example.com`. The deeper base wins now, for the apex too.
+    @Test(arguments: [
+        ("api.example.com", "**.api.example.com"),
+        ("x.api.example.com", "**.api.example.com"),
+        ("x.y.api.example.com", "**.api.example.com"),
+        ("www.example.com", "*.example.com"),
+    ])
+    func finding1MostSpecificPatternWinsByDepthNotByKind(host: String, expected: String) throws {
+        let manager = try makeManager(["*.example.com": "default", "**.api.example.com": "pinned"])
+        #expect(try manager.match(forHost: host)?.pattern.description == expected)
+    }
+
+    @Test func finding1OnTheSameBaseTheSingleLabelWildcardWins() throws {
+        let manager = try makeManager(["*.example.com": "one", "**.example.com": "any"])
+        #expect(try resolvedTag(manager, "a.example.com") == "one")
+        #expect(try resolvedTag(manager, "example.com") == "any")
+        #expect(try resolvedTag(manager, "b.a.example.com") == "any")
+    }
+
+    /// Second audit, finding 7: curl connects to the IPv4 address an IPv4-mapped IPv6 literal
+    /// names, so the literal must find that address's policy, not a key of its own.
+    @Test(arguments: ["::ffff:192.0.2.1", "[::ffff:192.0.2.1]", "[::FFFF:c000:201]", "0:0:0:0:0:ffff:192.0.2.1"])
+    func finding7IPv4MappedAddressesFindTheIPv4Policy(host: String) throws {
+        #expect(try resolvedTag(layered, host) == "v4")
+        #expect(HostName.normalize(host) == "192.0.2.1")
+    }
+
+    @Test func finding7AnIPv4MappedPatternIsTheIPv4Pattern() throws {
+        #expect(try HostPattern("::ffff:192.0.2.1").description == "192.0.2.1")
+        #expect(throws: TrustError.invalidHostPattern) {
+            try makeManager(["192.0.2.1": "a", "[::ffff:192.0.2.1]": "b"])
+        }
     }
 
     @Test func matchReportsThePatternThatMatched() throws {
@@ -69,7 +105,7 @@ private func resolvedTag(_ manager: ServerTrustManager, _ host: String) throws -
         #expect(try resolvedTag(layered, host) == expected)
     }
 
-    @Test(arguments: ["192.0.2.2", "2001:db8::2", "::ffff:192.0.2.1"])
+    @Test(arguments: ["192.0.2.2", "2001:db8::2", "::ffff:192.0.2.2", "64:ff9b::c000:201"])
     func otherAddressesAreNotMatched(host: String) {
         #expect(throws: TrustError.noEvaluatorForHost) { try layered.match(forHost: host) }
     }

@@ -13,11 +13,13 @@ public enum HostName {
     /// refused), one trailing dot is removed (`example.com.` is the same fully-qualified name),
     /// brackets are removed from an IPv6 literal, and IPv6 is rewritten in its canonical
     /// RFC 5952 form (`2001:DB8:0::1` → `2001:db8::1`) so every spelling of an address is equal.
+    /// An IPv4-mapped IPv6 address (`[::ffff:192.0.2.1]`) becomes the IPv4 address it maps
+    /// (`192.0.2.1`): that is where the connection goes, so it must find that address's policy.
     /// Nothing else is changed: whitespace is kept so that it can be refused, not silently fixed.
     public static func normalize(_ host: String) -> String {
-        if host.hasPrefix("["), host.hasSuffix("]"), host.utf8.count > 2,
-           let address = canonicalIPAddress(String(host.dropFirst().dropLast())), address.contains(":") {
-            return address
+        if host.hasPrefix("["), host.hasSuffix("]"), host.utf8.count > 2 {
+            let inner = String(host.dropFirst().dropLast())
+            if inner.contains(":"), let address = canonicalIPAddress(inner) { return address }
         }
         var name = String(decoding: host.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
         if name.hasSuffix(".") { name.removeLast() }
@@ -32,6 +34,7 @@ public enum HostName {
     }
 
     /// The canonical text of an IPv4 or IPv6 address (no brackets), or nil if `text` is not one.
+    /// IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2) are given in IPv4 form.
     static func canonicalIPAddress(_ text: String) -> String? {
         // Checking the characters first also keeps an embedded NUL away from C, which would
         // stop reading there and accept "::1\0anything" as "::1".
@@ -39,11 +42,19 @@ public enum HostName {
         guard !text.isEmpty, text.utf8.count < Int(INET6_ADDRSTRLEN), text.utf8.allSatisfy(isAddressCharacter) else {
             return nil
         }
-        let family = text.contains(":") ? AF_INET6 : AF_INET
+        var family = text.contains(":") ? AF_INET6 : AF_INET
         var address = in6_addr()  // large enough for either family
         guard inet_pton(family, text, &address) == 1 else { return nil }
+        var bytes = withUnsafeBytes(of: &address) { Array($0) }
+        if family == AF_INET6, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            family = AF_INET
+            bytes = Array(bytes[12..<16]) + [UInt8](repeating: 0, count: 12)
+        }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(family, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        let written = bytes.withUnsafeBytes { raw in
+            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        guard written != nil else { return nil }
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 

@@ -9,12 +9,15 @@
 ///
 /// Every pattern is validated when the manager is created (see ``HostPattern`` for the rules),
 /// so a typo fails at start-up instead of leaving a host unpinned. For a host, the most specific
-/// pattern wins: an exact host or address, then `*.parent` (the host's own parent domain), then
-/// `**.suffix` with the longest matching suffix. `**.example.com` matches `example.com` too, as
-/// in OkHttp's `CertificatePinner`; an exact `example.com` entry, if present, still wins for it.
+/// pattern wins, by depth: the exact host or address first; otherwise the matching wildcard whose
+/// base (the part after `*.` or `**.`) has the most labels; between `*.base` and `**.base`,
+/// `*.base`. So with `*.example.com` and `**.api.example.com`, the host `api.example.com` gets
+/// `**.api.example.com`. `**.example.com` matches `example.com` too, as in OkHttp's
+/// `CertificatePinner`; an exact `example.com` entry, if present, still wins for it.
 ///
-/// A lookup probes one dictionary per kind of pattern, once per label of the host: its cost
-/// depends on the host, never on how many patterns are configured.
+/// The same rule (``HostPatternTable``) picks a session's signed-response policy and a pattern's
+/// report URIs. A lookup probes a few dictionaries per label of the host: its cost depends on the
+/// host, never on how many patterns are configured.
 ///
 /// Immutable after `init`, hence `Sendable`.
 public final class ServerTrustManager: Sendable {
@@ -34,12 +37,7 @@ public final class ServerTrustManager: Sendable {
     /// Every configured pattern, sorted by ``HostPattern/description``.
     public let patterns: [HostPattern]
 
-    private let exactHosts: [String: Match]
-    private let addresses: [String: Match]
-    /// Keyed by the parent domain: `example.com` for `*.example.com`.
-    private let singleLabelWildcards: [String: Match]
-    /// Keyed by the suffix: `example.com` for `**.example.com`.
-    private let anyDepthWildcards: [String: Match]
+    private let table: HostPatternTable<Match>
 
     /// Validates the patterns and indexes them for lookup.
     ///
@@ -59,10 +57,7 @@ public final class ServerTrustManager: Sendable {
         }
         var problems: [String] = []
         var spellings: [HostPattern: String] = [:]
-        var exactHosts: [String: Match] = [:]
-        var addresses: [String: Match] = [:]
-        var singleLabelWildcards: [String: Match] = [:]
-        var anyDepthWildcards: [String: Match] = [:]
+        var table = HostPatternTable<Match>()
         // Sorted, so the reason lists problems in the same order every run.
         for (text, evaluator) in evaluators.sorted(by: { $0.key < $1.key }) {
             let pattern: HostPattern
@@ -79,13 +74,7 @@ public final class ServerTrustManager: Sendable {
                 continue
             }
             spellings[pattern] = text
-            let match = Match(pattern: pattern, evaluator: evaluator)
-            switch pattern.kind {
-            case .exact: exactHosts[pattern.suffix] = match
-            case .ipAddress: addresses[pattern.suffix] = match
-            case .singleLabelWildcard: singleLabelWildcards[pattern.suffix] = match
-            case .anyDepthWildcard: anyDepthWildcards[pattern.suffix] = match
-            }
+            table.insert(Match(pattern: pattern, evaluator: evaluator), for: pattern)
         }
         if !problems.isEmpty {
             let summary = problems.count == 1 ? "" : "\(problems.count) invalid host patterns: "
@@ -93,10 +82,7 @@ public final class ServerTrustManager: Sendable {
         }
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         self.patterns = spellings.keys.sorted { $0.description < $1.description }
-        self.exactHosts = exactHosts
-        self.addresses = addresses
-        self.singleLabelWildcards = singleLabelWildcards
-        self.anyDepthWildcards = anyDepthWildcards
+        self.table = table
     }
 
     /// The most specific pattern matching `host`, with its evaluator.
@@ -111,25 +97,13 @@ public final class ServerTrustManager: Sendable {
     ///   never matches.
     public func match(forHost host: String) throws -> Match? {
         let name = HostName.normalize(host)
-        if HostName.canonicalIPAddress(name) != nil {
-            return try addresses[name] ?? unmatched(host)
-        }
-        if let problem = HostName.dnsNameProblem(name) {
+        if let entry = table.entry(forNormalizedHost: name) { return entry.value }
+        if HostName.canonicalIPAddress(name) == nil, let problem = HostName.dnsNameProblem(name) {
             throw TrustError(
                 .noEvaluatorForHost, "Host name \(host.debugDescription) is malformed: it \(problem); it matches no pattern.",
                 host: host)
         }
-        if let match = exactHosts[name] { return match }
-        if let dot = name.firstIndex(of: "."), let match = singleLabelWildcards[String(name[name.index(after: dot)...])] {
-            return match
-        }
-        // Longest suffix first: the name itself (the apex of `**.name`), then each parent.
-        var suffix = name[...]
-        while true {
-            if let match = anyDepthWildcards[String(suffix)] { return match }
-            guard let dot = suffix.firstIndex(of: ".") else { return try unmatched(host) }
-            suffix = suffix[suffix.index(after: dot)...]
-        }
+        return try unmatched(host)
     }
 
     /// The evaluator for `host`: ``match(forHost:)``'s evaluator, with the same errors.

@@ -21,7 +21,7 @@ final class SignedResponseChecker: Sendable {
         let challenge: SignatureChallenge
     }
 
-    private let entries: [Entry]
+    private let entries: HostPatternTable<Entry>
     private let onFailure: (@Sendable (ResponseVerificationFailure) -> Void)?
     private let clock: @Sendable () -> Date
     private let logger: Logger
@@ -30,7 +30,7 @@ final class SignedResponseChecker: Sendable {
     ///   one pattern; ``ResponseSignatureError`` `.invalidConfiguration` for a policy without
     ///   roots (unless disabled) or with bad versions or durations.
     init(configuration: Session.Configuration) throws {
-        var entries: [Entry] = []
+        var entries = HostPatternTable<Entry>()
         var spellings: [HostPattern: String] = [:]
         for (text, policy) in configuration.signedResponses.sorted(by: { $0.key < $1.key }) {
             let pattern = try HostPattern(text)
@@ -43,7 +43,7 @@ final class SignedResponseChecker: Sendable {
             let verifier = policy.mode == .disabled ? nil : try ResponseSignatureVerifier(
                 roots: policy.roots, freshnessWindow: policy.freshnessWindow, clockSkewAllowance: policy.clockSkewAllowance,
                 clock: configuration.signatureClock)
-            entries.append(Entry(pattern: pattern, mode: policy.mode, verifier: verifier))
+            entries.insert(Entry(pattern: pattern, mode: policy.mode, verifier: verifier), for: pattern)
         }
         self.entries = entries
         onFailure = configuration.onVerificationFailure
@@ -51,19 +51,11 @@ final class SignedResponseChecker: Sendable {
         logger = configuration.logger
     }
 
-    /// The most specific pattern's entry for `host`, as in ``ServerTrustManager``: an exact
-    /// host or address, then `*.parent`, then the longest `**.suffix`.
+    /// The most specific pattern's entry for `url`'s host, by the rule every lookup shares
+    /// (``HostPatternTable``): the exact host, else the deepest wildcard base, `*.` before `**.`.
     private func entry(for url: URL) -> Entry? {
-        guard !entries.isEmpty, let host = url.host else { return nil }
-        func rank(_ pattern: HostPattern) -> (Int, Int) {
-            switch pattern.kind {
-            case .exact, .ipAddress: (3, 0)
-            case .singleLabelWildcard: (2, 0)
-            case .anyDepthWildcard: (1, pattern.suffix.utf8.count)
-            }
-        }
-        let name = HostName.normalize(host)
-        return entries.filter { $0.pattern.matches(name) }.max { rank($0.pattern) < rank($1.pattern) }
+        guard !entries.patterns.isEmpty, let host = url.host else { return nil }
+        return entries.entry(forHost: host)?.value
     }
 
     /// Whether responses from `url`'s host are checked (mode informational or enforced).
