@@ -33,7 +33,9 @@ import Testing
         let pki = try RevocationPKI()
         let cache = RevocationCache()
         let evaluator = pki.evaluator(.hard { $0.networkAccessDisabled = true }, fetcher: nil, cache: cache)
-        try leafStatus(evaluator, pki.trust(staple: pki.leafOCSP(.good)))
+        let stapled = try pki.trust(staple: pki.leafOCSP(.good))
+        try leafStatus(evaluator, stapled)
+        stapled.handshakeCompleted()  // a staple is cached once the server has proven it holds the key
         let later = try pki.trust()
         #expect(try leafStatus(evaluator, later) == .good)
         #expect(later.revocationResults?.first?.source == .stapledOCSP)
@@ -45,7 +47,11 @@ import Testing
         let cache = RevocationCache()
         let staple = try pki.leafOCSP(.good)
         let evaluator = pki.evaluator(.hard { $0.networkAccessDisabled = true }, fetcher: nil, cache: cache)
-        for _ in 0..<3 { #expect(try leafStatus(evaluator, pki.trust(staple: staple)) == .good) }
+        for _ in 0..<3 {
+            let trust = try pki.trust(staple: staple)
+            #expect(try leafStatus(evaluator, trust) == .good)
+            trust.handshakeCompleted()
+        }
         #expect(cache.statistics.entries == 1)
     }
 

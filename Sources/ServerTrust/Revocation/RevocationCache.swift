@@ -11,6 +11,11 @@ import Dispatch
 ///   with its signature verification remembered per issuer key. An entry past its nextUpdate
 ///   (or, without one, older than the maximum age) therefore no longer answers, and the next
 ///   evaluation fetches a fresh one, which replaces it.
+/// - **Never rolled back.** An entry is replaced only by data at least as new (OCSP
+///   `producedAt`, CRL `thisUpdate`), and an OCSP "revoked" is never replaced by a "good": a
+///   still-valid "good" obtained before the revocation (a server's old staple, a replayed
+///   response) cannot overwrite what the cache knows, in memory or on disk (second audit,
+///   finding 2).
 /// - **Single flight.** When concurrent evaluations need the same missing entry, one fetches
 ///   and the others wait for it, each until its own deadline.
 /// - **Failure backoff.** A fetch that failed is not repeated for the same entry for
@@ -133,13 +138,14 @@ public final class RevocationCache: Sendable {
         state.withLock { $0.entries[key]?.data }
     }
 
-    /// Stores verified data (a staple, or a fetched response that verified).
+    /// Stores verified data (a staple, or a fetched response that verified), unless the entry
+    /// already held is newer or says "revoked" where `data` does not.
     func store(_ key: RevocationCacheKey, _ data: CachedRevocationData) {
-        state.withLock { state in
-            state.insert(key, data, limits: (maximumEntries, maximumBytes))
+        let stored = state.withLock { state in
             state.failures[key] = nil
+            return state.insert(key, data, limits: (maximumEntries, maximumBytes))
         }
-        persist(key, data)
+        if stored { persist(key, data) }
     }
 
     // MARK: - Single flight
@@ -190,19 +196,20 @@ public final class RevocationCache: Sendable {
                 .timeout, "Another evaluation was fetching the same revocation data and had not finished by the deadline.")
         case .leader(let flight):
             let outcome = fetch()
-            state.withLock { state in
+            let stored = state.withLock { state in
                 state.flights[key] = nil
                 switch outcome {
                 case .stored(let data):
-                    state.insert(key, data, limits: (maximumEntries, maximumBytes))
                     state.failures[key] = nil
+                    return state.insert(key, data, limits: (maximumEntries, maximumBytes))
                 case .failed(let reason, let explanation):
                     if failureBackoff > .zero {
                         state.failures[key] = Failure(until: ContinuousClock.now + failureBackoff, reason: reason, explanation: explanation)
                     }
+                    return false
                 }
             }
-            if case .stored(let data) = outcome { persist(key, data) }
+            if stored, case .stored(let data) = outcome { persist(key, data) }
             flight.finish(outcome)
             return outcome
         }
@@ -249,12 +256,18 @@ struct CachedRevocationData: Sendable {
     let origin: String?
     /// A server stapled it (the directory does not record this: a file's provenance is unknown).
     let stapled: Bool
+    /// When the data was issued: an OCSP response's `producedAt`, a CRL's `thisUpdate`.
+    let issuedAt: Date?
+    /// An OCSP response that was verified to say "revoked" for the certificate of its key.
+    let saysRevoked: Bool
 
-    init(ocsp response: OCSPResponse, der: [UInt8], origin: String?, stapled: Bool = false) {
+    init(ocsp response: OCSPResponse, der: [UInt8], origin: String?, stapled: Bool = false, status: RevocationStatus? = nil) {
         parsed = .ocsp(response)
         self.der = der
         self.origin = origin
         self.stapled = stapled
+        issuedAt = response.producedAt
+        if case .revoked = status { saysRevoked = true } else { saysRevoked = false }
     }
 
     init(crl: ProfiledCRL, der: [UInt8], origin: String?) {
@@ -262,6 +275,16 @@ struct CachedRevocationData: Sendable {
         self.der = der
         self.origin = origin
         stapled = false
+        issuedAt = crl.crl.thisUpdate
+        saysRevoked = false
+    }
+
+    /// Whether this may replace `old` under the same key: never an older issue over a newer
+    /// one, never a "good" (or unknown) over a "revoked".
+    func mayReplace(_ old: CachedRevocationData) -> Bool {
+        if old.saysRevoked && !saysRevoked { return false }
+        if let previous = old.issuedAt, let issued = issuedAt, issued < previous { return false }
+        return true
     }
 
     /// Parses bytes read back from disk; `nil` when they are not what `method` stores.
@@ -333,8 +356,14 @@ private struct State: Sendable {
         return entry.data
     }
 
-    mutating func insert(_ key: RevocationCacheKey, _ data: CachedRevocationData, limits: (entries: Int, bytes: Int)) {
-        if let old = entries[key] { bytes -= old.data.der.count }
+    /// Files `data` under `key` unless the entry there must not be rolled back; returns whether
+    /// it did.
+    @discardableResult
+    mutating func insert(_ key: RevocationCacheKey, _ data: CachedRevocationData, limits: (entries: Int, bytes: Int)) -> Bool {
+        if let old = entries[key] {
+            guard data.mayReplace(old.data) else { return false }
+            bytes -= old.data.der.count
+        }
         clock += 1
         entries[key] = (data, clock)
         bytes += data.der.count
@@ -349,5 +378,6 @@ private struct State: Sendable {
             let now = ContinuousClock.now
             failures = failures.filter { $0.value.until > now }
         }
+        return true
     }
 }

@@ -1,11 +1,19 @@
 import Foundation
 
-/// Establishes the status of one certificate for one evaluation, trying the sources in order:
-/// the staple (leaf only), CRLs the application supplied, the cache, then live OCSP and CRL
-/// fetches in the order of ``RevocationOptions/methods``, until one gives a verified answer.
+/// Establishes the status of one certificate for one evaluation from its sources, in two rounds.
 ///
-/// Only a verified "good" or "revoked" ends the search; every failure is noted and the next
-/// source is tried; when none answers, the result is unknown with the last failure's reason.
+/// 1. **Every source that costs no network is consulted**: the staple (leaf only, when the
+///    methods use staples or the leaf is must-staple), the CRLs the application supplied
+///    (always, whatever ``RevocationOptions/methods`` says) and the cache. A verified "revoked"
+///    from any of them is the answer, whichever source gave it; otherwise the first verified
+///    "good" is. So a still-valid "good" staple obtained before a revocation cannot outrank the
+///    application's own CRL or a cached "revoked" (second audit, finding 2).
+/// 2. Only when none of them answered: live OCSP and CRL fetches in the order of
+///    ``RevocationOptions/methods``, until one gives a verified answer.
+///
+/// Every failure is noted; when no source answers, the result is unknown with the last
+/// failure's reason. A verified staple enters the cache only once the handshake has proven
+/// the server holds the key (``ServerTrust/handshakeCompleted()``).
 struct RevocationChecker {
     let options: RevocationOptions
     let fetcher: (any RevocationFetcher)?
@@ -13,6 +21,8 @@ struct RevocationChecker {
     let localCRLs: [ProfiledCRL]
     let time: Date
     let deadline: ContinuousClock.Instant
+    /// Where a verified staple's cache write waits for the end of the handshake.
+    let record: RevocationRecord
 
     private var ocspVerifier: OCSPVerifier { options.ocspVerifier }
     private var crlVerifier: CRLVerifier {
@@ -36,6 +46,11 @@ struct RevocationChecker {
         let source: CertificateRevocationResult.Source
         let fromCache: Bool
         let explanation: String
+
+        var isRevoked: Bool {
+            if case .revoked = status { return true }
+            return false
+        }
     }
 
     func check(_ certificate: Certificate, depth: Int, issuer: Certificate?, staple: [UInt8]?) -> CertificateRevocationResult {
@@ -59,22 +74,25 @@ struct RevocationChecker {
         let ocspKey = RevocationCacheKey.ocsp(certificate: certificate, issuer: issuer)
         let mustStaple = depth == 0 && certificate.hasMustStaple
 
-        if depth == 0 && (options.methods.usesStaples || mustStaple) {
-            if let answer = checkStaple(staple, certificate: certificate, issuer: issuer, key: ocspKey, attempts: &attempts) {
-                return result(answer)
-            }
-            if mustStaple {
-                // RFC 7633: the certificate itself says only a staple will do; nothing else is consulted.
-                return unknown(.noResponse, "The leaf is OCSP must-staple and the server stapled no response.")
-            }
-        }
-        if options.methods.order.contains(.crl),
-            let answer = checkLocalCRLs(certificate: certificate, issuer: issuer, attempts: &attempts)
+        // Round 1: the sources without network access, all of them; "revoked wins" is decided here only.
+        var offline: [Answer] = []
+        var stapleAnswered = false
+        if depth == 0 && (options.methods.usesStaples || mustStaple),
+            let answer = checkStaple(staple, certificate: certificate, issuer: issuer, key: ocspKey, attempts: &attempts)
         {
-            return result(answer)
+            offline.append(answer)
+            stapleAnswered = true
         }
-        if let answer = checkCache(certificate: certificate, issuer: issuer, ocspKey: ocspKey) { return result(answer) }
+        offline += checkLocalCRLs(certificate: certificate, issuer: issuer, attempts: &attempts)
+        offline += checkCache(certificate: certificate, issuer: issuer, ocspKey: ocspKey, skipping: stapleAnswered ? staple : nil)
+        if let revoked = offline.first(where: \.isRevoked) { return result(revoked) }
+        if mustStaple && !stapleAnswered {
+            // RFC 7633: the certificate itself says only a staple will do; a "good" from elsewhere does not count.
+            return unknown(.noResponse, "The leaf is OCSP must-staple and the server stapled no response.")
+        }
+        if let good = offline.first { return result(good) }
 
+        // Round 2: live sources, only when nothing offline answered.
         if options.networkAccessDisabled {
             return unknown(.networkAccessDisabled, "Network access is disabled and no staple or cached answer covers \(certificate.subject).")
         }
@@ -136,57 +154,67 @@ struct RevocationChecker {
             attempts.failed(verified.status.unknownReason ?? .malformed, "Stapled OCSP response: \(verified.explanation)")
             return nil
         }
-        if let key, known == nil { cache.store(key, CachedRevocationData(ocsp: response, der: staple, origin: nil, stapled: true)) }
+        if let key, known == nil {
+            let data = CachedRevocationData(ocsp: response, der: staple, origin: nil, stapled: true, status: verified.status)
+            let cache = self.cache
+            record.deferUntilHandshakeCompletes { cache.store(key, data) }
+        }
         return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation)
     }
 
-    private func checkLocalCRLs(certificate: Certificate, issuer: Certificate, attempts: inout Attempts) -> Answer? {
-        let complete = localCRLs.filter { $0.deltaBase == nil }
-        let deltas = localCRLs.filter { $0.deltaBase != nil }
-        for crl in complete where crl.crl.issuer == issuer.subject {
-            let delta = deltas.first { $0.crl.issuer == issuer.subject }
+    /// Every decisive answer of the application's own CRLs for `certificate`. CRLs are matched to
+    /// the issuer by DER name and, where both carry one, by authority key identifier.
+    private func checkLocalCRLs(certificate: Certificate, issuer: Certificate, attempts: inout Attempts) -> [Answer] {
+        let ofIssuer = localCRLs.filter { $0.crl.isIssued(by: issuer) }
+        let complete = ofIssuer.filter { $0.deltaBase == nil }
+        let delta = ofIssuer.first { $0.deltaBase != nil }
+        var answers: [Answer] = []
+        for crl in complete {
             let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
             if verified.status.isDecisive {
-                return Answer(status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation)
+                answers.append(Answer(status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation))
+            } else {
+                attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
             }
-            attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
         }
-        return nil
+        return answers
     }
 
-    private func checkCache(certificate: Certificate, issuer: Certificate, ocspKey: RevocationCacheKey?) -> Answer? {
+    /// Every decisive answer the cache holds for `certificate`: its OCSP entry (unless it is the
+    /// staple already consulted) and the CRL of each distribution point, whatever the methods'
+    /// order, since a cached "revoked" must be seen even when another source says "good".
+    private func checkCache(
+        certificate: Certificate, issuer: Certificate, ocspKey: RevocationCacheKey?, skipping staple: [UInt8]?
+    ) -> [Answer] {
+        var answers: [Answer] = []
         for method in options.methods.order {
             switch method {
             case .ocsp:
                 guard let ocspKey else { continue }
-                var answer: Answer?
                 _ = cache.cached(ocspKey, maximumSize: options.effectiveMaximumResponseSize) { data in
-                    guard let response = data.ocspResponse else { return false }
+                    guard let response = data.ocspResponse, data.der != staple else { return false }
                     let verified = ocspVerifier.verify(response, for: certificate, issuedBy: issuer, at: time)
                     guard verified.status.isDecisive else { return false }
                     let source: CertificateRevocationResult.Source =
                         data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
-                    answer = Answer(status: verified.status, source: source, fromCache: true, explanation: verified.explanation)
+                    answers.append(Answer(status: verified.status, source: source, fromCache: true, explanation: verified.explanation))
                     return true
                 }
-                if let answer { return answer }
             case .crl:
                 for url in certificate.distributionPoints.filter(\.isUsable).flatMap(\.fetchableURLs) {
-                    var answer: Answer?
                     _ = cache.cached(.crl(issuer: issuer, url: url), maximumSize: options.effectiveMaximumCRLSize) { data in
                         guard let crl = data.crl else { return false }
                         let verified = crlVerifier.verify(
                             crl, delta: cachedDelta(for: certificate, base: crl, issuer: issuer), for: certificate,
                             issuedBy: issuer, at: time)
                         guard verified.status.isDecisive else { return false }
-                        answer = Answer(status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation)
+                        answers.append(Answer(status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation))
                         return true
                     }
-                    if let answer { return answer }
                 }
             }
         }
-        return nil
+        return answers
     }
 
     // MARK: - Live fetching
@@ -242,7 +270,7 @@ struct RevocationChecker {
                         let verified = ocspVerifier.verify(
                             response, for: certificate, issuedBy: issuer, at: time, request: options.ocspNonce ? request : nil)
                         if verified.status.isDecisive {
-                            return .stored(CachedRevocationData(ocsp: response, der: bytes, origin: url))
+                            return .stored(CachedRevocationData(ocsp: response, der: bytes, origin: url, status: verified.status))
                         }
                         last = (verified.status.unknownReason ?? .malformed, "OCSP responder \(url) (\(fetchRequest.method)): \(verified.explanation)")
                         if postFollows && response.responseStatus == .malformedRequest { continue attempts }

@@ -65,7 +65,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
             let chain = try validatedChain(of: trust)
             let checker = RevocationChecker(
                 options: options, fetcher: fetcher ?? trust.revocationFetcher, cache: cache, localCRLs: localCRLs,
-                time: trust.validationTime, deadline: deadline)
+                time: trust.validationTime, deadline: deadline, record: trust.revocationRecord)
             var results: [CertificateRevocationResult] = []
             // The anchor ends the chain and is trusted by configuration, not by a CA that could revoke it.
             let depths = options.scope.isWholeChain ? Array(0..<max(chain.count - 1, 1)) : [0]

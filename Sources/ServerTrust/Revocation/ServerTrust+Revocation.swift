@@ -12,12 +12,39 @@ extension ServerTrust {
     func recordRevocationResults(_ results: [CertificateRevocationResult]) {
         revocationRecord.record(results)
     }
+
+    /// Tells the trust that its TLS handshake has finished, so the server has proven it holds
+    /// the leaf's private key: the stapled OCSP response this evaluation verified may now enter
+    /// the shared ``RevocationCache``.
+    ///
+    /// Until then a staple is used for this evaluation only. The status callback of a TLS 1.2
+    /// RSA key exchange (and the TLS 1.3 certificate callback) runs before the server has
+    /// proven anything: a party replaying a genuine chain with an old "good" staple must not
+    /// be able to plant that staple in the cache (second audit, finding 2). Idempotent; a
+    /// trust whose handshake never completes never writes to the cache.
+    package func handshakeCompleted() {
+        revocationRecord.commitDeferredWrites()
+    }
 }
 
 /// The revocation results of one ``ServerTrust``: a ServerTrust is shared by the evaluators of
 /// one handshake and read by the report afterwards, hence the lock.
 final class RevocationRecord: Sendable {
     private let stored = Locked<[CertificateRevocationResult]?>(nil)
+    /// Cache writes that wait for ``ServerTrust/handshakeCompleted()``.
+    private let deferredWrites = Locked<[@Sendable () -> Void]>([])
+
+    func deferUntilHandshakeCompletes(_ write: @escaping @Sendable () -> Void) {
+        deferredWrites.withLock { $0.append(write) }
+    }
+
+    func commitDeferredWrites() {
+        let writes = deferredWrites.withLock { writes in
+            defer { writes.removeAll() }
+            return writes
+        }
+        for write in writes { write() }
+    }
 
     var results: [CertificateRevocationResult]? { stored.withLock { $0 } }
 

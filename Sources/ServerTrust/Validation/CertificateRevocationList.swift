@@ -64,3 +64,25 @@ public final class CertificateRevocationList: @unchecked Sendable {
     /// When the next CRL is due; nil if the CRL does not say.
     public var nextUpdate: Date? { asn1Date(X509_CRL_get0_nextUpdate(crl)) }
 }
+
+extension CertificateRevocationList {
+    /// Whether `issuer` may be this CRL's issuer: the DER-encoded names are equal
+    /// (`X509_NAME_cmp`, never formatted strings, which two different names can share), and
+    /// when the CRL carries an authority key identifier it matches `issuer`
+    /// (`X509_check_akid`: its subject key identifier, or its issuer and serial).
+    ///
+    /// Only a preselection: the CRL's signature is verified with the issuer's key afterwards.
+    func isIssued(by issuer: Certificate) -> Bool {
+        guard let name = X509_CRL_get_issuer(crl), let subject = X509_get_subject_name(issuer.x509),
+            X509_NAME_cmp(name, subject) == 0
+        else { return false }
+        var critical: Int32 = 0
+        guard let akid = X509_CRL_get_ext_d2i(crl, NID_authority_key_identifier, &critical, nil) else {
+            // -1: no such extension. Anything else (several, or undecodable) is not a match.
+            return critical == -1
+        }
+        let keyID = akid.assumingMemoryBound(to: AUTHORITY_KEYID.self)
+        defer { AUTHORITY_KEYID_free(keyID) }
+        return X509_check_akid(issuer.x509, keyID) == X509_V_OK
+    }
+}

@@ -102,6 +102,9 @@ final class Transfer: @unchecked Sendable {
         }
         let record = TLSBridge.record(of: ssl)
         if let record, record.policyID == policy.id {
+            // The handshake has finished: the server proved it holds the key, so what its
+            // evaluation verified (a staple) may now be cached.
+            record.report.evaluatedTrust?.handshakeCompleted()
             report = record.report
             return true
         }
@@ -115,6 +118,7 @@ final class Transfer: @unchecked Sendable {
             return false
         }
         TLSBridge.stamp(ssl, with: EvaluationRecord(policyID: policy.id, report: fresh))
+        fresh.evaluatedTrust?.handshakeCompleted()
         report = fresh
         return true
     }

@@ -37,6 +37,9 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     let validatedCertificates: [Certificate]
     /// The evaluator itself, so a failure report can name its pins and expiration.
     let policyEvaluator: any ServerTrustEvaluating
+    /// The trust that was evaluated, told when its handshake has finished
+    /// (``ServerTrust/handshakeCompleted()``); nil when nothing was evaluated.
+    let evaluatedTrust: ServerTrust?
 
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
@@ -50,6 +53,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         matchedPattern = policy.pattern
         evaluator = policy.evaluator.name
         policyEvaluator = policy.evaluator
+        evaluatedTrust = trust
         presentedCertificates = trust.presentedChain
         validatedCertificates = trust.validatedChainIfComputed ?? []
         revocation = trust.revocationResults ?? []
@@ -80,6 +84,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         matchedPattern = policy.pattern
         evaluator = policy.evaluator.name
         policyEvaluator = policy.evaluator
+        evaluatedTrust = nil
         presentedCertificates = []
         validatedCertificates = []
         revocation = []
