@@ -61,8 +61,10 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
             }
         }
         let active = Set(pinSet.activeEntries(at: now).map(\.pin))
-        try core.evaluate(trust, host: host) { active.contains($0.spkiPin) }
-        if let chain = trust.validatedChainIfComputed, !pinSet.hasBackup(for: chain, at: now) {
+        // The backup check reads the chain this evaluation validated, not whichever chain another
+        // evaluator of the trust validated (perhaps against other anchors).
+        let chain = try core.evaluate(trust, host: host) { active.contains($0.spkiPin) }
+        if !pinSet.hasBackup(for: chain, at: now) {
             warnOnce(key: "backup", host: host) {
                 ("Pinning for \(host): every active pin matches the chain the server presents, so no pin is a backup; "
                     + "add the pin of a spare key kept offline.", [:])

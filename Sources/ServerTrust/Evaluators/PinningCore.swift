@@ -33,7 +33,9 @@ struct PinningCore: Sendable {
         emptyStore = try X509TrustStore(anchors: [])
     }
 
-    func evaluate(_ trust: ServerTrust, host: String, matches: (Certificate) -> Bool) throws {
+    /// - Returns: the validated chain the pin was found in.
+    @discardableResult
+    func evaluate(_ trust: ServerTrust, host: String, matches: (Certificate) -> Bool) throws -> [Certificate] {
         do {
             let chain: [Certificate]
             if performDefaultValidation {
@@ -58,6 +60,7 @@ struct PinningCore: Sendable {
             }
             guard chain.contains(where: matches) else { throw mismatch(chain: chain, validated: true) }
             if validateHost { try HostNameVerifier.verify(chain[0], host: host) }
+            return chain
         } catch let error as TrustError {
             throw error.attributed(to: evaluatorName, host: host)
         }
