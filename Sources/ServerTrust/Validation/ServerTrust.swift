@@ -157,14 +157,16 @@ public final class ServerTrust: Sendable {
         }
     }
 
-    /// Validates with `anchors` as the only trust anchors (not cached: used for pins acting as anchors).
-    func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore) throws -> [Certificate] {
+    /// Validates with `anchors` as the only trust anchors (not cached: used for pins acting as
+    /// anchors). With `recording: false` the chain is not offered to later evaluators or
+    /// reports (a validation run only to diagnose a failure).
+    func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore, recording: Bool = true) throws -> [Certificate] {
         do {
             let chain = try PathValidator.validate(
                 presented: presentedChain, store: emptyStore, trustedStack: anchors,
                 trustedStackRevocationLists: self.anchors.revocationLists, time: validationTime,
                 options: validationOptions)
-            record(.success(chain), against: emptyStore)
+            if recording { record(.success(chain), against: emptyStore) }
             return chain
         }
     }
