@@ -84,7 +84,9 @@ import Testing
 
     @Test(arguments: PinningKind.allCases)
     func theGenuineChainStillPassesTheSamePolicy(kind: PinningKind) throws {
-        for defaultValidation in [true, false] {
+        // Without default validation a key pin cannot vouch for the pinned intermediate's own
+        // fields, so only a pinned certificate anchors there (ForgedPinnedCertificateTests).
+        for defaultValidation in kind == .certificates ? [true, false] : [true] {
             try kind.evaluator(pinning: [pinned], performDefaultValidation: defaultValidation)
                 .evaluate(genuine.trust(anchors: anchors), forHost: SitePKI.host)
         }

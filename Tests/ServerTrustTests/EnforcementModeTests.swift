@@ -1,3 +1,4 @@
+import COpenSSL
 import Foundation
 import Testing
 import ServerTrust
@@ -80,5 +81,83 @@ import ServerTrustTestSupport
                 .evaluate(neither, forHost: SitePKI.host)
         }
         #expect(neither.findings.isEmpty)
+    }
+}
+
+/// Audit finding #4: only enforced validation counts. A chain that a report-only evaluator (an
+/// informational one, or a canary's trial) validated — possibly against other anchors — must
+/// never stand in for validation an enforcing evaluator relies on.
+@Suite struct ReportOnlyValidationTests {
+    /// A trust whose own anchors are a stranger's root, so the leaf validates only against the
+    /// candidate CAs a report-only evaluator trials.
+    static func strangerTrust(_ pki: RevocationPKI) throws -> ServerTrust {
+        let stranger = try TestPKI.makeRoot(commonName: "Stranger Root")
+        return ServerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
+    }
+
+    @Test func reportOnlyValidationIsNeverReusedByAnEnforcingEvaluator() throws {
+        let pki = try RevocationPKI()
+        let candidateCAs = try pki.root.trustAnchors()
+        let policy = try CompositeTrustEvaluator([
+            .informational(.default(anchors: candidateCAs)),
+            pki.evaluator(.hard(), fetcher: try pki.goodFetcher()),
+        ])
+        let trust = try Self.strangerTrust(pki)
+        let error = #expect(throws: TrustError.chainValidationFailed) { try policy.evaluate(trust, forHost: RevocationPKI.host) }
+        #expect(error?.evaluator == "RevocationTrustEvaluator")
+        #expect(error?.evidence.verifyResult == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
+        #expect(trust.revocationResults == nil)
+        // The report-only evaluator itself passed: what it validated is still there for reports.
+        #expect(trust.findings.isEmpty)
+        #expect(trust.validatedChainIfComputed?.last == pki.root.certificate)
+    }
+
+    @Test func aCanaryTrialsValidationIsNeverReusedByTheEnforcedEvaluator() throws {
+        let pki = try RevocationPKI()
+        let canary = CanaryTrustEvaluator(
+            enforced: pki.evaluator(.hard(), fetcher: try pki.goodFetcher()),
+            trial: .default(anchors: try pki.root.trustAnchors()))
+        let trust = try Self.strangerTrust(pki)
+        let error = #expect(throws: TrustError.chainValidationFailed) { try canary.evaluate(trust, forHost: RevocationPKI.host) }
+        #expect(error?.evaluator == "RevocationTrustEvaluator")
+        #expect(error?.evidence.verifyResult == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
+        #expect(trust.revocationResults == nil)
+        #expect(trust.findings.map(\.error.code) == [.canaryDisagreement])
+        #expect(trust.findings.first?.error.reason.contains("would accept") == true)
+    }
+
+    @Test func aReportOnlyRevocationCheckStillChecksTheChainItsReportOnlySiblingValidated() throws {
+        let pki = try RevocationPKI()
+        let fetcher = FakeRevocationFetcher()
+        fetcher.serve(RevocationPKI.leafOCSP, try pki.leafOCSP(.revoked(reason: .keyCompromise, date: .days(-1))))
+        let trial = try CompositeTrustEvaluator([
+            .default(anchors: try pki.root.trustAnchors()), pki.evaluator(.hard { $0.methods = .ocsp }, fetcher: fetcher),
+        ])
+        let trust = try Self.strangerTrust(pki)
+        try InformationalTrustEvaluator(trial).evaluate(trust, forHost: RevocationPKI.host)
+        #expect(trust.findings.map(\.error.code) == [.revoked])
+        #expect(trust.findings.first?.error.evaluator == "RevocationTrustEvaluator")
+    }
+
+    @Test func aChainAnEnforcingEvaluatorValidatedAgainstItsOwnAnchorsIsStillAdopted() throws {
+        let pki = try RevocationPKI()
+        let policy = try CompositeTrustEvaluator([
+            .default(anchors: try pki.root.trustAnchors()), pki.evaluator(.hard(), fetcher: try pki.goodFetcher()),
+        ])
+        let trust = try Self.strangerTrust(pki)
+        try policy.evaluate(trust, forHost: RevocationPKI.host)
+        #expect(trust.revocationResults?.map(\.status) == [.good])
+    }
+
+    @Test func aChainValidatedByBothAReportOnlyAndAnEnforcingEvaluatorCounts() throws {
+        let pki = try RevocationPKI()
+        let candidateCAs = try pki.root.trustAnchors()
+        let policy = try CompositeTrustEvaluator([
+            .informational(.default(anchors: candidateCAs)), .default(anchors: candidateCAs),
+            pki.evaluator(.hard(), fetcher: try pki.goodFetcher()),
+        ])
+        let trust = try Self.strangerTrust(pki)
+        try policy.evaluate(trust, forHost: RevocationPKI.host)
+        #expect(trust.revocationResults?.map(\.status) == [.good])
     }
 }

@@ -155,4 +155,16 @@ import ServerTrustTestSupport
         #expect(quiet.all.isEmpty)
         #expect(withBackup.hasBackup(for: site.leaf.chain, at: Date()))
     }
+
+    /// The backup check reads the chain this evaluator validated (here the leaf alone, its
+    /// pinned key being the anchor), not one another evaluator of the trust validated against
+    /// other anchors (here default validation's, which reaches the root and so matches both pins).
+    @Test func theBackupCheckReadsTheChainThisEvaluationValidatedNotAnotherEvaluatorsChain() throws {
+        let set = try PinSet([.init(site.leaf.certificate.spkiPin, label: "leaf"), .init(site.root.certificate.spkiPin, label: "root")])
+        let pins = try PinSetTrustEvaluator(pinSet: set, performDefaultValidation: false, logger: logs.logger)
+        let trust = try site.trust()
+        try CompositeTrustEvaluator([.default(), pins]).evaluate(trust, forHost: SitePKI.host)
+        #expect(trust.validatedChainIfComputed?.last == site.root.certificate)
+        #expect(logs.at(.warning).isEmpty, "\(logs.at(.warning).map(\.message))")
+    }
 }

@@ -78,14 +78,22 @@ import Testing
     // MARK: Default validation off: the pinned material is the anchor
 
     @Test(arguments: PinningKind.allCases)
-    func withoutDefaultValidationAChainLeadingToThePinnedKeyIsAcceptedThoughItsRootIsNoAnchor(kind: PinningKind) throws {
+    func withoutDefaultValidationAPinnedIntermediateIsAnAnchorThoughItsRootIsNotOnlyWhenItsCertificateIsPinned(kind: PinningKind) throws {
         let trust = try site.trust(anchors: [TestPKI.makeRoot(commonName: "Unrelated Root").certificate])
         let error = #expect(throws: TrustError.chainValidationFailed) {
             try kind.evaluator(pinning: [site.intermediate.certificate]).evaluate(trust, forHost: SitePKI.host)
         }
         #expect(error?.evidence.verifyResult == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
-        try kind.evaluator(pinning: [site.intermediate.certificate], performDefaultValidation: false)
-            .evaluate(trust, forHost: SitePKI.host)
+        let pinsAsAnchors = try kind.evaluator(pinning: [site.intermediate.certificate], performDefaultValidation: false)
+        if kind == .certificates {
+            try pinsAsAnchors.evaluate(trust, forHost: SitePKI.host)
+        } else {
+            // A key pin knows the key, not the intermediate's fields, which only its root vouches
+            // for (audit finding #3, ForgedPinnedCertificateTests).
+            let error = #expect(throws: TrustError.chainValidationFailed) { try pinsAsAnchors.evaluate(trust, forHost: SitePKI.host) }
+            #expect(error?.evidence.depth == 1)
+            #expect(error?.evaluator == kind.evaluatorName)
+        }
     }
 
     @Test(arguments: PinningKind.allCases)

@@ -183,6 +183,15 @@ extension Certificate {
     /// Whether subject and issuer are the same name (a root or a self-issued certificate).
     public var isSelfIssued: Bool { X509_NAME_cmp(X509_get_subject_name(x509), X509_get_issuer_name(x509)) == 0 }
 
+    /// Whether this certificate names itself as its issuer (names and key identifiers) and its
+    /// signature verifies with its own public key: proof that whoever holds that key chose its
+    /// fields, which a copy signed with another key cannot give.
+    var isSelfSignedWithVerifiedSignature: Bool {
+        clearOpenSSLErrors()
+        defer { _ = drainOpenSSLErrors() }  // a failed verification leaves its reason on the queue
+        return X509_self_signed(x509, 1) == 1
+    }
+
     /// The serial number as upper-case hexadecimal.
     public var serialNumber: String {
         guard let serial = X509_get0_serialNumber(x509), let bn = ASN1_INTEGER_to_BN(serial, nil) else { return "" }

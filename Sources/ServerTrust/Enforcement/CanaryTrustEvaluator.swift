@@ -2,7 +2,9 @@
 /// (or revocation setting) can be trialled on real traffic before it is enforced.
 ///
 /// The enforced evaluator alone decides. Both always run on the same ``ServerTrust`` (sharing
-/// its path validation). When exactly one of them rejects, a ``TrustFinding`` with mode
+/// its path validation), the trial through its report-only view: a chain the trial validates
+/// (against other anchors, say) is never adopted by the enforced side, so the trial cannot
+/// widen what is enforced. When exactly one of them rejects, a ``TrustFinding`` with mode
 /// ``EnforcementMode/canary`` and code ``TrustError/Code/canaryDisagreement`` is recorded,
 /// carrying the trial's evidence (its configured pins and the chain), and a session reports it.
 /// Agreement — both accept, or both reject — records nothing of the canary's.
@@ -16,7 +18,7 @@ public final class CanaryTrustEvaluator: ServerTrustEvaluating {
     }
 
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
-        let trialError = Self.failure(of: trial, trust, host)
+        let trialError = Self.failure(of: trial, trust.reportOnly(), host)
         let enforcedError = Self.failure(of: enforced, trust, host)
         switch (enforcedError, trialError) {
         case (nil, let trialError?):

@@ -7,6 +7,10 @@
 /// identity, so a connection accepted under an informational policy is re-evaluated before an
 /// enforced policy for the same host may use it.
 ///
+/// The wrapped evaluator sees a report-only view of the trust: a chain it validates (against
+/// anchors of its own, say) is never adopted by an enforcing evaluator such as
+/// ``RevocationTrustEvaluator``, so a trial cannot widen what the enforced policy accepts.
+///
 /// - Warning: nothing is enforced. Combine with enforced validation, e.g.
 ///   `.composite([.default(), .informational(newPins)])`, so the host keeps default protection.
 public final class InformationalTrustEvaluator: ServerTrustEvaluating {
@@ -19,7 +23,7 @@ public final class InformationalTrustEvaluator: ServerTrustEvaluating {
 
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
         do {
-            try evaluator.evaluate(trust, forHost: host)
+            try evaluator.evaluate(trust.reportOnly(), forHost: host)
         } catch let error as TrustError {
             trust.record(TrustFinding(error: error.attributed(to: evaluator.name, host: host), mode: .informational))
         } catch {

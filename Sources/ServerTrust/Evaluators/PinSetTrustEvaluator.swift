@@ -28,7 +28,11 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
     /// - Parameters:
     ///   - pinSet: the pins and their dates.
     ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
-    ///     When `false` the pinned keys act as the anchors.
+    ///     When `false` the pinned keys act as the anchors, under the rule of
+    ///     ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``:
+    ///     the presented certificate carrying a pinned key is the anchor only when it is the
+    ///     leaf or that key signed it itself (verified), never an intermediate whose validity and
+    ///     constraints only its unpinned issuer vouches for.
     ///   - validateHost: check the host name against the leaf. Default `true`.
     ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
     ///   - logger: where warnings and expiry errors go. Default `Logger(label: "servertrust")`.
@@ -61,8 +65,10 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
             }
         }
         let active = Set(pinSet.activeEntries(at: now).map(\.pin))
-        try core.evaluate(trust, host: host) { active.contains($0.spkiPin) }
-        if let chain = trust.validatedChainIfComputed, !pinSet.hasBackup(for: chain, at: now) {
+        // The backup check reads the chain this evaluation validated, not whichever chain another
+        // evaluator of the trust validated (perhaps against other anchors).
+        let chain = try core.evaluate(trust, host: host) { active.contains($0.spkiPin) }
+        if !pinSet.hasBackup(for: chain, at: now) {
             warnOnce(key: "backup", host: host) {
                 ("Pinning for \(host): every active pin matches the chain the server presents, so no pin is a backup; "
                     + "add the pin of a spare key kept offline.", [:])

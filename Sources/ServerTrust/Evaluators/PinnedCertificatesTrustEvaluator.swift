@@ -2,7 +2,10 @@
 ///
 /// Certificates are compared as whole DER encodings. With default validation off, the pinned
 /// certificates are the only anchors: the leaf must chain to one of them by signatures, and
-/// validity is still checked.
+/// validity is still checked. The anchor is always the certificate the application configured,
+/// never a copy the server sends, so its own validity, path length and name constraints hold
+/// as written — which is why this evaluator, unlike the key-pinning ones, may anchor on an
+/// intermediate that is not self-signed.
 public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     private let certificates: Set<Certificate>
     let core: PinningCore

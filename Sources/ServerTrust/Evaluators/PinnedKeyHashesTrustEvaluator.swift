@@ -11,7 +11,12 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
     ///   - pins: SPKI pins; must not be empty.
     ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
     ///     When `false` the pinned keys act as the anchors, so the chain's signatures and
-    ///     validity are still checked.
+    ///     validity are still checked — but a key pin knows only a key, so the presented
+    ///     certificate carrying it may be the anchor only when that key signed it itself (a
+    ///     self-signed root the server sends, its signature verified) or it is the leaf. An
+    ///     intermediate signed by anyone else is refused (`.chainValidationFailed`): the server
+    ///     could send a copy of it with a later notAfter and no constraints. Pin such an
+    ///     intermediate with default validation on, or pin its certificate.
     ///   - validateHost: check the host name against the leaf. Default `true`.
     ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
     /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty pin set.

@@ -9,7 +9,11 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// - Parameters:
     ///   - keys: the pinned keys; must not be empty.
     ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
-    ///     When `false` the pinned keys act as the anchors.
+    ///     When `false` the pinned keys act as the anchors, under the rule of
+    ///     ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``:
+    ///     the presented certificate carrying a pinned key is the anchor only when it is the
+    ///     leaf or that key signed it itself (verified), never an intermediate whose validity and
+    ///     constraints only its unpinned issuer vouches for.
     ///   - validateHost: check the host name against the leaf. Default `true`.
     ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
     public init(keys: [PublicKey], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {

@@ -84,9 +84,14 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
         }
     }
 
+    /// The chain to check: against this evaluator's own anchors when it has some, else the
+    /// chain an enforcing evaluator before it validated (a pinning evaluator's, with pins as
+    /// anchors), else the trust's own anchors'. A chain only a report-only evaluator validated
+    /// (an informational one, a canary's trial) is never adopted here: it may rest on anchors
+    /// nothing enforces.
     private func validatedChain(of trust: ServerTrust) throws -> [Certificate] {
         if let anchors { return try trust.validatedChain(against: anchors.store) }
-        return try trust.validatedChainIfComputed ?? trust.validatedChain()
+        return try trust.adoptableValidatedChain ?? trust.validatedChain()
     }
 
     private func decide(_ results: [CertificateRevocationResult], chain: [Certificate]) throws {

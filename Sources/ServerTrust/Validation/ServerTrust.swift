@@ -6,6 +6,12 @@ public import Foundation
 /// evaluator over the same anchors share one `X509_verify_cert` call, and a store without CRLs
 /// reuses the chain it validated for byte-identical certificates (`ValidatedChainCache`). Pins
 /// are matched against the chain this validation returns, never against ``presentedChain``.
+///
+/// Report-only evaluators (``InformationalTrustEvaluator``, a ``CanaryTrustEvaluator``'s trial)
+/// evaluate a report-only view of the trust (`reportOnly()`): the same chain, context and
+/// records, but every chain validated through it is marked report-only. An enforcing evaluator
+/// that adopts a chain validated earlier (``RevocationTrustEvaluator``) adopts only one an
+/// enforcing evaluator validated, so trialling other anchors never widens what is enforced.
 public final class ServerTrust: Sendable {
     /// The certificates as the server sent them, leaf first (possibly unordered, with extras).
     public let presentedChain: [Certificate]
@@ -21,11 +27,23 @@ public final class ServerTrust: Sendable {
     /// none of its own: the session's (curl-backed) one, or `nil` for none.
     public let revocationFetcher: (any RevocationFetcher)?
     /// Where ``revocationResults`` are kept (see `ServerTrust+Revocation.swift`).
-    let revocationRecord = RevocationRecord()
+    let revocationRecord: RevocationRecord
     /// Where ``findings`` are kept (see `ServerTrust+Findings.swift`).
-    let findingRecord = Locked<[TrustFinding]>([])
+    let findingRecord: Locked<[TrustFinding]>
+    /// Whether the evaluators that see this trust only report (see `reportOnly()`): a chain
+    /// validated through this trust is then never adopted by an enforcing evaluator.
+    let isReportOnly: Bool
 
-    private let validations = Locked<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
+    /// One path validation: the store it ran against (kept alive, as the key is its identity),
+    /// its outcome, and whether an enforcing evaluator asked for it.
+    private struct Validation {
+        let store: X509TrustStore
+        let result: Result<[Certificate], TrustError>
+        var isEnforced: Bool
+    }
+
+    /// Shared by a trust and its report-only views, so a validation runs once whoever asks.
+    private let validations: Locked<[ObjectIdentifier: Validation]>
 
     public init(
         presentedChain: [Certificate],
@@ -41,6 +59,33 @@ public final class ServerTrust: Sendable {
         self.stapledOCSPResponse = stapledOCSPResponse
         self.validationOptions = validationOptions
         self.revocationFetcher = revocationFetcher
+        revocationRecord = RevocationRecord()
+        findingRecord = Locked([])
+        validations = Locked([:])
+        isReportOnly = false
+    }
+
+    /// A view of `trust` whose validations are report-only; everything else is shared.
+    private init(reportOnlyViewOf trust: ServerTrust) {
+        presentedChain = trust.presentedChain
+        anchors = trust.anchors
+        validationTime = trust.validationTime
+        stapledOCSPResponse = trust.stapledOCSPResponse
+        validationOptions = trust.validationOptions
+        revocationFetcher = trust.revocationFetcher
+        revocationRecord = trust.revocationRecord
+        findingRecord = trust.findingRecord
+        validations = trust.validations
+        isReportOnly = true
+    }
+
+    /// This trust as a report-only evaluator sees it: the same chain, context, findings and
+    /// revocation results, and the validations made so far, but a chain validated through the
+    /// view is marked report-only, so no enforcing evaluator adopts it later. An enforcing
+    /// evaluator that validates against the same store itself still reuses the outcome (it is
+    /// the same computation) and marks it enforced.
+    func reportOnly() -> ServerTrust {
+        isReportOnly ? self : ServerTrust(reportOnlyViewOf: self)
     }
 
     /// The chain validated against ``anchors``, leaf first, ending at an anchor.
@@ -53,17 +98,40 @@ public final class ServerTrust: Sendable {
 
     /// A chain some evaluator already validated for this trust, without validating again:
     /// for reports. `nil` when no evaluation validated a chain successfully.
+    ///
+    /// A chain an enforcing evaluator validated comes first (against the trust's own anchors
+    /// before others); failing that, one only a report-only evaluator validated — possibly
+    /// against anchors nothing enforces. Never decide trust on it: an evaluator that adopts an
+    /// earlier validation uses `adoptableValidatedChain`.
     public var validatedChainIfComputed: [Certificate]? {
-        validations.withLock { entries in
-            if let own = entries[ObjectIdentifier(anchors.store)], case .success(let chain) = own.1 { return chain }
-            for (_, entry) in entries { if case .success(let chain) = entry.1 { return chain } }
-            return nil
+        validatedChain(enforcedOnly: false)
+    }
+
+    /// The chain an evaluator may adopt instead of validating again: one an enforcing evaluator
+    /// validated (the trust's own anchors first), or, for a report-only evaluator, any.
+    var adoptableValidatedChain: [Certificate]? {
+        validatedChain(enforcedOnly: !isReportOnly)
+    }
+
+    private func validatedChain(enforcedOnly: Bool) -> [Certificate]? {
+        let own = ObjectIdentifier(anchors.store)
+        // Enforced before report-only, then the trust's own anchors before other anchors.
+        func rank(_ key: ObjectIdentifier, _ entry: Validation) -> Int { (entry.isEnforced ? 0 : 2) + (key == own ? 0 : 1) }
+        return validations.withLock { entries in
+            entries
+                .filter { _, entry in (entry.isEnforced || !enforcedOnly) && (try? entry.result.get()) != nil }
+                .min { rank($0.key, $0.value) < rank($1.key, $1.value) }
+                .flatMap { try? $0.value.result.get() }
         }
     }
 
     func validatedChain(against store: X509TrustStore) throws -> [Certificate] {
         let key = ObjectIdentifier(store)
-        if let cached = validations.withLock({ $0[key]?.1 }) { return try cached.get() }
+        let cached = validations.withLock { entries -> Result<[Certificate], TrustError>? in
+            if !isReportOnly { entries[key]?.isEnforced = true }
+            return entries[key]?.result
+        }
+        if let cached { return try cached.get() }
         let result = Result { () throws(TrustError) -> [Certificate] in
             do {
                 let cache = store.validatedChains
@@ -78,18 +146,27 @@ public final class ServerTrust: Sendable {
                 throw TrustError(.openSSLFailure, "\(error)")
             }
         }
-        validations.withLock { $0[key] = (store, result) }
+        record(result, against: store)
         return try result.get()
     }
 
-    /// Validates with `anchors` as the only trust anchors (not cached: used for pins acting as anchors).
-    func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore) throws -> [Certificate] {
+    private func record(_ result: Result<[Certificate], TrustError>, against store: X509TrustStore) {
+        validations.withLock { entries in
+            let key = ObjectIdentifier(store)
+            entries[key] = Validation(store: store, result: result, isEnforced: !isReportOnly || entries[key]?.isEnforced == true)
+        }
+    }
+
+    /// Validates with `anchors` as the only trust anchors (not cached: used for pins acting as
+    /// anchors). With `recording: false` the chain is not offered to later evaluators or
+    /// reports (a validation run only to diagnose a failure).
+    func validatedChain(trusting anchors: [Certificate], emptyStore: X509TrustStore, recording: Bool = true) throws -> [Certificate] {
         do {
             let chain = try PathValidator.validate(
                 presented: presentedChain, store: emptyStore, trustedStack: anchors,
                 trustedStackRevocationLists: self.anchors.revocationLists, time: validationTime,
                 options: validationOptions)
-            validations.withLock { $0[ObjectIdentifier(emptyStore)] = (emptyStore, .success(chain)) }
+            if recording { record(.success(chain), against: emptyStore) }
             return chain
         }
     }

@@ -13,6 +13,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     public let evaluator: String
     /// The validated chain, leaf first (empty when the evaluator did not validate a chain).
     ///
+    /// The chain an enforcing evaluator validated; when only a report-only one (informational,
+    /// a canary's trial) validated a chain, that chain, which nothing enforced
+    /// (``ServerTrust/validatedChainIfComputed``).
+    ///
     /// Summarised when read: a pin (SHA-256 of the key) and a formatted subject per
     /// certificate cost more than the rest of the report, and most reports are never read.
     public var validatedChain: [TrustError.CertificateSummary] { validatedCertificates.map(Self.summary) }
