@@ -92,10 +92,19 @@ import ServerTrustTestSupport
         #expect(error?.trustError?.evaluator == "PinnedKeyHashesTrustEvaluator")
     }
 
-    @Test func disabledEvaluatorAcceptsAnUntrustedServerInDebugBuilds() async throws {
+    @Test func disabledEvaluatorAcceptsAnUntrustedServerInDebugBuildsOnlyWithTheUnsafeOptIn() async throws {
         let fixture = try SessionFixture()
         let otherRoot = try TestPKI.makeRoot(commonName: "Unrelated Root")
-        let session = try fixture.session([SessionFixture.host: DisabledTrustEvaluator()]) {
+        let refusing = try fixture.session([SessionFixture.host: DisabledTrustEvaluator()]) {
+            $0.anchors = .bundle(try! otherRoot.trustAnchors())
+        }
+        defer { refusing.shutdown() }
+        let refused = await outcome { try await refusing.get(fixture.url("/status/200").absoluteString) }.sessionError
+        #expect(refused?.code == .trustEvaluationFailed)
+        #expect(refused?.trustError?.code == .invalidConfiguration)
+        #expect(refused?.trustError?.evaluator == "DisabledTrustEvaluator")
+
+        let session = try fixture.session([SessionFixture.host: DisabledTrustEvaluator(unsafeAcceptAnyCertificate: true)]) {
             $0.anchors = .bundle(try! otherRoot.trustAnchors())
         }
         defer { session.shutdown() }
