@@ -15,7 +15,7 @@
 /// `**.api.example.com`. `**.example.com` matches `example.com` too, as in OkHttp's
 /// `CertificatePinner`; an exact `example.com` entry, if present, still wins for it.
 ///
-/// The same rule (``HostPatternTable``) picks a session's signed-response policy and a pattern's
+/// The same rule (one lookup table, shared) picks a session's signed-response policy and a pattern's
 /// report URIs. A lookup probes a few dictionaries per label of the host: its cost depends on the
 /// host, never on how many patterns are configured.
 ///

@@ -22,7 +22,7 @@ extension ServerTrust {
     /// proven anything: a party replaying a genuine chain with an old "good" staple must not
     /// be able to plant that staple in the cache (second audit, finding 2). Idempotent; a
     /// trust whose handshake never completes never writes to the cache.
-    package func handshakeCompleted() {
+    public func handshakeCompleted() {
         revocationRecord.commitDeferredWrites()
     }
 }
