@@ -417,6 +417,31 @@ import ServerTrustTestSupport
         #expect(fixture.server.recentRequests.last?.path == "/old")
     }
 
+    /// Audit #15, finding 5(b), through the session: the application reads `header("ETag")`,
+    /// the first field, so a signed `ETag: "a, b"` split in two must not verify.
+    @Test func aSplitETagFieldThrowsWhenEnforcedAndIsMarkedFailedWhenInformational() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let body = self.body
+        fixture.serveSigned(keys) { request in
+            var reply = SignedReply(body: body, headers: [("ETag", "\"a"), ("ETag", "b\"")])
+            let signed = SignedReply(body: body, headers: [("ETag", "\"a, b\"")])
+            reply.signatureValue = { _ in signed.response(to: request, defaultSigner: keys.signer).header(SignedResponseHeader.signature) }
+            return reply
+        }
+        let enforced = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)])
+        defer { enforced.shutdown() }
+        let error = await outcome { try await enforced.data(for: Request(url: url(fixture))) }.sessionError
+        #expect(error?.code == .responseSignatureInvalid)
+        #expect(error?.signatureError?.code == .duplicateSignedField)
+
+        let informational = try fixture.signingSession([Self.host: .informational(roots: keys.roots)])
+        defer { informational.shutdown() }
+        let response = try await informational.data(for: Request(url: url(fixture)))
+        #expect(response.header("ETag") == "\"a")
+        #expect(response.verification == .failed(.duplicateSignedField))
+    }
+
     @Test func aRedirectToAHostWithoutAPolicyEndsNotRequested() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()

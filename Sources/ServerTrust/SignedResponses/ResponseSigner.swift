@@ -86,8 +86,8 @@ public struct ResponseSigner: Sendable {
         if let fixedSalt { salt = fixedSalt } else { salt = try Ed25519.randomBytes(SignatureHeader.saltLength) }
         let bodyDigest = sha256(challenge.method == "HEAD" ? [] : body)
         let requestDigest = challenge.requestDigest
-        let etagValue = SignatureHeader.signedValue(of: "ETag", in: etag.map { [("ETag", $0)] } ?? [])
-        let locationValue = SignatureHeader.signedValue(of: "Location", in: location.map { [("Location", $0)] } ?? [])
+        let etagValue = try SignatureHeader.signedValue(of: "ETag", in: etag.map { [("ETag", $0)] } ?? [])
+        let locationValue = try SignatureHeader.signedValue(of: "Location", in: location.map { [("Location", $0)] } ?? [])
         let message = SignatureHeader.message(
             version: version, salt: salt, nonce: challenge.nonce, requestTime: challenge.requestTime, requestDigest: requestDigest,
             status: status, etag: etagValue, location: locationValue, bodyDigest: bodyDigest)
