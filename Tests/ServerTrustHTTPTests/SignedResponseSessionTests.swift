@@ -391,7 +391,8 @@ import ServerTrustTestSupport
         let informational = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: log)
         defer { informational.shutdown() }
         let response = try await informational.data(for: Request(url: url(fixture, "/old")))
-        #expect(response.verification == .verified)
+        #expect(response.verification == .failed(.missingSignature))
+        #expect(response.hopVerifications == [.failed(.missingSignature), .verified])
         #expect(log.failures.map(\.url.path) == ["/old"])
         #expect(log.failures.first?.error.status == 302)
     }
@@ -440,6 +441,51 @@ import ServerTrustTestSupport
         let response = try await informational.data(for: Request(url: url(fixture)))
         #expect(response.header("ETag") == "\"a")
         #expect(response.verification == .failed(.duplicateSignedField))
+    }
+
+    /// Audit #15, finding 5(a): in informational mode a forged redirect was followed and the
+    /// response read `.verified`, because only the final hop's result was kept.
+    @Test func informationalModeFailedRedirectHopMakesTheResponseFailed() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { request in
+            guard request.path == "/old" else { return SignedReply(body: "the attacker's page, signed for its own request") }
+            // The server signed Location /new; the response arrives sending the client to /elsewhere.
+            var reply = SignedReply(status: 302, body: "moved", headers: [("Location", "/elsewhere")])
+            let signed = SignedReply(status: 302, body: "moved", headers: [("Location", "/new")])
+            reply.signatureValue = { _ in signed.response(to: request, defaultSigner: keys.signer).header(SignedResponseHeader.signature) }
+            return reply
+        }
+        let log = VerificationFailureLog()
+        let session = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: log)
+        defer { session.shutdown() }
+        let response = try await session.data(for: Request(url: url(fixture, "/old")))
+        #expect(response.url.path == "/elsewhere")
+        #expect(response.verification == .failed(.badSignature))
+        #expect(response.verification.isVerified == false)
+        #expect(response.hopVerifications == [.failed(.badSignature), .verified])
+        #expect(response.hopVerifications.count == response.hops.count)
+        #expect(log.failures.map(\.url.path) == ["/old"])
+        #expect(log.failures.first?.error.code == .badSignature)
+    }
+
+    @Test func everyHopsVerificationIsReportedBesideItsTrustReport() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let target = fixture.server.url("/plain", host: "127.0.0.1")
+        fixture.serveSigned(keys) { request in
+            switch request.path {
+            case "/a": SignedReply(status: 302, body: "moved", headers: [("Location", "/b")])
+            case "/b": SignedReply(status: 307, body: "moved", headers: [("Location", target)])
+            default: SignedReply(body: "plain")
+            }
+        }
+        let session = try fixture.signingSession([Self.host: .informational(roots: keys.roots)])
+        defer { session.shutdown() }
+        let response = try await session.data(for: Request(url: url(fixture, "/a")))
+        #expect(response.hops.map(\.host) == [Self.host, Self.host, "127.0.0.1"])
+        #expect(response.hopVerifications == [.verified, .verified, .notRequested])
+        #expect(response.verification == .notRequested)
     }
 
     @Test func aRedirectToAHostWithoutAPolicyEndsNotRequested() async throws {
