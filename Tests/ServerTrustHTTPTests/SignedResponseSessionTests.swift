@@ -350,6 +350,47 @@ import ServerTrustTestSupport
         #expect(error?.signatureError?.code == .requestMismatch)
     }
 
+    /// Audit #15, finding 5(c): a request that reached another service on the same host — which
+    /// signs its own authority, here port 1 — must not verify for this one.
+    @Test func aResponseSignedForAnotherPortOfTheHostDoesNotVerify() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { _ in
+            var reply = SignedReply(body: "another service's answer")
+            reply.receivedRequest = { request in
+                var elsewhere = request
+                elsewhere.headers = request.headers.map { $0.name.lowercased() == "host" ? ($0.name, "\(Self.host):1") : $0 }
+                return elsewhere
+            }
+            return reply
+        }
+        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)])
+        defer { session.shutdown() }
+        let error = await outcome { try await session.data(for: Request(url: url(fixture))) }.sessionError
+        #expect(error?.signatureError?.code == .requestMismatch)
+        #expect(fixture.server.recentRequests.last?.header("Host") == "\(Self.host):\(fixture.server.port)")
+    }
+
+    /// Audit #15, finding 5(c): dot-segments inserted on the way were normalised away by the
+    /// signer, so the server signed `/v1/x/../balance` as the `/v1/balance` the client sent.
+    @Test func dotSegmentsInsertedOnTheWayAreARequestMismatch() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { _ in
+            var reply = SignedReply(body: "routed elsewhere")
+            reply.receivedRequest = { request in
+                var altered = request
+                altered.target = request.target.replacingOccurrences(of: "/v1/", with: "/v1/x/../")
+                return altered
+            }
+            return reply
+        }
+        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)])
+        defer { session.shutdown() }
+        let error = await outcome { try await session.data(for: Request(url: url(fixture))) }.sessionError
+        #expect(error?.signatureError?.code == .requestMismatch)
+    }
+
     // MARK: Redirects
 
     @Test func everyRedirectHopIsVerifiedWithItsOwnNonce() async throws {

@@ -382,9 +382,9 @@ func signatureFailure(_ body: () throws -> Void) -> ResponseSignatureError? {
         let challenge = try fixture.challenge(method: "POST", body: upload)
         let alterations: [SignatureChallenge] = [
             try SigningFixture.received(challenge, body: Array("amount=9999".utf8)),
-            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com/v1/orders?id=43&sort=asc")!, body: upload),
-            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com/v1/refunds?id=42&sort=asc")!, body: upload),
-            try SigningFixture.received(challenge, url: URL(string: "https://staging.example.com/v1/orders?id=42&sort=asc")!, body: upload),
+            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com:8443/v1/orders?id=43&sort=asc")!, body: upload),
+            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com:8443/v1/refunds?id=42&sort=asc")!, body: upload),
+            try SigningFixture.received(challenge, url: URL(string: "https://staging.example.com:8443/v1/orders?id=42&sort=asc")!, body: upload),
             try SigningFixture.received(challenge, body: upload, method: "PUT"),
         ]
         for received in alterations {
@@ -392,6 +392,25 @@ func signatureFailure(_ body: () throws -> Void) -> ResponseSignatureError? {
             let error = signatureFailure { try verifier.verify(status: 200, headers: [header], body: body, answering: challenge) }
             #expect(error == .requestMismatch)
         }
+    }
+
+    /// Audit #15, finding 5(c): the request digest left the port out, so a response another
+    /// service on the same host signed (`:9443`, or the default `:443`) verified for a request
+    /// to `:8443`. A different port is a different origin.
+    @Test func signatureForAnotherPortDoesNotVerify() throws {
+        let fixture = try SigningFixture()
+        let verifier = try fixture.verifier()
+        let challenge = try fixture.challenge()  // https://api.example.com:8443/…
+        for other in ["https://api.example.com:9443/v1/orders?id=42&sort=asc", "https://api.example.com/v1/orders?id=42&sort=asc"] {
+            let received = try SigningFixture.received(challenge, url: try #require(URL(string: other)))
+            #expect(received.host == challenge.host && received.path == challenge.path && received.query == challenge.query)
+            let header = try fixture.signer.signatureHeader(answering: received, status: 200, body: body, now: SigningFixture.now)
+            let error = signatureFailure { try verifier.verify(status: 200, headers: [header], body: body, answering: challenge) }
+            #expect(error == .requestMismatch, "\(other)")
+        }
+        let sameService = try SigningFixture.received(challenge)
+        let header = try fixture.signer.signatureHeader(answering: sameService, status: 200, body: body, now: SigningFixture.now)
+        try verifier.verify(status: 200, headers: [header], body: body, answering: challenge)
     }
 
     @Test func aServerEchoingAnotherRequestTimeIsARequestMismatch() throws {

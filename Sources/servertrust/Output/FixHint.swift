@@ -58,7 +58,7 @@ enum FixHint {
         case .duplicateSignedField:
             ["the response has two ETag or two Location fields where the server signs one: something on the way split or added a field"]
         case .requestMismatch:
-            ["the server signed a different request: it was altered on its way, or a proxy in front of the server rewrites Host (pass the public host to the signer)"]
+            ["the server signed a different request: it was altered on its way (path, port, query or body), or a proxy in front of the server rewrites Host (pass the public host, with its port if not 443, to the signer)"]
         default:
             []
         }
