@@ -46,8 +46,8 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
         public static let replayedResponse = Code(.replayedResponse)
         /// The response answers another request's nonce.
         public static let nonceMismatch = Code(.nonceMismatch)
-        /// The server signed a different request (method, host, path, query, request body or
-        /// request time) from the one sent: the request was altered on the way.
+        /// The server signed a different request (method, host, port, path, query, request body
+        /// or request time) from the one sent: the request was altered on the way.
         public static let requestMismatch = Code(.requestMismatch)
         /// The request time lies outside the freshness window (too old, or too far in the future).
         public static let staleRequestTime = Code(.staleRequestTime)

@@ -25,6 +25,12 @@ public struct Response: Sendable {
     /// ``ResponseVerification/verified``, or ``ResponseVerification/notRequested`` when no
     /// signed-response policy covers the final host. Each hop's own result is in
     /// ``hopVerifications``; failures also go to ``Session/Configuration/onVerificationFailure``.
+    ///
+    /// A hop to a host *without* a policy is ``ResponseVerification/notRequested``, not a
+    /// failure: a `.verified` response reached through it is proven for ``url``, the URL it
+    /// answers, but nothing proves the unchecked hop's `Location`. Compare ``url`` with the URL
+    /// requested, or require every entry of ``hopVerifications`` to be `.verified`, when that
+    /// matters.
     public internal(set) var verification: ResponseVerification = .notRequested
     /// Every hop's signed-response verification, parallel to ``hops`` (same count, same order):
     /// `hopVerifications[i]` is the result for the response whose connection `hops[i]` reports.
