@@ -129,7 +129,8 @@ public final class ResponseSignatureVerifier: Sendable {
         guard header.requestDigest == challenge.requestDigest else {
             throw ResponseSignatureError(
                 .requestMismatch,
-                "The server signed a different request (method, host, port, path, query or body) from \(challenge.method) \(challenge.host) port \(challenge.port) \(challenge.path): "
+                "The server signed a different request (method, host, port, path, query or body) from "
+                    + "\(challenge.method) \(challenge.host) port \(challenge.port) \(challenge.path): "
                     + "it was altered on the way, or a proxy in front of the server rewrote Host.")
         }
         guard now.addingClamped(skew) >= challenge.requestTime else {

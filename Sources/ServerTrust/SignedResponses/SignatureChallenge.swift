@@ -95,8 +95,8 @@ public struct SignatureChallenge: Hashable, Sendable {
             throw ResponseSignatureError(.malformedChallenge, "The URL \(url.absoluteString) is neither https: nor http:, so its port is unknown.")
         }
         try self.init(
-            method: method, host: host, port: url.port ?? defaultPort, path: Self.pathAsLibcurlSends(components.percentEncodedPath), query: components.percentEncodedQuery ?? "",
-            requestBody: requestBody, nonce: try Ed25519.randomBytes(Self.clientNonceLength),
+            method: method, host: host, port: url.port ?? defaultPort, path: Self.pathAsLibcurlSends(components.percentEncodedPath),
+            query: components.percentEncodedQuery ?? "", requestBody: requestBody, nonce: try Ed25519.randomBytes(Self.clientNonceLength),
             requestTime: Int64(now.timeIntervalSince1970.rounded(.down)))
     }
 
