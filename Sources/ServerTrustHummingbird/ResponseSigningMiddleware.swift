@@ -39,8 +39,11 @@ public import ServerTrust
 public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The signer, for the intermediate key and header version in use.
     public let signer: ResponseSigner
-    /// The host name clients sign for, when a proxy in front of this server rewrites `Host`;
-    /// nil: the `Host` (HTTP/1.1) or `:authority` (HTTP/2) the request arrived with.
+    /// The authority clients sign for — `api.example.com`, or `api.example.com:8443` when they
+    /// connect to a port other than 443 — when a proxy in front of this server rewrites `Host`;
+    /// nil: the `Host` (HTTP/1.1) or `:authority` (HTTP/2) the request arrived with. The port is
+    /// signed (an authority without one means 443), so a response from this service never
+    /// verifies for another port of the same host.
     public let publicHost: String?
     /// The largest request body collected to be signed over. Default 1 MiB.
     public let maximumRequestBodySize: Int

@@ -131,6 +131,7 @@ enum FetchJSON {
             "trust": report(response.trust),
             "hops": response.hops.map(report),
             "verification": FetchSignatureOptions.json(response.verification),
+            "hopVerifications": response.hopVerifications.map(FetchSignatureOptions.json),
         ]) { $1 })
     }
 

@@ -112,6 +112,7 @@ import Testing
         #expect(object["status"] as? Int == 200)
         #expect(object["body"] as? String == Self.genuineBody)
         #expect(object["verification"] as? [String: String] == ["result": "verified"])
+        #expect(object["hopVerifications"] as? [[String: String]] == [["result": "verified"]])
     }
 
     /// The operator's flow from the command line only: `keys create-root`, `keys

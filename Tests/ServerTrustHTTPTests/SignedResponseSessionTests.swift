@@ -366,6 +366,47 @@ import ServerTrustTestSupport
         #expect(error?.signatureError?.code == .requestMismatch)
     }
 
+    /// Audit #15, finding 5(c): a request that reached another service on the same host — which
+    /// signs its own authority, here port 1 — must not verify for this one.
+    @Test func aResponseSignedForAnotherPortOfTheHostDoesNotVerify() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { _ in
+            var reply = SignedReply(body: "another service's answer")
+            reply.receivedRequest = { request in
+                var elsewhere = request
+                elsewhere.headers = request.headers.map { $0.name.lowercased() == "host" ? ($0.name, "\(Self.host):1") : $0 }
+                return elsewhere
+            }
+            return reply
+        }
+        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)])
+        defer { session.shutdown() }
+        let error = await outcome { try await session.data(for: Request(url: url(fixture))) }.sessionError
+        #expect(error?.signatureError?.code == .requestMismatch)
+        #expect(fixture.server.recentRequests.last?.header("Host") == "\(Self.host):\(fixture.server.port)")
+    }
+
+    /// Audit #15, finding 5(c): dot-segments inserted on the way were normalised away by the
+    /// signer, so the server signed `/v1/x/../balance` as the `/v1/balance` the client sent.
+    @Test func dotSegmentsInsertedOnTheWayAreARequestMismatch() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { _ in
+            var reply = SignedReply(body: "routed elsewhere")
+            reply.receivedRequest = { request in
+                var altered = request
+                altered.target = request.target.replacingOccurrences(of: "/v1/", with: "/v1/x/../")
+                return altered
+            }
+            return reply
+        }
+        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)])
+        defer { session.shutdown() }
+        let error = await outcome { try await session.data(for: Request(url: url(fixture))) }.sessionError
+        #expect(error?.signatureError?.code == .requestMismatch)
+    }
+
     // MARK: Redirects
 
     @Test func everyRedirectHopIsVerifiedWithItsOwnNonce() async throws {
@@ -407,7 +448,8 @@ import ServerTrustTestSupport
         let informational = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: log)
         defer { informational.shutdown() }
         let response = try await informational.data(for: Request(url: url(fixture, "/old")))
-        #expect(response.verification == .verified)
+        #expect(response.verification == .failed(.missingSignature))
+        #expect(response.hopVerifications == [.failed(.missingSignature), .verified])
         #expect(log.failures.map(\.url.path) == ["/old"])
         #expect(log.failures.first?.error.status == 302)
     }
@@ -431,6 +473,76 @@ import ServerTrustTestSupport
         let error = await outcome { try await session.data(for: Request(url: url(fixture, "/old"))) }.sessionError
         #expect(error?.signatureError?.code == .badSignature)
         #expect(fixture.server.recentRequests.last?.path == "/old")
+    }
+
+    /// Audit #15, finding 5(b), through the session: the application reads `header("ETag")`,
+    /// the first field, so a signed `ETag: "a, b"` split in two must not verify.
+    @Test func aSplitETagFieldThrowsWhenEnforcedAndIsMarkedFailedWhenInformational() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let body = self.body
+        fixture.serveSigned(keys) { request in
+            var reply = SignedReply(body: body, headers: [("ETag", "\"a"), ("ETag", "b\"")])
+            let signed = SignedReply(body: body, headers: [("ETag", "\"a, b\"")])
+            reply.signatureValue = { _ in signed.response(to: request, defaultSigner: keys.signer).header(SignedResponseHeader.signature) }
+            return reply
+        }
+        let enforced = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)])
+        defer { enforced.shutdown() }
+        let error = await outcome { try await enforced.data(for: Request(url: url(fixture))) }.sessionError
+        #expect(error?.code == .responseSignatureInvalid)
+        #expect(error?.signatureError?.code == .duplicateSignedField)
+
+        let informational = try fixture.signingSession([Self.host: .informational(roots: keys.roots)])
+        defer { informational.shutdown() }
+        let response = try await informational.data(for: Request(url: url(fixture)))
+        #expect(response.header("ETag") == "\"a")
+        #expect(response.verification == .failed(.duplicateSignedField))
+    }
+
+    /// Audit #15, finding 5(a): in informational mode a forged redirect was followed and the
+    /// response read `.verified`, because only the final hop's result was kept.
+    @Test func informationalModeFailedRedirectHopMakesTheResponseFailed() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { request in
+            guard request.path == "/old" else { return SignedReply(body: "the attacker's page, signed for its own request") }
+            // The server signed Location /new; the response arrives sending the client to /elsewhere.
+            var reply = SignedReply(status: 302, body: "moved", headers: [("Location", "/elsewhere")])
+            let signed = SignedReply(status: 302, body: "moved", headers: [("Location", "/new")])
+            reply.signatureValue = { _ in signed.response(to: request, defaultSigner: keys.signer).header(SignedResponseHeader.signature) }
+            return reply
+        }
+        let log = VerificationFailureLog()
+        let session = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: log)
+        defer { session.shutdown() }
+        let response = try await session.data(for: Request(url: url(fixture, "/old")))
+        #expect(response.url.path == "/elsewhere")
+        #expect(response.verification == .failed(.badSignature))
+        #expect(response.verification.isVerified == false)
+        #expect(response.hopVerifications == [.failed(.badSignature), .verified])
+        #expect(response.hopVerifications.count == response.hops.count)
+        #expect(log.failures.map(\.url.path) == ["/old"])
+        #expect(log.failures.first?.error.code == .badSignature)
+    }
+
+    @Test func everyHopsVerificationIsReportedBesideItsTrustReport() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let target = fixture.server.url("/plain", host: "127.0.0.1")
+        fixture.serveSigned(keys) { request in
+            switch request.path {
+            case "/a": SignedReply(status: 302, body: "moved", headers: [("Location", "/b")])
+            case "/b": SignedReply(status: 307, body: "moved", headers: [("Location", target)])
+            default: SignedReply(body: "plain")
+            }
+        }
+        let session = try fixture.signingSession([Self.host: .informational(roots: keys.roots)])
+        defer { session.shutdown() }
+        let response = try await session.data(for: Request(url: url(fixture, "/a")))
+        #expect(response.hops.map(\.host) == [Self.host, Self.host, "127.0.0.1"])
+        #expect(response.hopVerifications == [.verified, .verified, .notRequested])
+        #expect(response.verification == .notRequested)
     }
 
     @Test func aRedirectToAHostWithoutAPolicyEndsNotRequested() async throws {

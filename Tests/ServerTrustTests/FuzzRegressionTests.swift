@@ -148,4 +148,22 @@ import Testing
             }
         }
     }
+
+    /// The signed-response fuzzer starts from `Corpus/signed-response/genuine`, a header signed
+    /// for its fixed keys and request: if a layout change leaves it stale, the fuzzer never
+    /// reaches the checks after the signature. Revision 2 (the port in the request digest, audit
+    /// #15 finding 5(c)) regenerated it.
+    @Test func theSignedResponseSeedIsGenuineForTheCurrentLayout() throws {
+        let root = try SigningKey(rawRepresentation: Array(repeating: 0x01, count: 32))
+        let text = String(decoding: try Self.bytes(Self.fuzz.appendingPathComponent("Corpus/signed-response/genuine")), as: UTF8.self)
+        let headers = text.split(separator: "\n").map { line -> (name: String, value: String) in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+        }
+        let challenge = try SignatureChallenge(
+            method: "GET", host: "fuzz.servertrust.test", port: 443, path: "/v1/status", query: "a=1", requestBody: [],
+            nonce: Array(repeating: 0x07, count: 32), requestTime: 1_800_000_000)
+        let verifier = try ResponseSignatureVerifier(roots: [SignedResponseRoot(root.verificationKey)], clock: { Date(timeIntervalSince1970: 1_800_000_005) })
+        try verifier.verify(status: 200, headers: headers, body: Array("fuzzed body".utf8), answering: challenge)
+    }
 }

@@ -160,7 +160,7 @@ import Testing
         let challenge = try fixture.challenge()
         let received = try SignatureChallenge(
             receivedMethod: "GET", target: "/v1/orders?id=42&sort=asc", headers: challenge.requestHeaders + [("Host", "backend-7.internal:8080")], body: [],
-            host: "API.example.com")
+            host: "API.example.com:8443")
         let header = try fixture.signer.signatureHeader(answering: received, status: 200, body: [], now: SigningFixture.now)
         try fixture.verifier().verify(status: 200, headers: [header], body: [], answering: challenge)
     }
@@ -170,8 +170,47 @@ import Testing
         ("/a/b/c/./../../g", "/a/g"), ("/a//b", "/a//b"), ("/%2e%2e/x", "/%2e%2e/x"), ("/a/.", "/a/"),
     ])
     func pathsAreCanonicalisedAsLibcurlSendsThem(path: String, expected: String) throws {
-        let challenge = try SignatureChallenge(method: "GET", host: "h.example", path: path, query: "", requestBody: [], nonce: [UInt8](repeating: 1, count: 16), requestTime: 0)
+        let challenge = try SignatureChallenge(method: "GET", url: try #require(URL(string: "https://h.example" + path)))
         #expect(challenge.path == expected)
+    }
+
+    /// Audit #15, finding 5(c): the server normalised the path it received, so dot-segments
+    /// inserted on the way (`/v1/x/../orders`, which a router may not resolve as `/v1/orders`)
+    /// still signed as the path the client sent. The server now signs the bytes it received.
+    @Test(arguments: ["/v1/x/../orders", "/v1/./orders", "/v1/orders/."])
+    func aServerSignsThePathItReceivedNotANormalisedOne(received path: String) throws {
+        let fixture = try SigningFixture()
+        let challenge = try fixture.challenge()
+        let received = try SignatureChallenge(
+            receivedMethod: "GET", target: path + "?id=42&sort=asc", headers: challenge.requestHeaders + [("Host", "api.example.com:8443")], body: [])
+        #expect(received.path == path)
+        let header = try fixture.signer.signatureHeader(answering: received, status: 200, body: [], now: SigningFixture.now)
+        let error = signatureFailure { try fixture.verifier().verify(status: 200, headers: [header], body: [], answering: challenge) }
+        #expect(error == .requestMismatch)
+    }
+
+    /// Audit #15, finding 5(c): the port is the effective one — explicit, or the scheme's
+    /// default — on both sides, so `https://h/` and `https://h:443/` sign alike.
+    @Test func thePortSignedIsTheEffectivePort() throws {
+        let nonce = [UInt8](repeating: 1, count: 16)
+        let headers = [(SignedResponseHeader.nonce, StrictBase64Probe.encode(nonce)), (SignedResponseHeader.requestTime, "0")]
+        for (host, port) in [("api.example.com", 443), ("api.example.com:", 443), ("api.example.com:8443", 8443), ("[2001:db8::1]", 443), ("[2001:db8::1]:8443", 8443), ("127.0.0.1:80", 80)] {
+            let received = try SignatureChallenge(receivedMethod: "GET", target: "/", headers: headers + [("Host", host)], body: [])
+            #expect(received.port == port, "\(host)")
+        }
+        for (url, port) in [("https://h.example/x", 443), ("https://h.example:443/x", 443), ("HTTPS://h.example:8443/x", 8443), ("http://h.example/x", 80), ("http://[::1]:8080/x", 8080)] {
+            #expect(try SignatureChallenge(method: "GET", url: try #require(URL(string: url))).port == port, "\(url)")
+        }
+        let explicit = try SignatureChallenge(method: "GET", url: try #require(URL(string: "https://h.example:443/x")))
+        let implicit = try SignatureChallenge(
+            method: "GET", host: "h.example", path: "/x", query: "", requestBody: [], nonce: explicit.nonce, requestTime: explicit.requestTime)
+        #expect(explicit.requestDigest == implicit.requestDigest)
+        for bad in ["h.example:0", "h.example:65536", "h.example:44x", "h.example:0443", "[::1]x", ":443"] {
+            #expect(throws: ResponseSignatureError.malformedChallenge, "\(bad)") {
+                try SignatureChallenge(receivedMethod: "GET", target: "/", headers: headers + [("Host", bad)], body: [])
+            }
+        }
+        #expect(throws: ResponseSignatureError.malformedChallenge) { try SignatureChallenge(method: "GET", url: URL(string: "ftp://h.example/x")!) }
     }
 
     @Test func hostsAreComparedWithoutPortCaseOrBrackets() throws {

@@ -339,8 +339,40 @@ func signatureFailure(_ body: () throws -> Void) -> ResponseSignatureError? {
         let otherLocation = headers.map { $0.name == "Location" ? ($0.name, "https://evil.example/next") : $0 }
         #expect(signatureFailure { try verifier.verify(status: 302, headers: otherLocation, body: body, answering: challenge) } == .badSignature)
         let addedETag = headers + [("ETag", "\"v9\"")]
-        #expect(signatureFailure { try verifier.verify(status: 302, headers: addedETag, body: body, answering: challenge) } == .badSignature)
+        #expect(signatureFailure { try verifier.verify(status: 302, headers: addedETag, body: body, answering: challenge) } == .duplicateSignedField)
         try verifier.verify(status: 302, headers: headers, body: body, answering: challenge)
+    }
+
+    /// Audit #15, finding 5(b): fields were signed joined with ", ", so a proxy could split a
+    /// signed `ETag: "a, b"` into two fields — the application reads the first, `"a` — and the
+    /// signature still verified.
+    @Test func duplicateETagFieldsFailVerification() throws {
+        let fixture = try SigningFixture()
+        let verifier = try fixture.verifier()
+        let challenge = try fixture.challenge()
+        let signed = try fixture.signedHeaders(for: challenge, etag: "\"a, b\"", body: body)
+        let split = signed.flatMap { $0.name == "ETag" ? [("ETag", "\"a"), ("etag", "b\"")] : [$0] }
+        let error = signatureFailure { try verifier.verify(status: 200, headers: split, body: body, answering: challenge) }
+        #expect(error == .duplicateSignedField)
+        #expect(error?.reason.contains("2 ETag fields") == true)
+        #expect(error?.status == 200)
+        // Unsplit, the one field is what the server signed and what an application reads.
+        try verifier.verify(status: 200, headers: signed, body: body, answering: challenge)
+        #expect(signed.filter { $0.name == "ETag" }.map(\.value) == ["\"a, b\""])
+    }
+
+    /// Audit #15, finding 5(b), for `Location`: a redirect must name one target, the signed one.
+    @Test func duplicateLocationFieldsFailVerification() throws {
+        let fixture = try SigningFixture()
+        let verifier = try fixture.verifier()
+        let challenge = try fixture.challenge()
+        let signed = try fixture.signedHeaders(for: challenge, status: 302, location: "https://evil.example/x, /next", body: body)
+        let split = signed.flatMap { $0.name == "Location" ? [("Location", "https://evil.example/x"), ("Location", "/next")] : [$0] }
+        let error = signatureFailure { try verifier.verify(status: 302, headers: split, body: body, answering: challenge) }
+        #expect(error == .duplicateSignedField)
+        #expect(error?.reason.contains("2 Location fields") == true)
+        let repeated = signed + [("Location", "https://api.example.com/next")]
+        #expect(signatureFailure { try verifier.verify(status: 302, headers: repeated, body: body, answering: challenge) } == .duplicateSignedField)
     }
 
     @Test func aRequestAlteredOnTheWayIsARequestMismatch() throws {
@@ -350,9 +382,9 @@ func signatureFailure(_ body: () throws -> Void) -> ResponseSignatureError? {
         let challenge = try fixture.challenge(method: "POST", body: upload)
         let alterations: [SignatureChallenge] = [
             try SigningFixture.received(challenge, body: Array("amount=9999".utf8)),
-            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com/v1/orders?id=43&sort=asc")!, body: upload),
-            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com/v1/refunds?id=42&sort=asc")!, body: upload),
-            try SigningFixture.received(challenge, url: URL(string: "https://staging.example.com/v1/orders?id=42&sort=asc")!, body: upload),
+            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com:8443/v1/orders?id=43&sort=asc")!, body: upload),
+            try SigningFixture.received(challenge, url: URL(string: "https://api.example.com:8443/v1/refunds?id=42&sort=asc")!, body: upload),
+            try SigningFixture.received(challenge, url: URL(string: "https://staging.example.com:8443/v1/orders?id=42&sort=asc")!, body: upload),
             try SigningFixture.received(challenge, body: upload, method: "PUT"),
         ]
         for received in alterations {
@@ -360,6 +392,25 @@ func signatureFailure(_ body: () throws -> Void) -> ResponseSignatureError? {
             let error = signatureFailure { try verifier.verify(status: 200, headers: [header], body: body, answering: challenge) }
             #expect(error == .requestMismatch)
         }
+    }
+
+    /// Audit #15, finding 5(c): the request digest left the port out, so a response another
+    /// service on the same host signed (`:9443`, or the default `:443`) verified for a request
+    /// to `:8443`. A different port is a different origin.
+    @Test func signatureForAnotherPortDoesNotVerify() throws {
+        let fixture = try SigningFixture()
+        let verifier = try fixture.verifier()
+        let challenge = try fixture.challenge()  // https://api.example.com:8443/…
+        for other in ["https://api.example.com:9443/v1/orders?id=42&sort=asc", "https://api.example.com/v1/orders?id=42&sort=asc"] {
+            let received = try SigningFixture.received(challenge, url: try #require(URL(string: other)))
+            #expect(received.host == challenge.host && received.path == challenge.path && received.query == challenge.query)
+            let header = try fixture.signer.signatureHeader(answering: received, status: 200, body: body, now: SigningFixture.now)
+            let error = signatureFailure { try verifier.verify(status: 200, headers: [header], body: body, answering: challenge) }
+            #expect(error == .requestMismatch, "\(other)")
+        }
+        let sameService = try SigningFixture.received(challenge)
+        let header = try fixture.signer.signatureHeader(answering: sameService, status: 200, body: body, now: SigningFixture.now)
+        try verifier.verify(status: 200, headers: [header], body: body, answering: challenge)
     }
 
     @Test func aServerEchoingAnotherRequestTimeIsARequestMismatch() throws {

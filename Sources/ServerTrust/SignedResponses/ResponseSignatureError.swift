@@ -13,7 +13,7 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case missingSignature, malformedSignature, unsupportedVersion, untrustedIntermediate
-            case intermediateExpired, badSignature, replayedResponse, nonceMismatch, requestMismatch
+            case intermediateExpired, duplicateSignedField, badSignature, replayedResponse, nonceMismatch, requestMismatch
             case staleRequestTime, bodyMismatch
             case missingChallenge, malformedChallenge, malformedKey, malformedIntermediateCertificate
             case keyMismatch, invalidConfiguration, openSSLFailure
@@ -34,6 +34,11 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
         public static let untrustedIntermediate = Code(.untrustedIntermediate)
         /// The intermediate key's expiry date has passed (clock-skew allowance included).
         public static let intermediateExpired = Code(.intermediateExpired)
+        /// The response has more than one `ETag` or more than one `Location` field. A signature
+        /// covers one value of each; with two, the value an application reads (the first)
+        /// need not be the one signed — a proxy splitting `ETag: "a, b"` into two fields would
+        /// otherwise keep the signature valid.
+        public static let duplicateSignedField = Code(.duplicateSignedField)
         /// The Ed25519 signature does not verify: the status, ETag, Location or an echoed value
         /// was altered, or the signature was forged.
         public static let badSignature = Code(.badSignature)
@@ -41,8 +46,8 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
         public static let replayedResponse = Code(.replayedResponse)
         /// The response answers another request's nonce.
         public static let nonceMismatch = Code(.nonceMismatch)
-        /// The server signed a different request (method, host, path, query, request body or
-        /// request time) from the one sent: the request was altered on the way.
+        /// The server signed a different request (method, host, port, path, query, request body
+        /// or request time) from the one sent: the request was altered on the way.
         public static let requestMismatch = Code(.requestMismatch)
         /// The request time lies outside the freshness window (too old, or too far in the future).
         public static let staleRequestTime = Code(.staleRequestTime)
@@ -101,6 +106,7 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
     public static let unsupportedVersion = ResponseSignatureError(.unsupportedVersion, "")
     public static let untrustedIntermediate = ResponseSignatureError(.untrustedIntermediate, "")
     public static let intermediateExpired = ResponseSignatureError(.intermediateExpired, "")
+    public static let duplicateSignedField = ResponseSignatureError(.duplicateSignedField, "")
     public static let badSignature = ResponseSignatureError(.badSignature, "")
     public static let replayedResponse = ResponseSignatureError(.replayedResponse, "")
     public static let nonceMismatch = ResponseSignatureError(.nonceMismatch, "")

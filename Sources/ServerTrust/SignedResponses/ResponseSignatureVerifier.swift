@@ -16,7 +16,8 @@ public import Foundation
 ///    (`unsupportedVersion`) — the highest such version present is the only one read;
 /// 2. its intermediate certificate is signed by a configured root of that version
 ///    (`untrustedIntermediate`) and not expired (`intermediateExpired`);
-/// 3. the Ed25519 signature verifies over the response's status, ETag and Location and the
+/// 3. the response has at most one `ETag` and one `Location` field (`duplicateSignedField`),
+///    and the Ed25519 signature verifies over the response's status, ETag and Location and the
 ///    echoed values (`badSignature`);
 /// 4. the nonce was not accepted before (`replayedResponse`) and is this request's
 ///    (`nonceMismatch`); the server signed this request and request time (`requestMismatch`);
@@ -107,8 +108,8 @@ public final class ResponseSignatureVerifier: Sendable {
         }
 
         let message = header.message(
-            status: status, etag: SignatureHeader.signedValue(of: "ETag", in: headers),
-            location: SignatureHeader.signedValue(of: "Location", in: headers))
+            status: status, etag: try SignatureHeader.signedValue(of: "ETag", in: headers),
+            location: try SignatureHeader.signedValue(of: "Location", in: headers))
         guard intermediate.key.isValidSignature(header.signature, for: message) else {
             throw ResponseSignatureError(
                 .badSignature, "The signature does not verify: the status, ETag, Location or signed values were altered, or forged.")
@@ -128,7 +129,8 @@ public final class ResponseSignatureVerifier: Sendable {
         guard header.requestDigest == challenge.requestDigest else {
             throw ResponseSignatureError(
                 .requestMismatch,
-                "The server signed a different request (method, host, path, query or body) from \(challenge.method) \(challenge.host)\(challenge.path): "
+                "The server signed a different request (method, host, port, path, query or body) from "
+                    + "\(challenge.method) \(challenge.host) port \(challenge.port) \(challenge.path): "
                     + "it was altered on the way, or a proxy in front of the server rewrote Host.")
         }
         guard now.addingClamped(skew) >= challenge.requestTime else {

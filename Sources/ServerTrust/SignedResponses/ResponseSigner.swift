@@ -86,8 +86,8 @@ public struct ResponseSigner: Sendable {
         if let fixedSalt { salt = fixedSalt } else { salt = try Ed25519.randomBytes(SignatureHeader.saltLength) }
         let bodyDigest = sha256(challenge.method == "HEAD" ? [] : body)
         let requestDigest = challenge.requestDigest
-        let etagValue = SignatureHeader.signedValue(of: "ETag", in: etag.map { [("ETag", $0)] } ?? [])
-        let locationValue = SignatureHeader.signedValue(of: "Location", in: location.map { [("Location", $0)] } ?? [])
+        let etagValue = try SignatureHeader.signedValue(of: "ETag", in: etag.map { [("ETag", $0)] } ?? [])
+        let locationValue = try SignatureHeader.signedValue(of: "Location", in: location.map { [("Location", $0)] } ?? [])
         let message = SignatureHeader.message(
             version: version, salt: salt, nonce: challenge.nonce, requestTime: challenge.requestTime, requestDigest: requestDigest,
             status: status, etag: etagValue, location: locationValue, bodyDigest: bodyDigest)
@@ -102,7 +102,8 @@ public struct ResponseSigner: Sendable {
     ///
     /// - Parameters:
     ///   - method: the method, from the request line.
-    ///   - path: the path from the request line, percent-encoded as received.
+    ///   - path: the path from the request line, percent-encoded as received: exactly the bytes
+    ///     received, never a normalised form (no dot-segments removed, nothing decoded).
     ///   - query: the query from the request line, without `?`; nil or empty when there is none.
     ///   - requestHeaders: the request's fields (nonce, request time and `Host` are read).
     ///   - requestBody: the request body as received. Default: empty.
@@ -110,7 +111,9 @@ public struct ResponseSigner: Sendable {
     ///   - etag: the `ETag` value sent, if any. Default: none.
     ///   - location: the `Location` value sent, if any. Default: none.
     ///   - body: the body bytes sent; ignored for `HEAD`.
-    ///   - host: the public host name, when a proxy in front rewrites `Host`. Default: `Host`.
+    ///   - host: the public authority (`api.example.com`, or `api.example.com:8443` for a port
+    ///     other than 443), when a proxy in front rewrites `Host`. Default: `Host`. The port is
+    ///     signed; an authority without one means 443.
     ///   - now: the server's clock, to refuse signing with an expired intermediate. Default: `Date()`.
     /// - Throws: ``ResponseSignatureError/Code/missingChallenge`` when the request did not ask
     ///   for a signature; the errors of ``SignatureChallenge`` and of signing.

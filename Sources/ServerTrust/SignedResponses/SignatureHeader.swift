@@ -147,12 +147,21 @@ struct SignatureHeader: Equatable {
             status: status, etag: etag, location: location, bodyDigest: bodyDigest)
     }
 
-    /// The signed value of a response header: every field of that name, values trimmed and
-    /// joined with ", " in order (HTTP's rule for combining fields), or empty when absent.
-    static func signedValue(of name: String, in headers: [(name: String, value: String)]) -> String {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            .map { String(decoding: trim(ArraySlice($0.value.utf8)), as: UTF8.self) }
-            .joined(separator: ", ")
+    /// The signed value of a response header: the one field of that name, trimmed of spaces and
+    /// tabs as the session's header parser trims it, or empty when absent.
+    ///
+    /// More than one field is refused rather than joined: an application reads the first, so
+    /// a joined value would let an intermediary split `ETag: "a, b"` into `"a` and `b"` and keep
+    /// the signature valid while the application reads something the server never sent.
+    ///
+    /// - Throws: ``ResponseSignatureError/Code/duplicateSignedField`` for two or more fields.
+    static func signedValue(of name: String, in headers: [(name: String, value: String)]) throws(ResponseSignatureError) -> String {
+        let values = headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        guard values.count <= 1 else {
+            throw ResponseSignatureError(
+                .duplicateSignedField, "The response has \(values.count) \(name) fields; a signed response has at most one, since only one is signed.")
+        }
+        return values.first.map { String(decoding: trim(ArraySlice($0.utf8)), as: UTF8.self) } ?? ""
     }
 
     // MARK: Lexical helpers

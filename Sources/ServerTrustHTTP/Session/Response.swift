@@ -15,11 +15,27 @@ public struct Response: Sendable {
     public let hops: [TrustReport]
     /// The negotiated HTTP version, e.g. `HTTP/2`.
     public let httpVersion: String
-    /// Whether the final hop's response was proven to come from the server by its signature
-    /// (``Session/Configuration/signedResponses``); ``ResponseVerification/notRequested`` when
-    /// no signed-response policy covers its host. Redirect hops are checked too: a failure there
-    /// throws (enforced) or goes to ``Session/Configuration/onVerificationFailure``.
+    /// Whether the response was proven to come from the server by its signatures
+    /// (``Session/Configuration/signedResponses``), redirect hops included.
+    ///
+    /// ``ResponseVerification/failed(_:)`` with the first failing hop's error when *any* hop
+    /// failed — in informational mode a failing redirect hop is followed, and a response reached
+    /// through an unproven `Location` is not verified, whatever the final hop says (enforced
+    /// mode throws at that hop instead). Otherwise the final hop's result:
+    /// ``ResponseVerification/verified``, or ``ResponseVerification/notRequested`` when no
+    /// signed-response policy covers the final host. Each hop's own result is in
+    /// ``hopVerifications``; failures also go to ``Session/Configuration/onVerificationFailure``.
+    ///
+    /// A hop to a host *without* a policy is ``ResponseVerification/notRequested``, not a
+    /// failure: a `.verified` response reached through it is proven for ``url``, the URL it
+    /// answers, but nothing proves the unchecked hop's `Location`. Compare ``url`` with the URL
+    /// requested, or require every entry of ``hopVerifications`` to be `.verified`, when that
+    /// matters.
     public internal(set) var verification: ResponseVerification = .notRequested
+    /// Every hop's signed-response verification, parallel to ``hops`` (same count, same order):
+    /// `hopVerifications[i]` is the result for the response whose connection `hops[i]` reports.
+    /// A hop to a host without a policy is ``ResponseVerification/notRequested``.
+    public internal(set) var hopVerifications: [ResponseVerification] = []
 
     /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
     /// report-only evaluator rejected the server (an enforced rejection throws instead), or

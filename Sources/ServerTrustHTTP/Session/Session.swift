@@ -87,21 +87,22 @@ public final class Session: Sendable {
     ///   the ``ResponseSignatureError`` of a hop an enforced signed-response policy rejected.
     public func data(for request: Request) async throws -> Response {
         var current = request
-        var hops: [TrustReport] = []
+        var hops = HopLog()
         while true {
             let (signed, pending) = try signedResponses.prepare(current)
             let outcome = try await reportingTrustFailures(url: current.url) { try await perform(signed) }
-            hops.append(outcome.report)
             reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
                 pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
+            hops.record(outcome.report, verification: verification)
             if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
                 current = next
                 continue
             }
             return Response(
                 status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url,
-                trust: outcome.report, hops: hops, httpVersion: outcome.head.httpVersion, verification: verification)
+                trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
+                verification: hops.verification, hopVerifications: hops.verifications)
         }
     }
 
@@ -124,18 +125,21 @@ public final class Session: Sendable {
     /// hand out bytes before they could be verified. Use ``data(for:)`` for such hosts.
     public func stream(_ request: Request) async throws -> StreamingResponse {
         var current = request
-        var hops: [TrustReport] = []
+        var hops = HopLog()
         while true {
             try signedResponses.refuseStreaming(current)
             let (head, report, body) = try await reportingTrustFailures(url: current.url) { try await performStreaming(current) }
-            hops.append(report)
             reportTrustFailures(of: report, url: current.url)
+            // Every hop of a stream is unchecked: a checked host was refused above.
+            hops.record(report, verification: .notRequested)
             if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
                 body.onTermination()
                 current = next
                 continue
             }
-            return StreamingResponse(status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops, httpVersion: head.httpVersion, body: body)
+            return StreamingResponse(
+                status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops.reports, httpVersion: head.httpVersion,
+                body: body)
         }
     }
 

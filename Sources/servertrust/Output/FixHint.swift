@@ -55,8 +55,10 @@ enum FixHint {
             ["the response is signed under another root: compare --verify-signature with `servertrust keys root-public`; if they match, the response is forged"]
         case .intermediateExpired:
             ["the server's intermediate key has expired: issue the next one with `servertrust keys issue-intermediate` and load it on the server"]
+        case .duplicateSignedField:
+            ["the response has two ETag or two Location fields where the server signs one: something on the way split or added a field"]
         case .requestMismatch:
-            ["the server signed a different request: it was altered on its way, or a proxy in front of the server rewrites Host (pass the public host to the signer)"]
+            ["the server signed a different request: it was altered on its way (path, port, query or body), or a proxy in front of the server rewrites Host (pass the public host, with its port if not 443, to the signer)"]
         default:
             []
         }
