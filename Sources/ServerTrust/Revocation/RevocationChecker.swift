@@ -36,6 +36,8 @@ struct RevocationChecker {
         let source: CertificateRevocationResult.Source
         let fromCache: Bool
         let explanation: String
+        /// When the answer stops holding (the response's or CRL's nextUpdate), if it says.
+        var validUntil: Date? = nil
     }
 
     func check(_ certificate: Certificate, depth: Int, issuer: Certificate?, staple: [UInt8]?) -> CertificateRevocationResult {
@@ -43,7 +45,7 @@ struct RevocationChecker {
         func result(_ answer: Answer) -> CertificateRevocationResult {
             CertificateRevocationResult(
                 certificate: certificate, depth: depth, status: answer.status, source: answer.source,
-                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes)
+                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes, validUntil: answer.validUntil)
         }
         func unknown(_ fallback: RevocationStatus.UnknownReason, _ explanation: String) -> CertificateRevocationResult {
             let (reason, text) = attempts.last ?? (fallback, explanation)
@@ -137,7 +139,8 @@ struct RevocationChecker {
             return nil
         }
         if let key, known == nil { cache.store(key, CachedRevocationData(ocsp: response, der: staple, origin: nil, stapled: true)) }
-        return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation)
+        return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation,
+            validUntil: verified.freshUntil ?? verified.nextUpdate)
     }
 
     private func checkLocalCRLs(certificate: Certificate, issuer: Certificate, attempts: inout Attempts) -> Answer? {
@@ -147,7 +150,9 @@ struct RevocationChecker {
             let delta = deltas.first { $0.crl.issuer == issuer.subject }
             let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
             if verified.status.isDecisive {
-                return Answer(status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation)
+                return Answer(
+                    status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation,
+                    validUntil: verified.nextUpdate)
             }
             attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
         }
@@ -166,7 +171,9 @@ struct RevocationChecker {
                     guard verified.status.isDecisive else { return false }
                     let source: CertificateRevocationResult.Source =
                         data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
-                    answer = Answer(status: verified.status, source: source, fromCache: true, explanation: verified.explanation)
+                    answer = Answer(
+                        status: verified.status, source: source, fromCache: true, explanation: verified.explanation,
+                        validUntil: verified.freshUntil ?? verified.nextUpdate)
                     return true
                 }
                 if let answer { return answer }
@@ -179,7 +186,9 @@ struct RevocationChecker {
                             crl, delta: cachedDelta(for: certificate, base: crl, issuer: issuer), for: certificate,
                             issuedBy: issuer, at: time)
                         guard verified.status.isDecisive else { return false }
-                        answer = Answer(status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation)
+                        answer = Answer(
+                            status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation,
+                            validUntil: verified.nextUpdate)
                         return true
                     }
                     if let answer { return answer }
@@ -264,7 +273,8 @@ struct RevocationChecker {
                 return nil
             }
             return Answer(
-                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation)
+                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation,
+                validUntil: verified.freshUntil ?? verified.nextUpdate)
         }
     }
 
@@ -307,7 +317,9 @@ struct RevocationChecker {
                     ?? fetchedDelta(for: certificate, base: crl, issuer: issuer, fetcher: fetcher)
                 let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
                 if verified.status.isDecisive {
-                    return Answer(status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation)
+                    return Answer(
+                        status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation,
+                        validUntil: verified.nextUpdate)
                 }
                 attempts.failed(verified.status.unknownReason ?? .malformed, "CRL \(url): \(verified.explanation)")
             }

@@ -24,6 +24,8 @@ public final class ServerTrust: Sendable {
     let revocationRecord = RevocationRecord()
     /// Where ``findings`` are kept (see `ServerTrust+Findings.swift`).
     let findingRecord = Locked<[TrustFinding]>([])
+    /// Where ``reliedOnUntil`` is kept (see `ServerTrust+Reliance.swift`).
+    let relianceRecord = Locked<Date?>(nil)
 
     private let validations = Locked<[ObjectIdentifier: (X509TrustStore, Result<[Certificate], TrustError>)]>([:])
 

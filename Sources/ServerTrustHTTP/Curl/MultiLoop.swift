@@ -202,6 +202,14 @@ final class MultiLoop: Sendable {
                 let code = message.pointee.data.result
                 // Published before the caller resumes, so it never sees its own transfer counted.
                 activeCount.store(active.count, ordering: .relaxed)
+                if transfer.prepareRetry() {
+                    // The guard refused the connection (its evaluation expired): the request
+                    // goes out again, once, on a new connection. The refused handle is not kept.
+                    curl_multi_remove_handle(multi, handle)
+                    transfer.easy = nil
+                    submit(transfer)
+                    continue
+                }
                 transfer.finish(code)
                 curl_multi_remove_handle(multi, handle)
                 // Only a handle whose transfer ended cleanly is kept: nothing half-done in it.

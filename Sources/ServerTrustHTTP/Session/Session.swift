@@ -22,6 +22,8 @@ public final class Session: Sendable {
     private let revocationFetcher: any RevocationFetcher
     private let policies = Locked(PolicyCache())
     private let signedResponses: SignedResponseChecker
+    /// ``Configuration/maximumConnectionLifetime`` in seconds.
+    private let connectionLifetime: TimeInterval
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -46,7 +48,8 @@ public final class Session: Sendable {
     ///   - configuration: settings; the defaults are safe.
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
-    ///   OpenSSL; a ``TrustError`` when the system anchors cannot be loaded or a
+    ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
+    ///   that is not positive; a ``TrustError`` when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` pattern is invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
     public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
@@ -55,8 +58,14 @@ public final class Session: Sendable {
         } catch let error as TrustError {
             throw SessionError(.unsupportedBackend, error.reason, trustError: error)
         }
+        guard configuration.maximumConnectionLifetime > .zero else {
+            throw SessionError(
+                .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
+        }
         self.configuration = configuration
         self.trustManager = trustManager
+        let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
+        connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         signedResponses = try SignedResponseChecker(configuration: configuration)
         anchors = try configuration.anchors.resolve()
         revocationFetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
@@ -290,7 +299,8 @@ public final class Session: Sendable {
         let policy = TrustPolicy(
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
-            counters: configuration.trustCounters, logger: configuration.logger)
+            counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
+            maximumConnectionLifetime: connectionLifetime)
         if cacheable {
             return policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so

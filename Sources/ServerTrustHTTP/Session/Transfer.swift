@@ -1,5 +1,6 @@
 import Foundation
 internal import CCurl
+internal import COpenSSL
 internal import CServerTrustCurlShims
 import ServerTrust
 import Synchronization
@@ -89,7 +90,12 @@ final class Transfer: @unchecked Sendable {
     ///
     /// Whatever the connection's history — new, reused, resumed, or a stream multiplexed onto
     /// a connection another transfer opened — this request goes out only if the `SSL*` carries
-    /// this policy's stamp, or its peer chain passes this policy now.
+    /// this policy's unexpired stamp, or its peer chain passes this policy now.
+    ///
+    /// A connection whose stamp has expired is refused for a retry instead (``retryReason``):
+    /// re-evaluating it would judge stale material (what its evaluation relied on may have
+    /// changed: the server's certificate, its staple, our pins). The loop sends the request again, once,
+    /// on a new connection with a full handshake (``isOnFreshConnection``).
     func admitConnection(disableGuard: Bool) -> Bool {
         guard isTLS else {
             report = TrustReport(notEvaluated: policy, reason: "Plain HTTP: no TLS, nothing was evaluated.")
@@ -101,21 +107,61 @@ final class Transfer: @unchecked Sendable {
             return false
         }
         let record = TLSBridge.record(of: ssl)
-        if let record, record.policyID == policy.id {
-            report = record.report
-            return true
-        }
         if disableGuard {
             report = record?.report ?? TrustReport(notEvaluated: policy, reason: "The connection guard is disabled (testing).")
             return true
         }
-        let fresh = policy.evaluate(presented: TLSBridge.peerChain(ssl), stapledOCSPResponse: TLSBridge.stapledOCSPResponse(ssl))
+        let expired = record.map { policy.clock() >= $0.expiry } ?? false
+        if let record, record.policyID == policy.id, !expired {
+            report = record.report
+            return true
+        }
+        if expired && !isOnFreshConnection { return refuseForRetry(.expired) }
+        let chain = TLSBridge.peerChain(ssl)
+        let staple = TLSBridge.stapledOCSPResponse(ssl)
+        let fresh = policy.evaluate(presented: chain, stapledOCSPResponse: staple)
         guard fresh.failure == nil else {
             guardFailure = fresh
             return false
         }
-        TLSBridge.stamp(ssl, with: EvaluationRecord(policyID: policy.id, report: fresh))
+        TLSBridge.stamp(ssl, with: EvaluationRecord(policy: policy, report: fresh, notAfter: expired ? nil : record?.expiry))
         report = fresh
+        return true
+    }
+
+    /// Why the guard refused a connection for a retry on a new one.
+    enum RetryReason: Sendable {
+        /// The connection's stamp expired (``EvaluationRecord/expiry``).
+        case expired
+    }
+
+    /// Set when the guard refused the connection so the request can be retried on a new one.
+    private(set) var retryReason: RetryReason?
+    /// Whether this attempt runs on a connection opened for it, with a full handshake (the retry).
+    private(set) var isOnFreshConnection = false
+
+    /// Refuses the connection and has libcurl close it rather than cache it for another request.
+    private func refuseForRetry(_ reason: RetryReason) -> Bool {
+        retryReason = reason
+        // Read by curl when this transfer ends (multi_done): a multiplexed connection still
+        // carrying other streams is closed when its last one ends; until then any request that
+        // picks it is refused here too.
+        try? easy?.set(CURLOPT_FORBID_REUSE, 1)
+        return false
+    }
+
+    /// Readies a transfer the guard refused for a retry (loop thread): true when it should be
+    /// sent again on a fresh connection, false when it ends as it is (already retried, cancelled).
+    func prepareRetry() -> Bool {
+        guard retryReason != nil, !isOnFreshConnection, !finished, !isCancellationRequested else { return false }
+        isOnFreshConnection = true
+        retryReason = nil
+        connectionContexts.removeAll()
+        guardFailure = nil
+        report = nil
+        head = ResponseHead(status: 0, headers: [], httpVersion: "")
+        received.removeAll()
+        headerBytes = 0
         return true
     }
 
@@ -202,6 +248,11 @@ final class Transfer: @unchecked Sendable {
                 curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url, rejectedTrust: rejected))
         }
         guard code == CURLE_OK else {
+            if retryReason != nil {
+                return .failure(SessionError(
+                    .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired, and the request was not retried.",
+                    curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+            }
             if headersTooLarge {
                 return .failure(SessionError(.responseTooLarge, "The response headers exceed the \(Self.maximumHeaderBytes)-byte limit.", curlCode: Int(code.rawValue), url: url))
             }

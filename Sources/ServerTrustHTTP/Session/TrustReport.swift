@@ -1,3 +1,4 @@
+import Foundation
 public import ServerTrust
 
 /// What was evaluated for a response: the host, the policy that matched, and the chain.
@@ -37,6 +38,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     let validatedCertificates: [Certificate]
     /// The evaluator itself, so a failure report can name its pins and expiration.
     let policyEvaluator: any ServerTrustEvaluating
+    /// When the evaluation ran (its validation time), and until when what it relied on holds
+    /// (``ServerTrust/ServerTrust/reliedOnUntil``); nil when nothing was evaluated.
+    let evaluatedAt: Date?
+    let reliedOnUntil: Date?
 
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
@@ -54,6 +59,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         validatedCertificates = trust.validatedChainIfComputed ?? []
         revocation = trust.revocationResults ?? []
         findings = trust.findings
+        evaluatedAt = trust.validationTime
+        reliedOnUntil = trust.reliedOnUntil
         self.failure = failure
         if let failure {
             result = .failed(failure)
@@ -84,6 +91,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         validatedCertificates = []
         revocation = []
         findings = []
+        evaluatedAt = nil
+        reliedOnUntil = nil
         self.failure = failure
         self.result = result
     }

@@ -1,3 +1,4 @@
+import Foundation
 internal import COpenSSL
 internal import CServerTrustShims
 @_spi(OpenSSLBridge) import ServerTrust
@@ -68,7 +69,7 @@ enum TLSBridge {
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
             return 0
         }
-        if let ssl { stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report)) }
+        if let ssl { stamp(ssl, with: EvaluationRecord(policy: context.policy, report: report)) }
         X509_STORE_CTX_set_error(storeContext, X509_V_OK)
         return 1
     }
@@ -85,7 +86,7 @@ enum TLSBridge {
             context.recordFailure(report)
             return 0
         }
-        stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report))
+        stamp(ssl, with: EvaluationRecord(policy: context.policy, report: report))
         return 1
     }
 
@@ -149,12 +150,26 @@ final class ConnectionContext: Sendable {
     var recordedFailure: TrustReport? { failure.withLock { $0 } }
 }
 
-/// The stamp on an `SSL*`: which policy accepted this connection, and its report.
+/// The stamp on an `SSL*`: which policy accepted this connection, its report, and until when
+/// the acceptance holds.
+///
+/// The expiry is the earliest of the policy's ``TrustPolicy/maximumConnectionLifetime`` after
+/// the evaluation and everything the evaluation relied on (``TrustReport/reliedOnUntil``: the
+/// chain's notAfter dates, a pin set's expiration, OCSP and CRL nextUpdates). Past it the
+/// prerequisite guard refuses the connection, and the request is sent on a new one
+/// (``Transfer/admitConnection(disableGuard:)``).
 final class EvaluationRecord: Sendable {
     let policyID: UInt64
     let report: TrustReport
-    init(policyID: UInt64, report: TrustReport) {
-        self.policyID = policyID
+    let expiry: Date
+
+    /// - Parameter notAfter: an expiry the connection already had (a re-evaluation under
+    ///   another policy never makes a connection live longer than its first stamp allowed).
+    init(policy: TrustPolicy, report: TrustReport, notAfter: Date? = nil) {
+        policyID = policy.id
         self.report = report
+        let evaluatedAt = report.evaluatedAt ?? policy.clock()
+        expiry = [evaluatedAt.addingTimeInterval(policy.maximumConnectionLifetime), report.reliedOnUntil, notAfter]
+            .compactMap { $0 }.min()!
     }
 }

@@ -24,10 +24,14 @@ final class TrustPolicy: Sendable {
     /// Counts every evaluation and every failure, enforced or report-only.
     let counters: TrustCounters
     let logger: Logger
+    /// The session's clock: evaluations are judged at its time, and stamps expire by it.
+    let clock: @Sendable () -> Date
+    /// The longest a connection serves new requests after the evaluation that admitted it.
+    let maximumConnectionLifetime: TimeInterval
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
-         logger: Logger) {
+         logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -37,6 +41,8 @@ final class TrustPolicy: Sendable {
         self.revocationFetcher = revocationFetcher
         self.counters = counters
         self.logger = logger
+        self.clock = clock
+        self.maximumConnectionLifetime = maximumConnectionLifetime
     }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
@@ -49,7 +55,7 @@ final class TrustPolicy: Sendable {
     /// nil when the server is accepted; a rejected report keeps the chains for failure reports.
     func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> TrustReport {
         let trust = ServerTrust(
-            presentedChain: presented, anchors: anchors, validationTime: Date(),
+            presentedChain: presented, anchors: anchors, validationTime: clock(),
             stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions,
             revocationFetcher: revocationFetcher)
         var failure: TrustError?
