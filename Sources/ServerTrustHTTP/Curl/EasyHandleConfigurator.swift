@@ -60,12 +60,12 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
         try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
-        // A retry the guard asked for (expired stamp) gets a new
+        // A retry the guard asked for (expired stamp, resumed without a staple) gets a new
         // connection and a full handshake, never a resumed session.
         let fresh = transfer.isOnFreshConnection
         try easy.set(CURLOPT_FRESH_CONNECT, fresh ? 1 : 0)
         try easy.set(CURLOPT_FORBID_REUSE, 0)
-        try easy.set(CURLOPT_SSL_SESSIONID_CACHE, fresh ? 0 : 1)
+        try easy.set(CURLOPT_SSL_SESSIONID_CACHE, fresh || !transfer.policy.resumesSessions ? 0 : 1)
     }
 
     /// Unhooks a finished transfer from `easy` before the handle waits for its next request:

@@ -203,8 +203,9 @@ final class MultiLoop: Sendable {
                 // Published before the caller resumes, so it never sees its own transfer counted.
                 activeCount.store(active.count, ordering: .relaxed)
                 if transfer.prepareRetry() {
-                    // The guard refused the connection (its evaluation expired): the request
-                    // goes out again, once, on a new connection. The refused handle is not kept.
+                    // The guard refused the connection (its evaluation expired, or a resumed
+                    // session lacked a must-staple leaf's staple): the request goes out again,
+                    // once, on a new connection. The refused handle is not kept.
                     curl_multi_remove_handle(multi, handle)
                     transfer.easy = nil
                     submit(transfer)

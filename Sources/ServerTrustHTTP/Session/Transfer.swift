@@ -92,9 +92,10 @@ final class Transfer: @unchecked Sendable {
     /// a connection another transfer opened — this request goes out only if the `SSL*` carries
     /// this policy's unexpired stamp, or its peer chain passes this policy now.
     ///
-    /// A connection whose stamp has expired is refused for a retry instead (``retryReason``):
-    /// re-evaluating it would judge stale material (what its evaluation relied on may have
-    /// changed: the server's certificate, its staple, our pins). The loop sends the request again, once,
+    /// Two connections are refused for a retry instead (``retryReason``), as re-evaluating them
+    /// would judge stale material: one whose stamp has expired (what its evaluation relied on
+    /// may have changed: the server's certificate, its staple, our pins), and a resumed session
+    /// that brought no staple for a must-staple leaf. The loop sends the request again, once,
     /// on a new connection with a full handshake (``isOnFreshConnection``).
     func admitConnection(disableGuard: Bool) -> Bool {
         guard isTLS else {
@@ -119,6 +120,12 @@ final class Transfer: @unchecked Sendable {
         if expired && !isOnFreshConnection { return refuseForRetry(.expired) }
         let chain = TLSBridge.peerChain(ssl)
         let staple = TLSBridge.stapledOCSPResponse(ssl)
+        if staple == nil, !isOnFreshConnection, SSL_session_reused(ssl) == 1, policy.evaluator.usesStapledOCSPResponse,
+            chain.first?.hasMustStaple == true
+        {
+            policy.stopResumingSessions()
+            return refuseForRetry(.resumedWithoutStaple)
+        }
         let fresh = policy.evaluate(presented: chain, stapledOCSPResponse: staple)
         guard fresh.failure == nil else {
             guardFailure = fresh
@@ -133,6 +140,8 @@ final class Transfer: @unchecked Sendable {
     enum RetryReason: Sendable {
         /// The connection's stamp expired (``EvaluationRecord/expiry``).
         case expired
+        /// A resumed session without a staple, for a must-staple leaf under a policy that reads staples.
+        case resumedWithoutStaple
     }
 
     /// Set when the guard refused the connection so the request can be retried on a new one.
@@ -250,7 +259,7 @@ final class Transfer: @unchecked Sendable {
         guard code == CURLE_OK else {
             if retryReason != nil {
                 return .failure(SessionError(
-                    .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired, and the request was not retried.",
+                    .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired or it was resumed without the required OCSP staple, and the request was not retried.",
                     curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
             }
             if headersTooLarge {

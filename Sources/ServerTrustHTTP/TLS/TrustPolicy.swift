@@ -28,6 +28,9 @@ final class TrustPolicy: Sendable {
     let clock: @Sendable () -> Date
     /// The longest a connection serves new requests after the evaluation that admitted it.
     let maximumConnectionLifetime: TimeInterval
+    /// Cleared once a resumed session of this policy came without the staple its must-staple
+    /// leaf demands: the policy's connections then always make full handshakes, which carry one.
+    private let resumption = Atomic<Bool>(true)
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
@@ -44,6 +47,10 @@ final class TrustPolicy: Sendable {
         self.clock = clock
         self.maximumConnectionLifetime = maximumConnectionLifetime
     }
+
+    /// Whether new connections of this policy may resume a TLS session.
+    var resumesSessions: Bool { resumption.load(ordering: .relaxed) }
+    func stopResumingSessions() { resumption.store(false, ordering: .relaxed) }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
     /// check is turned off.
