@@ -80,6 +80,16 @@ extension Session {
         /// logger) is counted and reported but not logged again.
         public var logger: Logger = TrustLogging.defaultLogger
 
+        /// Let libcurl write this process's TLS secrets to the file the `SSLKEYLOGFILE`
+        /// environment variable names (NSS key log format), for decrypting captured traffic while
+        /// debugging. Default `false`: the session removes the key-log callback libcurl installs on
+        /// every `SSL_CTX` when the variable is set, so nothing is written (libcurl 7.88 still
+        /// creates the file, empty, when it initialises). The `servertrust` tool never sets this.
+        ///
+        /// - Warning: anyone who can read that file, and a capture of the traffic, can read and
+        ///   alter every request and response of the session, pins or not. Never in production.
+        public var unsafeWriteTLSSecretsToSSLKEYLOGFILE: Bool = false
+
         /// Testing hook: the clock trust evaluations and connection lifetimes are judged by.
         var clock: @Sendable () -> Date = { Date() }
         /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard

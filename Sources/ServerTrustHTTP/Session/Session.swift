@@ -300,7 +300,8 @@ public final class Session: Sendable {
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
-            maximumConnectionLifetime: connectionLifetime)
+            maximumConnectionLifetime: connectionLifetime,
+            writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE)
         if cacheable {
             return policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so

@@ -46,7 +46,20 @@ enum TLSBridge {
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
         }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
+        if !context.policy.writesTLSSecretsToKeyLog { disableKeyLog(ctx) }
         return true
+    }
+
+    /// Removes the key-log callback libcurl put on `ctx`.
+    ///
+    /// libcurl 7.88's OpenSSL backend opens the file named by `SSLKEYLOGFILE` once, at
+    /// `curl_global_init` (whoever in the process calls it first), and on every new connection
+    /// installs `SSL_CTX_set_keylog_callback` before it calls `CURLOPT_SSL_CTX_FUNCTION`, which
+    /// writes every TLS secret of the connection to that file. Clearing the callback here, on
+    /// each `SSL_CTX` before its handshake, is what holds whatever the environment says and
+    /// whenever libcurl read it.
+    static func disableKeyLog(_ ctx: OpaquePointer) {
+        SSL_CTX_set_keylog_callback(ctx, nil)
     }
 
     /// `SSL_CTX_set_cert_verify_callback`'s callback: the whole chain, once per full handshake.

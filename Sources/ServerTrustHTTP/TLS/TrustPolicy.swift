@@ -28,13 +28,16 @@ final class TrustPolicy: Sendable {
     let clock: @Sendable () -> Date
     /// The longest a connection serves new requests after the evaluation that admitted it.
     let maximumConnectionLifetime: TimeInterval
+    /// ``Session/Configuration/unsafeWriteTLSSecretsToSSLKEYLOGFILE``: keep libcurl's key log.
+    let writesTLSSecretsToKeyLog: Bool
     /// Cleared once a resumed session of this policy came without the staple its must-staple
     /// leaf demands: the policy's connections then always make full handshakes, which carry one.
     private let resumption = Atomic<Bool>(true)
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
-         logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600) {
+         logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
+         writesTLSSecretsToKeyLog: Bool = false) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -46,6 +49,7 @@ final class TrustPolicy: Sendable {
         self.logger = logger
         self.clock = clock
         self.maximumConnectionLifetime = maximumConnectionLifetime
+        self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
     }
 
     /// Whether new connections of this policy may resume a TLS session.
