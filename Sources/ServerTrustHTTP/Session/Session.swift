@@ -83,6 +83,12 @@ public final class Session: Sendable {
     var loopWakeUps: Int { loop.wakeUpCount }
     /// Easy handles the session has made (tests: finished handles are reused per policy).
     var easyHandlesMade: Int { loop.easyHandlesMade }
+    /// curl share handles alive, one per policy still in use (tests: bounded, not one per request).
+    var liveShareHandles: Int { loop.liveShareHandles }
+    /// Finished easy handles kept for reuse (tests).
+    var idleEasyHandles: Int { loop.idleEasyHandles }
+    /// Policies in the session's cache (tests).
+    var cachedPolicies: Int { policies.withLock { $0.byHost.count } }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
     public func shutdown() { loop.shutdown() }
@@ -303,17 +309,21 @@ public final class Session: Sendable {
             maximumConnectionLifetime: connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE)
         if cacheable {
-            return policies.withLock { cache in
+            let (filed, evicted) = policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so
                 // a host keeps one policy (and one stamp) however many spellings reach it.
-                if let filed = cache.byHost[key] { return filed }
-                if cache.byHost.count >= PolicyCache.limit {
+                if let filed = cache.byHost[key] { return (filed, false) }
+                let full = cache.byHost.count >= PolicyCache.limit
+                if full {
                     cache.byHost.removeAll()
                     cache.byRawHost.removeAll()
                 }
                 cache.byHost[key] = policy
-                return policy
+                return (policy, full)
             }
+            // The dropped policies' curl shares go once nothing else uses them (PolicyShares).
+            if evicted { loop.sweepShares() }
+            return filed
         }
         return policy
     }
