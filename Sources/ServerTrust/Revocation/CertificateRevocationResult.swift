@@ -69,8 +69,9 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
     /// What was tried before, and why it gave no answer, oldest first.
     public let attempts: [String]
     /// Until when the answer holds: the OCSP response's freshness limit (its nextUpdate, or
-    /// thisUpdate plus the maximum age) or the CRL's nextUpdate; nil for an unknown status or
-    /// a source without a date. A connection accepted on this answer is not reused after it.
+    /// thisUpdate plus the maximum age) or the CRL's nextUpdate, plus the clock-skew tolerance
+    /// the verifiers allow past it; nil for an unknown status or a source without a date. A
+    /// session connection accepted on this answer is not reused after it.
     public let validUntil: Date?
 
     init(

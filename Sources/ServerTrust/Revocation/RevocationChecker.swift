@@ -109,6 +109,11 @@ struct RevocationChecker {
         return unknown(.noResponse, "No source answered for \(certificate.subject).")
     }
 
+    /// The last instant the verifiers accept an answer whose freshness ends at `date`: they
+    /// allow the clock-skew tolerance past it, and a connection accepted on the answer may be
+    /// reused as long as a new evaluation would accept it too.
+    private func acceptedUntil(_ date: Date?) -> Date? { date.map { $0.addingTimeInterval(options.clockSkew) } }
+
     // MARK: - Sources without network access
 
     private func checkStaple(
@@ -140,7 +145,7 @@ struct RevocationChecker {
         }
         if let key, known == nil { cache.store(key, CachedRevocationData(ocsp: response, der: staple, origin: nil, stapled: true)) }
         return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation,
-            validUntil: verified.freshUntil ?? verified.nextUpdate)
+            validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
     }
 
     private func checkLocalCRLs(certificate: Certificate, issuer: Certificate, attempts: inout Attempts) -> Answer? {
@@ -152,7 +157,7 @@ struct RevocationChecker {
             if verified.status.isDecisive {
                 return Answer(
                     status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation,
-                    validUntil: verified.nextUpdate)
+                    validUntil: acceptedUntil(verified.nextUpdate))
             }
             attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
         }
@@ -173,7 +178,7 @@ struct RevocationChecker {
                         data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
                     answer = Answer(
                         status: verified.status, source: source, fromCache: true, explanation: verified.explanation,
-                        validUntil: verified.freshUntil ?? verified.nextUpdate)
+                        validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
                     return true
                 }
                 if let answer { return answer }
@@ -188,7 +193,7 @@ struct RevocationChecker {
                         guard verified.status.isDecisive else { return false }
                         answer = Answer(
                             status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation,
-                            validUntil: verified.nextUpdate)
+                            validUntil: acceptedUntil(verified.nextUpdate))
                         return true
                     }
                     if let answer { return answer }
@@ -274,7 +279,7 @@ struct RevocationChecker {
             }
             return Answer(
                 status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation,
-                validUntil: verified.freshUntil ?? verified.nextUpdate)
+                validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
         }
     }
 
@@ -319,7 +324,7 @@ struct RevocationChecker {
                 if verified.status.isDecisive {
                     return Answer(
                         status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation,
-                        validUntil: verified.nextUpdate)
+                        validUntil: acceptedUntil(verified.nextUpdate))
                 }
                 attempts.failed(verified.status.unknownReason ?? .malformed, "CRL \(url): \(verified.explanation)")
             }
