@@ -100,6 +100,7 @@ import ServerTrustTestSupport
         clock.set(setup.expiry.addingTimeInterval(600))
         let after = await outcome { try await session.get(setup.url) }
         #expect(setup.server.acceptedConnections == 2)  // never the old connection
+        #expect(setup.server.resumedHandshakes == 0)  // nor its TLS session: a full handshake
         #expect(setup.server.requestsServed == (kind == .maximumLifetime ? 5 : 4))  // the refused attempt sent nothing
         #expect(session.counters.snapshot.evaluations == 2)  // the new connection was evaluated, once
         switch kind {

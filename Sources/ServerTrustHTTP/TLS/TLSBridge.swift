@@ -182,7 +182,8 @@ final class EvaluationRecord: Sendable {
         policyID = policy.id
         self.report = report
         let evaluatedAt = report.evaluatedAt ?? policy.clock()
-        expiry = [evaluatedAt.addingTimeInterval(policy.maximumConnectionLifetime), report.reliedOnUntil, notAfter]
-            .compactMap { $0 }.min()!
+        expiry = min(
+            evaluatedAt.addingTimeInterval(policy.maximumConnectionLifetime), report.reliedOnUntil ?? .distantFuture,
+            notAfter ?? .distantFuture)
     }
 }
