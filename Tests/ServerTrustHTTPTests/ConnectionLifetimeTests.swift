@@ -235,9 +235,38 @@ import ServerTrustTestSupport
         try await Task.sleep(for: .milliseconds(20))
         clock.set(setup.expiry.addingTimeInterval(600))
         let after = await outcome { try await session.get(setup.url) }
-        #expect(setup.server.resumedHandshakes == 1)
+        // The client rejects right after its side of the handshake; the server thread records
+        // the handshake a moment later.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while setup.server.completedHandshakes < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(setup.server.resumedHandshakes == 1, "\(setup.server.handshakes)")
         #expect(after.sessionError?.trustError?.code == .pinSetExpired)
         #expect(setup.server.requestsServed == 1)
+    }
+
+    /// A date already past at the evaluation was not relied on (a report-only evaluator saw the
+    /// expired leaf and let it through): the connection lives its normal life, not one request.
+    @Test func aReportOnlyFailureOnAnExpiredLeafDoesNotRetireTheConnection() async throws {
+        let root = try TestPKI.makeRoot(commonName: "Lifetime Root")
+        let intermediate = try root.issueIntermediate(commonName: "Lifetime Intermediate")
+        let leaf = try intermediate.issueLeaf(
+            dnsNames: [SessionFixture.host], notBefore: Date(timeIntervalSinceNow: -7200), notAfter: Date(timeIntervalSinceNow: -3600))
+        let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try root.trustAnchors())
+        configuration.resolve = [server.resolveEntry(host: SessionFixture.host)]
+        configuration.httpVersion = .http1_1
+        let session = try Session(
+            configuration: configuration,
+            trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: InformationalTrustEvaluator(DefaultTrustEvaluator())]))
+        defer { session.shutdown() }
+        for _ in 0..<3 {
+            let response = try await session.get(server.url("/status/200", host: SessionFixture.host))
+            #expect(response.status == 200)
+            #expect(response.trust.findings.first?.error.code == .chainValidationFailed)
+        }
+        #expect(server.acceptedConnections == 1)
+        #expect(session.counters.snapshot.evaluations == 1)
     }
 
     @Test func aMaximumConnectionLifetimeThatIsNotPositiveIsRefused() throws {

@@ -182,8 +182,11 @@ final class EvaluationRecord: Sendable {
         policyID = policy.id
         self.report = report
         let evaluatedAt = report.evaluatedAt ?? policy.clock()
+        // A date already past when the server was accepted was not relied on: a report-only
+        // evaluator's expired chain, say. Counting it would retire every connection at once.
+        let reliedOn = report.reliedOnUntil.flatMap { $0 > evaluatedAt ? $0 : nil }
         expiry = min(
-            evaluatedAt.addingTimeInterval(policy.maximumConnectionLifetime), report.reliedOnUntil ?? .distantFuture,
+            evaluatedAt.addingTimeInterval(policy.maximumConnectionLifetime), reliedOn ?? .distantFuture,
             notAfter ?? .distantFuture)
     }
 }
