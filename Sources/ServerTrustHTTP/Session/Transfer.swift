@@ -152,9 +152,9 @@ final class Transfer: @unchecked Sendable {
     /// Refuses the connection and has libcurl close it rather than cache it for another request.
     private func refuseForRetry(_ reason: RetryReason) -> Bool {
         retryReason = reason
-        // Read by curl when this transfer ends (multi_done): a multiplexed connection still
-        // carrying other streams is closed when its last one ends; until then any request that
-        // picks it is refused here too.
+        // Read by curl when this transfer ends (multi_done): the connection is closed then,
+        // unless other HTTP/2 streams still use it; it then goes back to the cache when they
+        // end, and the next request that picks it is refused here and closes it.
         try? easy?.set(CURLOPT_FORBID_REUSE, 1)
         return false
     }
