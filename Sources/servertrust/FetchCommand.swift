@@ -47,6 +47,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "UNSAFE: let libcurl write this connection's TLS secrets to the file SSLKEYLOGFILE names, so a capture can be decrypted. Without it nothing is written.",
+        visibility: .hidden))
+    var unsafeWriteTLSSecretsToSSLKEYLOGFILE = false
+
     @OptionGroup var signature: FetchSignatureOptions
 
     @OptionGroup var reporting: FetchReportingOptions
@@ -60,6 +65,10 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
+        if unsafeWriteTLSSecretsToSSLKEYLOGFILE {
+            FileHandle.standardError.write(Data("warning: --unsafe-write-tls-secrets-to-sslkeylogfile: TLS secrets go to \(ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] ?? "(SSLKEYLOGFILE is not set)"); anyone with that file and a capture reads and alters this traffic\n".utf8))
+            configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE = true
+        }
         try signature.apply(to: &configuration, host: host)
         let manager: ServerTrustManager
         do {

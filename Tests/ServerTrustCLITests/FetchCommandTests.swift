@@ -100,3 +100,36 @@ import ServerTrustTestSupport
         ].map(\.spkiPin.description))
     }
 }
+
+/// Audit finding 7: libcurl 7.88 writes every TLS secret to the file `SSLKEYLOGFILE` names.
+/// `servertrust fetch` (a Session) must not, unless the loudly named flag asks for it.
+@Suite struct SSLKeyLogFileTests {
+    private func keyLogPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-keylog-\(UUID().uuidString).txt").path
+    }
+
+    @Test func sslKeyLogFileIsNotWrittenUnlessOptedIn() throws {
+        let fixture = try CLIFixture()
+        let path = keyLogPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = CommandRunner.run(["fetch", fixture.url()] + fixture.trusting, environment: ["SSLKEYLOGFILE": path])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput == "hello from the CLI fixture\n")
+        // libcurl creates the file when it initialises; not one secret may reach it.
+        let written = FileManager.default.contents(atPath: path) ?? Data()
+        #expect(written.isEmpty, "\(String(decoding: written, as: UTF8.self))")
+    }
+
+    /// The flag works, so the test above would see secrets if any were written.
+    @Test func theUnsafeFlagWritesTheSecretsAndSaysSo() throws {
+        let fixture = try CLIFixture()
+        let path = keyLogPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = CommandRunner.run(
+            ["fetch", fixture.url(), "--unsafe-write-tls-secrets-to-sslkeylogfile"] + fixture.trusting, environment: ["SSLKEYLOGFILE": path])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardError.hasPrefix("warning: --unsafe-write-tls-secrets-to-sslkeylogfile: TLS secrets go to \(path)"), "\(result)")
+        let written = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        #expect(written.contains("CLIENT_HANDSHAKE_TRAFFIC_SECRET") || written.contains("CLIENT_RANDOM"), "\(written)")
+    }
+}

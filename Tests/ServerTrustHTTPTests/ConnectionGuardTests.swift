@@ -47,6 +47,10 @@ import ServerTrustTestSupport
 
         _ = try await session.data(for: Request(url: fixture.url("/close"), trustEvaluator: right))
         let second = await outcome { try await session.data(for: Request(url: fixture.url("/status/200"), trustEvaluator: wrong)) }
+        // The guard rejects right after the client's side of the handshake; the server thread
+        // records the handshake a moment later (under load, after this line was reached).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while fixture.server.completedHandshakes < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(fixture.server.acceptedConnections == 2)
         #expect(fixture.server.resumedHandshakes == 1)  // the second connection resumed the first's session
         if guardRemoved {

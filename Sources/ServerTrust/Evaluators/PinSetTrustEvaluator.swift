@@ -64,16 +64,27 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
                 return ("Pinning for \(host): \(notice); ship a pin set with a later date before then.", metadata)
             }
         }
-        let active = Set(pinSet.activeEntries(at: now).map(\.pin))
+        let activeEntries = pinSet.activeEntries(at: now)
+        let active = Set(activeEntries.map(\.pin))
         // The backup check reads the chain this evaluation validated, not whichever chain another
         // evaluator of the trust validated (perhaps against other anchors).
         let chain = try core.evaluate(trust, host: host) { active.contains($0.spkiPin) }
+        if let until = relianceEnd(of: activeEntries, chain: chain) { trust.relyOn(until: until) }
         if !pinSet.hasBackup(for: chain, at: now) {
             warnOnce(key: "backup", host: host) {
                 ("Pinning for \(host): every active pin matches the chain the server presents, so no pin is a backup; "
                     + "add the pin of a spare key kept offline.", [:])
             }
         }
+    }
+
+    /// Until when this acceptance holds: the set's expiration, and the last not-after date of
+    /// the active pins the chain matched (after it, no pin vouches for this chain any more).
+    private func relianceEnd(of activeEntries: [PinSet.Entry], chain: [Certificate]?) -> Date? {
+        let chainPins = Set((chain ?? []).map(\.spkiPin))
+        let matched = activeEntries.filter { chainPins.contains($0.pin) }
+        let lastMatch = matched.isEmpty || matched.contains { $0.notAfter == nil } ? nil : matched.compactMap(\.notAfter).max()
+        return [pinSet.effectiveExpiration, lastMatch].compactMap { $0 }.min()
     }
 
     private func evaluateExpired(_ trust: ServerTrust, host: String, at now: Date) throws {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a revocation evaluation established about one certificate of the validated chain, and
 /// from where.
@@ -68,11 +68,17 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
     public let explanation: String
     /// What was tried before, and why it gave no answer, oldest first.
     public let attempts: [String]
+    /// Until when the answer holds: the OCSP response's freshness limit (its nextUpdate, or
+    /// thisUpdate plus the maximum age) or the CRL's nextUpdate, plus the clock-skew tolerance
+    /// the verifiers allow past it; nil for an unknown status or a source without a date. A
+    /// session connection accepted on this answer is not reused after it.
+    public let validUntil: Date?
 
     init(
         certificate: Certificate, depth: Int, status: RevocationStatus, source: Source, fromCache: Bool = false,
-        explanation: String, attempts: [String] = []
+        explanation: String, attempts: [String] = [], validUntil: Date? = nil
     ) {
+        self.validUntil = validUntil
         self.certificate = certificate
         self.depth = depth
         self.status = status

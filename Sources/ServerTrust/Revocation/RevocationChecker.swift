@@ -51,6 +51,8 @@ struct RevocationChecker {
             if case .revoked = status { return true }
             return false
         }
+        /// When the answer stops holding (the response's or CRL's nextUpdate), if it says.
+        var validUntil: Date? = nil
     }
 
     func check(_ certificate: Certificate, depth: Int, issuer: Certificate?, staple: [UInt8]?) -> CertificateRevocationResult {
@@ -58,7 +60,7 @@ struct RevocationChecker {
         func result(_ answer: Answer) -> CertificateRevocationResult {
             CertificateRevocationResult(
                 certificate: certificate, depth: depth, status: answer.status, source: answer.source,
-                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes)
+                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes, validUntil: answer.validUntil)
         }
         func unknown(_ fallback: RevocationStatus.UnknownReason, _ explanation: String) -> CertificateRevocationResult {
             let (reason, text) = attempts.last ?? (fallback, explanation)
@@ -125,6 +127,11 @@ struct RevocationChecker {
         return unknown(.noResponse, "No source answered for \(certificate.subject).")
     }
 
+    /// The last instant the verifiers accept an answer whose freshness ends at `date`: they
+    /// allow the clock-skew tolerance past it, and a connection accepted on the answer may be
+    /// reused as long as a new evaluation would accept it too.
+    private func acceptedUntil(_ date: Date?) -> Date? { date.map { $0.addingTimeInterval(options.clockSkew) } }
+
     // MARK: - Sources without network access
 
     private func checkStaple(
@@ -159,7 +166,8 @@ struct RevocationChecker {
             let cache = self.cache
             record.deferUntilHandshakeCompletes { cache.store(key, data) }
         }
-        return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation)
+        return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation,
+            validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
     }
 
     /// Every decisive answer of the application's own CRLs for `certificate`. CRLs are matched to
@@ -172,7 +180,9 @@ struct RevocationChecker {
         for crl in complete {
             let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
             if verified.status.isDecisive {
-                answers.append(Answer(status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation))
+                answers.append(Answer(
+                    status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation,
+                    validUntil: acceptedUntil(verified.nextUpdate)))
             } else {
                 attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
             }
@@ -197,7 +207,9 @@ struct RevocationChecker {
                     guard verified.status.isDecisive else { return false }
                     let source: CertificateRevocationResult.Source =
                         data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
-                    answers.append(Answer(status: verified.status, source: source, fromCache: true, explanation: verified.explanation))
+                    answers.append(Answer(
+                        status: verified.status, source: source, fromCache: true, explanation: verified.explanation,
+                        validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate)))
                     return true
                 }
             case .crl:
@@ -208,7 +220,9 @@ struct RevocationChecker {
                             crl, delta: cachedDelta(for: certificate, base: crl, issuer: issuer), for: certificate,
                             issuedBy: issuer, at: time)
                         guard verified.status.isDecisive else { return false }
-                        answers.append(Answer(status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation))
+                        answers.append(Answer(
+                            status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation,
+                            validUntil: acceptedUntil(verified.nextUpdate)))
                         return true
                     }
                 }
@@ -292,7 +306,8 @@ struct RevocationChecker {
                 return nil
             }
             return Answer(
-                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation)
+                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation,
+                validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
         }
     }
 
@@ -335,7 +350,9 @@ struct RevocationChecker {
                     ?? fetchedDelta(for: certificate, base: crl, issuer: issuer, fetcher: fetcher)
                 let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
                 if verified.status.isDecisive {
-                    return Answer(status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation)
+                    return Answer(
+                        status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation,
+                        validUntil: acceptedUntil(verified.nextUpdate))
                 }
                 attempts.failed(verified.status.unknownReason ?? .malformed, "CRL \(url): \(verified.explanation)")
             }

@@ -11,6 +11,8 @@ extension ServerTrust {
 
     func recordRevocationResults(_ results: [CertificateRevocationResult]) {
         revocationRecord.record(results)
+        // An acceptance built on these answers lasts no longer than the first of them.
+        if let until = results.compactMap(\.validUntil).min() { relyOn(until: until) }
     }
 
     /// Tells the trust that its TLS handshake has finished, so the server has proven it holds

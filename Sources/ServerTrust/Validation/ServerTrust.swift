@@ -33,6 +33,8 @@ public final class ServerTrust: Sendable {
     /// Whether the evaluators that see this trust only report (see `reportOnly()`): a chain
     /// validated through this trust is then never adopted by an enforcing evaluator.
     let isReportOnly: Bool
+    /// Where ``reliedOnUntil`` is kept (see `ServerTrust+Reliance.swift`); shared with report-only views.
+    let relianceRecord: Locked<Date?>
 
     /// One path validation: the store it ran against (kept alive, as the key is its identity),
     /// its outcome, and whether an enforcing evaluator asked for it.
@@ -61,6 +63,7 @@ public final class ServerTrust: Sendable {
         self.revocationFetcher = revocationFetcher
         revocationRecord = RevocationRecord()
         findingRecord = Locked([])
+        relianceRecord = Locked(nil)
         validations = Locked([:])
         isReportOnly = false
     }
@@ -75,6 +78,7 @@ public final class ServerTrust: Sendable {
         revocationFetcher = trust.revocationFetcher
         revocationRecord = trust.revocationRecord
         findingRecord = trust.findingRecord
+        relianceRecord = trust.relianceRecord
         validations = trust.validations
         isReportOnly = true
     }

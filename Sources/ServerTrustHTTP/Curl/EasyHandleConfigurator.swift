@@ -23,6 +23,8 @@ enum EasyHandleConfigurator {
         if let timeout = configuration.requestTimeout { try easy.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout)) }
         try easy.set(CURLOPT_HTTP_VERSION, Int(configuration.httpVersion.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
         try easy.set(CURLOPT_PIPEWAIT, 1)
+        // libcurl's own absolute limit (by the wall clock), beside the guard's stamp expiry.
+        try easy.set(CURLOPT_MAXLIFETIME_CONN, max(1, Int(policy.maximumConnectionLifetime.rounded(.up))))
         try easy.set(CURLOPT_ACCEPT_ENCODING, nil)
         try easy.set(CURLOPT_RESOLVE, list: configuration.resolve)
         try configureProxy(easy, configuration: configuration)
@@ -58,6 +60,12 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
         try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
+        // A retry the guard asked for (expired stamp, resumed without a staple) gets a new
+        // connection and a full handshake, never a resumed session.
+        let fresh = transfer.isOnFreshConnection
+        try easy.set(CURLOPT_FRESH_CONNECT, fresh ? 1 : 0)
+        try easy.set(CURLOPT_FORBID_REUSE, 0)
+        try easy.set(CURLOPT_SSL_SESSIONID_CACHE, fresh || !transfer.policy.resumesSessions ? 0 : 1)
     }
 
     /// Unhooks a finished transfer from `easy` before the handle waits for its next request:

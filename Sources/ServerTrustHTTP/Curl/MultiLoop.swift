@@ -15,6 +15,7 @@ final class MultiLoop: Sendable {
         case add(Transfer)
         case cancel(Transfer, SessionError)
         case resume(Transfer)
+        case sweepShares
         case shutdown
     }
 
@@ -33,6 +34,12 @@ final class MultiLoop: Sendable {
     /// Easy handles made so far; a request on a reused handle does not count (tests).
     private let handlesMade = Atomic<Int>(0)
     var easyHandlesMade: Int { handlesMade.load(ordering: .relaxed) }
+    /// Share handles alive, one per policy still in use, and idle easy handles (tests: both
+    /// stay bounded however many policies a session has served).
+    private let shareCount = Atomic<Int>(0)
+    private let idleCount = Atomic<Int>(0)
+    var liveShareHandles: Int { shareCount.load(ordering: .relaxed) }
+    var idleEasyHandles: Int { idleCount.load(ordering: .relaxed) }
 
     /// Transfers currently added to the multi handle (each owns one easy handle).
     var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -72,6 +79,8 @@ final class MultiLoop: Sendable {
 
     func cancel(_ transfer: Transfer, _ error: SessionError) { _ = enqueue(.cancel(transfer, error)) }
     func resume(_ transfer: Transfer) { _ = enqueue(.resume(transfer)) }
+    /// The session's policy cache dropped policies: free the shares of those no longer used.
+    func sweepShares() { _ = enqueue(.sweepShares) }
 
     /// Stops the loop, failing transfers still running, and waits for the thread to exit.
     func shutdown() {
@@ -128,7 +137,7 @@ final class MultiLoop: Sendable {
     private func run() {
         let multi = multiPointer.raw
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
-        var shares: [UInt64: ShareHandle] = [:]
+        var shares = PolicyShares()
         var sharedAcrossPolicies: ShareHandle?
         // As many idle handles as cached connections: both are what a burst leaves behind.
         var idle = IdleEasyHandles(capacity: Self.cacheSize(configuration))
@@ -150,8 +159,8 @@ final class MultiLoop: Sendable {
                         if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
                         share = sharedAcrossPolicies
                     } else {
-                        if shares[transfer.policy.id] == nil { shares[transfer.policy.id] = ShareHandle() }
-                        share = shares[transfer.policy.id]
+                        share = shares.share(for: transfer.policy, idle: &idle)
+                        shareCount.store(shares.count, ordering: .relaxed)
                     }
                     do {
                         let easy: EasyHandle
@@ -186,6 +195,10 @@ final class MultiLoop: Sendable {
                     if let easy = transfer.easy, active[easy.pointer] != nil {
                         curl_easy_pause(easy.pointer, CURLPAUSE_CONT)
                     }
+                case .sweepShares:
+                    shares.sweep(idle: &idle)
+                    shareCount.store(shares.count, ordering: .relaxed)
+                    idleCount.store(idle.count, ordering: .relaxed)
                 case .shutdown:
                     running = false
                 }
@@ -202,10 +215,20 @@ final class MultiLoop: Sendable {
                 let code = message.pointee.data.result
                 // Published before the caller resumes, so it never sees its own transfer counted.
                 activeCount.store(active.count, ordering: .relaxed)
+                if transfer.prepareRetry() {
+                    // The guard refused the connection (its evaluation expired, or a resumed
+                    // session lacked a must-staple leaf's staple): the request goes out again,
+                    // once, on a new connection. The refused handle is not kept.
+                    curl_multi_remove_handle(multi, handle)
+                    transfer.easy = nil
+                    submit(transfer)
+                    continue
+                }
                 transfer.finish(code)
                 curl_multi_remove_handle(multi, handle)
                 // Only a handle whose transfer ended cleanly is kept: nothing half-done in it.
                 if code == CURLE_OK, let easy = transfer.easy { idle.put(easy) }
+                idleCount.store(idle.count, ordering: .relaxed)
                 transfer.easy = nil
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
@@ -237,7 +260,7 @@ final class MultiLoop: Sendable {
 /// (``EasyHandleConfigurator``). Loop thread only.
 struct IdleEasyHandles: ~Copyable {
     private var byPolicy: [UInt64: [EasyHandle]] = [:]
-    private var count = 0
+    private(set) var count = 0
     let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
@@ -262,5 +285,10 @@ struct IdleEasyHandles: ~Copyable {
     mutating func removeAll() {
         byPolicy.removeAll()
         count = 0
+    }
+
+    /// Frees the idle handles made for `policyID` (its policy is gone: ``PolicyShares``).
+    mutating func removeAll(for policyID: UInt64) {
+        count -= byPolicy.removeValue(forKey: policyID)?.count ?? 0
     }
 }

@@ -51,9 +51,10 @@ public struct CurlRevocationFetcher: RevocationFetcher {
             try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
             try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
             guard CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, fetchWriteCallback) == CURLE_OK,
-                CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, fetchHeaderCallback) == CURLE_OK
+                CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, fetchHeaderCallback) == CURLE_OK,
+                CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, fetchSSLContextCallback) == CURLE_OK
             else {
-                return .failure(.transport("curl refused the write or header callback"))
+                return .failure(.transport("curl refused the write, header or SSL context callback"))
             }
             let code = curl_easy_perform(easy.pointer)
             if sink.headersOverflowed {
@@ -102,6 +103,14 @@ private let fetchWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, In
     }
     sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
     return length
+}
+
+/// An `https://` fetch writes no TLS secrets to `SSLKEYLOGFILE` either (``TLSBridge/disableKeyLog(_:)``).
+private let fetchSSLContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> CURLcode = {
+    _, sslContext, _ in
+    guard let sslContext else { return CURLE_ABORTED_BY_CALLBACK }
+    TLSBridge.disableKeyLog(OpaquePointer(sslContext))
+    return CURLE_OK
 }
 
 private let fetchHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {

@@ -20,6 +20,16 @@ extension Session {
         /// connections a busy host is about to need again.) The session also keeps up to this
         /// many finished curl handles for the next requests of the same host's policy.
         public var maximumCachedConnections: Int? = nil
+        /// How long a connection may serve new requests after the evaluation that admitted it.
+        /// Default 1 hour; must be positive.
+        ///
+        /// A connection is retired earlier, at the first instant something its evaluation relied
+        /// on stops holding (``ServerTrust/ServerTrust/reliedOnUntil``): the validated chain's
+        /// first notAfter, a pin set's expiration, the nextUpdate of an OCSP response or CRL. A
+        /// request after that never runs on it: it is sent on a new connection with a full
+        /// handshake, evaluated afresh. Requests already running finish. Kept-alive and HTTP/2
+        /// connections alike; see the ConnectionGuard article.
+        public var maximumConnectionLifetime: Duration = .seconds(3600)
         /// HTTP version preference. Default: HTTP/2 when the server offers it over ALPN.
         public var httpVersion: HTTPVersion = .http2Preferred
         /// An HTTP CONNECT proxy, or none (the default).
@@ -70,6 +80,18 @@ extension Session {
         /// logger) is counted and reported but not logged again.
         public var logger: Logger = TrustLogging.defaultLogger
 
+        /// Let libcurl write this process's TLS secrets to the file the `SSLKEYLOGFILE`
+        /// environment variable names (NSS key log format), for decrypting captured traffic while
+        /// debugging. Default `false`: the session removes the key-log callback libcurl installs on
+        /// every `SSL_CTX` when the variable is set, so nothing is written (libcurl 7.88 still
+        /// creates the file, empty, when it initialises). The `servertrust` tool never sets this.
+        ///
+        /// - Warning: anyone who can read that file, and a capture of the traffic, can read and
+        ///   alter every request and response of the session, pins or not. Never in production.
+        public var unsafeWriteTLSSecretsToSSLKEYLOGFILE: Bool = false
+
+        /// Testing hook: the clock trust evaluations and connection lifetimes are judged by.
+        var clock: @Sendable () -> Date = { Date() }
         /// Testing hook: lets SSL sessions be resumed across policies, so the per-request guard
         /// can be tested on its own. Never set outside tests.
         var unsafeShareTLSSessionsAcrossPolicies = false

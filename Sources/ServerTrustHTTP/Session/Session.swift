@@ -22,6 +22,8 @@ public final class Session: Sendable {
     private let revocationFetcher: any RevocationFetcher
     private let policies = Locked(PolicyCache())
     private let signedResponses: SignedResponseChecker
+    /// ``Configuration/maximumConnectionLifetime`` in seconds.
+    private let connectionLifetime: TimeInterval
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -46,7 +48,8 @@ public final class Session: Sendable {
     ///   - configuration: settings; the defaults are safe.
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
-    ///   OpenSSL; a ``TrustError`` when the system anchors cannot be loaded or a
+    ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
+    ///   that is not positive; a ``TrustError`` when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` pattern is invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
     public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
@@ -55,8 +58,14 @@ public final class Session: Sendable {
         } catch let error as TrustError {
             throw SessionError(.unsupportedBackend, error.reason, trustError: error)
         }
+        guard configuration.maximumConnectionLifetime > .zero else {
+            throw SessionError(
+                .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
+        }
         self.configuration = configuration
         self.trustManager = trustManager
+        let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
+        connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         signedResponses = try SignedResponseChecker(configuration: configuration)
         anchors = try configuration.anchors.resolve()
         revocationFetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
@@ -74,6 +83,12 @@ public final class Session: Sendable {
     var loopWakeUps: Int { loop.wakeUpCount }
     /// Easy handles the session has made (tests: finished handles are reused per policy).
     var easyHandlesMade: Int { loop.easyHandlesMade }
+    /// curl share handles alive, one per policy still in use (tests: bounded, not one per request).
+    var liveShareHandles: Int { loop.liveShareHandles }
+    /// Finished easy handles kept for reuse (tests).
+    var idleEasyHandles: Int { loop.idleEasyHandles }
+    /// Policies in the session's cache (tests).
+    var cachedPolicies: Int { policies.withLock { $0.byHost.count } }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
     public func shutdown() { loop.shutdown() }
@@ -294,19 +309,25 @@ public final class Session: Sendable {
         let policy = TrustPolicy(
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
-            counters: configuration.trustCounters, logger: configuration.logger)
+            counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
+            maximumConnectionLifetime: connectionLifetime,
+            writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE)
         if cacheable {
-            return policies.withLock { cache in
+            let (filed, evicted) = policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so
                 // a host keeps one policy (and one stamp) however many spellings reach it.
-                if let filed = cache.byHost[key] { return filed }
-                if cache.byHost.count >= PolicyCache.limit {
+                if let filed = cache.byHost[key] { return (filed, false) }
+                let full = cache.byHost.count >= PolicyCache.limit
+                if full {
                     cache.byHost.removeAll()
                     cache.byRawHost.removeAll()
                 }
                 cache.byHost[key] = policy
-                return policy
+                return (policy, full)
             }
+            // The dropped policies' curl shares go once nothing else uses them (PolicyShares).
+            if evicted { loop.sweepShares() }
+            return filed
         }
         return policy
     }

@@ -1,5 +1,6 @@
 import Foundation
 internal import CCurl
+internal import COpenSSL
 internal import CServerTrustCurlShims
 import ServerTrust
 import Synchronization
@@ -89,7 +90,13 @@ final class Transfer: @unchecked Sendable {
     ///
     /// Whatever the connection's history — new, reused, resumed, or a stream multiplexed onto
     /// a connection another transfer opened — this request goes out only if the `SSL*` carries
-    /// this policy's stamp, or its peer chain passes this policy now.
+    /// this policy's unexpired stamp, or its peer chain passes this policy now.
+    ///
+    /// Two connections are refused for a retry instead (``retryReason``), as re-evaluating them
+    /// would judge stale material: one whose stamp has expired (what its evaluation relied on
+    /// may have changed: the server's certificate, its staple, our pins), and a resumed session
+    /// that brought no staple for a must-staple leaf. The loop sends the request again, once,
+    /// on a new connection with a full handshake (``isOnFreshConnection``).
     func admitConnection(disableGuard: Bool) -> Bool {
         guard isTLS else {
             report = TrustReport(notEvaluated: policy, reason: "Plain HTTP: no TLS, nothing was evaluated.")
@@ -101,25 +108,75 @@ final class Transfer: @unchecked Sendable {
             return false
         }
         let record = TLSBridge.record(of: ssl)
-        if let record, record.policyID == policy.id {
+        if disableGuard {
+            report = record?.report ?? TrustReport(notEvaluated: policy, reason: "The connection guard is disabled (testing).")
+            return true
+        }
+        let expired = record.map { policy.clock() >= $0.expiry } ?? false
+        if let record, record.policyID == policy.id, !expired {
             // The handshake has finished: the server proved it holds the key, so what its
             // evaluation verified (a staple) may now be cached.
             record.report.evaluatedTrust?.handshakeCompleted()
             report = record.report
             return true
         }
-        if disableGuard {
-            report = record?.report ?? TrustReport(notEvaluated: policy, reason: "The connection guard is disabled (testing).")
-            return true
+        if expired && !isOnFreshConnection { return refuseForRetry(.expired) }
+        let chain = TLSBridge.peerChain(ssl)
+        let staple = TLSBridge.stapledOCSPResponse(ssl)
+        if staple == nil, !isOnFreshConnection, SSL_session_reused(ssl) == 1, policy.evaluator.usesStapledOCSPResponse,
+            chain.first?.hasMustStaple == true
+        {
+            policy.stopResumingSessions()
+            return refuseForRetry(.resumedWithoutStaple)
         }
-        let fresh = policy.evaluate(presented: TLSBridge.peerChain(ssl), stapledOCSPResponse: TLSBridge.stapledOCSPResponse(ssl))
+        let fresh = policy.evaluate(presented: chain, stapledOCSPResponse: staple)
         guard fresh.failure == nil else {
             guardFailure = fresh
             return false
         }
-        TLSBridge.stamp(ssl, with: EvaluationRecord(policyID: policy.id, report: fresh))
+        TLSBridge.stamp(ssl, with: EvaluationRecord(policy: policy, report: fresh, notAfter: expired ? nil : record?.expiry))
+        // The handshake has finished: the server proved it holds the key, so what its
+        // evaluation verified (a staple) may now be cached.
         fresh.evaluatedTrust?.handshakeCompleted()
         report = fresh
+        return true
+    }
+
+    /// Why the guard refused a connection for a retry on a new one.
+    enum RetryReason: Sendable {
+        /// The connection's stamp expired (``EvaluationRecord/expiry``).
+        case expired
+        /// A resumed session without a staple, for a must-staple leaf under a policy that reads staples.
+        case resumedWithoutStaple
+    }
+
+    /// Set when the guard refused the connection so the request can be retried on a new one.
+    private(set) var retryReason: RetryReason?
+    /// Whether this attempt runs on a connection opened for it, with a full handshake (the retry).
+    private(set) var isOnFreshConnection = false
+
+    /// Refuses the connection and has libcurl close it rather than cache it for another request.
+    private func refuseForRetry(_ reason: RetryReason) -> Bool {
+        retryReason = reason
+        // Read by curl when this transfer ends (multi_done): the connection is closed then,
+        // unless other HTTP/2 streams still use it; it then goes back to the cache when they
+        // end, and the next request that picks it is refused here and closes it.
+        try? easy?.set(CURLOPT_FORBID_REUSE, 1)
+        return false
+    }
+
+    /// Readies a transfer the guard refused for a retry (loop thread): true when it should be
+    /// sent again on a fresh connection, false when it ends as it is (already retried, cancelled).
+    func prepareRetry() -> Bool {
+        guard retryReason != nil, !isOnFreshConnection, !finished, !isCancellationRequested else { return false }
+        isOnFreshConnection = true
+        retryReason = nil
+        connectionContexts.removeAll()
+        guardFailure = nil
+        report = nil
+        head = ResponseHead(status: 0, headers: [], httpVersion: "")
+        received.removeAll()
+        headerBytes = 0
         return true
     }
 
@@ -206,6 +263,11 @@ final class Transfer: @unchecked Sendable {
                 curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url, rejectedTrust: rejected))
         }
         guard code == CURLE_OK else {
+            if retryReason != nil {
+                return .failure(SessionError(
+                    .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired or it was resumed without the required OCSP staple, and the request was not retried.",
+                    curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+            }
             if headersTooLarge {
                 return .failure(SessionError(.responseTooLarge, "The response headers exceed the \(Self.maximumHeaderBytes)-byte limit.", curlCode: Int(code.rawValue), url: url))
             }

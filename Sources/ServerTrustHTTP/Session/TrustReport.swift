@@ -1,3 +1,4 @@
+import Foundation
 public import ServerTrust
 
 /// What was evaluated for a response: the host, the policy that matched, and the chain.
@@ -44,6 +45,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// The trust that was evaluated, told when its handshake has finished
     /// (``ServerTrust/handshakeCompleted()``); nil when nothing was evaluated.
     let evaluatedTrust: ServerTrust?
+    /// When the evaluation ran (its validation time), and until when what it relied on holds
+    /// (``ServerTrust/ServerTrust/reliedOnUntil``); nil when nothing was evaluated.
+    let evaluatedAt: Date?
+    let reliedOnUntil: Date?
 
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
@@ -62,6 +67,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         validatedCertificates = trust.validatedChainIfComputed ?? []
         revocation = trust.revocationResults ?? []
         findings = trust.findings
+        evaluatedAt = trust.validationTime
+        reliedOnUntil = trust.reliedOnUntil
         self.failure = failure
         if let failure {
             result = .failed(failure)
@@ -93,6 +100,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         validatedCertificates = []
         revocation = []
         findings = []
+        evaluatedAt = nil
+        reliedOnUntil = nil
         self.failure = failure
         self.result = result
     }

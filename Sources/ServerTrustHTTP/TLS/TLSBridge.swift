@@ -1,3 +1,4 @@
+import Foundation
 internal import COpenSSL
 internal import CServerTrustShims
 @_spi(OpenSSLBridge) import ServerTrust
@@ -45,7 +46,20 @@ enum TLSBridge {
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
         }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
+        if !context.policy.writesTLSSecretsToKeyLog { disableKeyLog(ctx) }
         return true
+    }
+
+    /// Removes the key-log callback libcurl put on `ctx`.
+    ///
+    /// libcurl 7.88's OpenSSL backend opens the file named by `SSLKEYLOGFILE` once, at
+    /// `curl_global_init` (whoever in the process calls it first), and on every new connection
+    /// installs `SSL_CTX_set_keylog_callback` before it calls `CURLOPT_SSL_CTX_FUNCTION`, which
+    /// writes every TLS secret of the connection to that file. Clearing the callback here, on
+    /// each `SSL_CTX` before its handshake, is what holds whatever the environment says and
+    /// whenever libcurl read it.
+    static func disableKeyLog(_ ctx: OpaquePointer) {
+        SSL_CTX_set_keylog_callback(ctx, nil)
     }
 
     /// `SSL_CTX_set_cert_verify_callback`'s callback: the whole chain, once per full handshake.
@@ -68,7 +82,7 @@ enum TLSBridge {
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
             return 0
         }
-        if let ssl { stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report)) }
+        if let ssl { stamp(ssl, with: EvaluationRecord(policy: context.policy, report: report)) }
         X509_STORE_CTX_set_error(storeContext, X509_V_OK)
         return 1
     }
@@ -85,7 +99,7 @@ enum TLSBridge {
             context.recordFailure(report)
             return 0
         }
-        stamp(ssl, with: EvaluationRecord(policyID: context.policy.id, report: report))
+        stamp(ssl, with: EvaluationRecord(policy: context.policy, report: report))
         return 1
     }
 
@@ -149,12 +163,30 @@ final class ConnectionContext: Sendable {
     var recordedFailure: TrustReport? { failure.withLock { $0 } }
 }
 
-/// The stamp on an `SSL*`: which policy accepted this connection, and its report.
+/// The stamp on an `SSL*`: which policy accepted this connection, its report, and until when
+/// the acceptance holds.
+///
+/// The expiry is the earliest of the policy's ``TrustPolicy/maximumConnectionLifetime`` after
+/// the evaluation and everything the evaluation relied on (``TrustReport/reliedOnUntil``: the
+/// chain's notAfter dates, a pin set's expiration, OCSP and CRL nextUpdates). Past it the
+/// prerequisite guard refuses the connection, and the request is sent on a new one
+/// (``Transfer/admitConnection(disableGuard:)``).
 final class EvaluationRecord: Sendable {
     let policyID: UInt64
     let report: TrustReport
-    init(policyID: UInt64, report: TrustReport) {
-        self.policyID = policyID
+    let expiry: Date
+
+    /// - Parameter notAfter: an expiry the connection already had (a re-evaluation under
+    ///   another policy never makes a connection live longer than its first stamp allowed).
+    init(policy: TrustPolicy, report: TrustReport, notAfter: Date? = nil) {
+        policyID = policy.id
         self.report = report
+        let evaluatedAt = report.evaluatedAt ?? policy.clock()
+        // A date already past when the server was accepted was not relied on: a report-only
+        // evaluator's expired chain, say. Counting it would retire every connection at once.
+        let reliedOn = report.reliedOnUntil.flatMap { $0 > evaluatedAt ? $0 : nil }
+        expiry = min(
+            evaluatedAt.addingTimeInterval(policy.maximumConnectionLifetime), reliedOn ?? .distantFuture,
+            notAfter ?? .distantFuture)
     }
 }

@@ -24,10 +24,20 @@ final class TrustPolicy: Sendable {
     /// Counts every evaluation and every failure, enforced or report-only.
     let counters: TrustCounters
     let logger: Logger
+    /// The session's clock: evaluations are judged at its time, and stamps expire by it.
+    let clock: @Sendable () -> Date
+    /// The longest a connection serves new requests after the evaluation that admitted it.
+    let maximumConnectionLifetime: TimeInterval
+    /// ``Session/Configuration/unsafeWriteTLSSecretsToSSLKEYLOGFILE``: keep libcurl's key log.
+    let writesTLSSecretsToKeyLog: Bool
+    /// Cleared once a resumed session of this policy came without the staple its must-staple
+    /// leaf demands: the policy's connections then always make full handshakes, which carry one.
+    private let resumption = Atomic<Bool>(true)
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
-         logger: Logger) {
+         logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
+         writesTLSSecretsToKeyLog: Bool = false) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -37,7 +47,14 @@ final class TrustPolicy: Sendable {
         self.revocationFetcher = revocationFetcher
         self.counters = counters
         self.logger = logger
+        self.clock = clock
+        self.maximumConnectionLifetime = maximumConnectionLifetime
+        self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
     }
+
+    /// Whether new connections of this policy may resume a TLS session.
+    var resumesSessions: Bool { resumption.load(ordering: .relaxed) }
+    func stopResumingSessions() { resumption.store(false, ordering: .relaxed) }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
     /// check is turned off.
@@ -49,7 +66,7 @@ final class TrustPolicy: Sendable {
     /// nil when the server is accepted; a rejected report keeps the chains for failure reports.
     func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> TrustReport {
         let trust = ServerTrust(
-            presentedChain: presented, anchors: anchors, validationTime: Date(),
+            presentedChain: presented, anchors: anchors, validationTime: clock(),
             stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions,
             revocationFetcher: revocationFetcher)
         var failure: TrustError?
