@@ -366,7 +366,7 @@ struct RevocationChecker {
                 return .failed(.malformed, "\(what) \(url) does not parse: \((error as? TrustError)?.reason ?? "\(error)")")
             }
             let profiled = ProfiledCRL(crl)
-            do throws(OCSPFailure) {
+            do throws(RevocationFailure) {
                 try crlVerifier.checkUsable(profiled, for: certificate, issuedBy: issuer, at: time, asDelta: asDelta)
             } catch {
                 return .failed(error.reason, "\(what) \(url): \(error.explanation)")
@@ -386,7 +386,7 @@ struct RevocationChecker {
             var found: ProfiledCRL?
             _ = cache.cached(.crl(issuer: issuer, url: url), maximumSize: options.effectiveMaximumCRLSize) { data in
                 guard let delta = data.crl, delta.deltaBase != nil else { return false }
-                do throws(OCSPFailure) {
+                do throws(RevocationFailure) {
                     try crlVerifier.checkUsable(delta, for: certificate, issuedBy: issuer, at: time, asDelta: true)
                 } catch {
                     return false
