@@ -26,8 +26,16 @@ internal import COpenSSL
 /// The lookup is OpenSSL's binary search over the CRL's sorted entries, so a CRL of a million
 /// entries costs microseconds per certificate; no entry is copied into Swift.
 ///
-/// Indirect CRLs signed by a separate CRL issuer (cRLIssuer) are not handled here; path
-/// validation with ``TrustAnchors/init(_:revocationLists:origin:)`` handles them.
+/// This is one of the two CRL engines, the per-certificate one: ``RevocationTrustEvaluator``
+/// runs it for the CRLs it is given, caches and fetches. The other is OpenSSL's path-level
+/// check, run during path validation for CRLs given to
+/// ``TrustAnchors/init(_:revocationLists:origin:)`` (`servertrust verify --crl`, the
+/// conformance runs). This one does not implement indirect CRLs (cRLIssuer), CRLs signed by
+/// another key of the issuing CA (key rollover, self-issued certificates), distribution points
+/// named by directory name, or reason partitions spread over several CRLs: the status is then
+/// unknown, never good. On PKITS that costs 23 valid chains compared with the path-level
+/// engine, and accepts none it refuses, which is why both engines are kept
+/// (<doc:RevocationBehaviour>, "Two CRL engines").
 public struct CRLVerifier: Hashable, Sendable {
     /// How far the issuer's clock and ours may disagree. Default 300 seconds.
     /// - Warning: a larger tolerance accepts CRLs that are further out of date.
