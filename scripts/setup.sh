@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages ServerTrust builds and tests with (Debian 12). Idempotent.
 set -euo pipefail
-packages=(libcurl4-openssl-dev libssl-dev pkg-config openssl curl ca-certificates python3 nginx-light)
+packages=(libcurl4-openssl-dev libssl-dev pkg-config openssl curl ca-certificates python3 nginx-light publicsuffix)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,8 +3,9 @@
 ///
 /// Only the ICANN section is used: the private section lists hosting platforms, and
 /// `**.github.io` is a legitimate way to pin every site one owns there. The rules come from
-/// `scripts/generate-public-suffix-list.py` (see `PublicSuffixList+Data.swift`), so nothing
-/// reads `/usr/share/publicsuffix` at run time. Every lookup is O(labels) in set probes.
+/// `scripts/generate-public-suffix-list.py` (see `Generated/PublicSuffixList+Data.swift`, whose
+/// freshness CI checks with `scripts/check-generated.sh`), so nothing reads
+/// `/usr/share/publicsuffix` at run time. Every lookup is O(labels) in set probes.
 ///
 /// Names passed in are normalised: lowercase ASCII, no trailing dot, non-empty labels.
 enum PublicSuffixList {

@@ -170,6 +170,9 @@ enum PathValidator {
             guard let trusted else { throw TrustError(.openSSLFailure, "sk_X509_new_null failed.") }
             for certificate in trustedStack { _ = CServerTrustShims_sk_X509_push(trusted, certificate.x509) }
         }
+        // The path-level CRL engine, for CRLs given to TrustAnchors; the per-certificate one is
+        // CRLVerifier, run by RevocationTrustEvaluator. Kept for what only OpenSSL's RFC 5280
+        // CRL processing proves (indirect CRLs, rollover keys): RevocationBehaviour.md, "Two CRL engines".
         let checksRevocation = !store.revocationLists.isEmpty && trustedStack == nil
         // With pins as the only anchors, the anchor is often an intermediate whose own issuer's
         // CRL is out of reach: check the leaf (OpenSSL's plain CRL_CHECK), not the whole chain.

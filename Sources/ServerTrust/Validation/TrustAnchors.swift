@@ -27,6 +27,12 @@ public final class TrustAnchors: Sendable {
     ///     entries, docs/PERFORMANCE.md). For large CRLs use
     ///     ``RevocationTrustEvaluator/init(options:fetcher:cache:revocationLists:anchors:)``,
     ///     which verifies a CRL once and looks serials up by binary search.
+    ///
+    ///     This is the path-level CRL engine (OpenSSL's `X509_V_FLAG_CRL_CHECK_ALL`): it gives
+    ///     no per-certificate status, only a chain that validates or not, but it is the one
+    ///     that implements all of RFC 5280 §6.3 — indirect CRLs, CRLs signed by another key of
+    ///     the CA, reason partitions — which ``CRLVerifier`` does not; `servertrust verify --crl`
+    ///     and the PKITS score rely on it (<doc:RevocationBehaviour>, "Two CRL engines").
     /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list.
     public init(
         _ certificates: [Certificate],

@@ -32,18 +32,18 @@ struct AuthenticatedOCSPResponse {
 enum OCSPResponderAuthentication {
     static func authenticate(
         _ basic: BasicOCSPResponse, issuer: Certificate, at time: Date
-    ) throws(OCSPFailure) -> AuthenticatedOCSPResponse {
+    ) throws(RevocationFailure) -> AuthenticatedOCSPResponse {
         // The issuer first: a responder ID naming it needs no certificate in the response.
         let candidates = ([issuer] + basic.certificates).filter(basic.responderIDMatches)
         guard !candidates.isEmpty else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .unauthorizedSigner,
                 "The OCSP responder ID names neither the issuer \(issuer.subject) nor a certificate included in the response.")
         }
         guard let signer = candidates.first(where: { candidate in
             basic.signatureVerifies(under: candidate) { signatureVerifies(basic, signer: candidate) }
         }) else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .badSignature,
                 "The OCSP response's signature does not verify under the key of \(candidates[0].subject), whom its responder ID names.")
         }
@@ -51,7 +51,7 @@ enum OCSPResponderAuthentication {
             return AuthenticatedOCSPResponse(basic: basic, signer: signer, signerIsIssuer: true)
         }
         if let refusal = delegationRefusal(responder: signer, issuer: issuer, at: time) {
-            throw OCSPFailure(.unauthorizedSigner, "The OCSP response is signed by \(signer.subject), \(refusal).")
+            throw RevocationFailure(.unauthorizedSigner, "The OCSP response is signed by \(signer.subject), \(refusal).")
         }
         return AuthenticatedOCSPResponse(basic: basic, signer: signer, signerIsIssuer: false)
     }

@@ -26,8 +26,16 @@ internal import COpenSSL
 /// The lookup is OpenSSL's binary search over the CRL's sorted entries, so a CRL of a million
 /// entries costs microseconds per certificate; no entry is copied into Swift.
 ///
-/// Indirect CRLs signed by a separate CRL issuer (cRLIssuer) are not handled here; path
-/// validation with ``TrustAnchors/init(_:revocationLists:origin:)`` handles them.
+/// This is one of the two CRL engines, the per-certificate one: ``RevocationTrustEvaluator``
+/// runs it for the CRLs it is given, caches and fetches. The other is OpenSSL's path-level
+/// check, run during path validation for CRLs given to
+/// ``TrustAnchors/init(_:revocationLists:origin:)`` (`servertrust verify --crl`, the
+/// conformance runs). This one does not implement indirect CRLs (cRLIssuer), CRLs signed by
+/// another key of the issuing CA (key rollover, self-issued certificates), distribution points
+/// named by directory name, or reason partitions spread over several CRLs: the status is then
+/// unknown, never good. On PKITS that costs 23 valid chains compared with the path-level
+/// engine, and accepts none it refuses, which is why both engines are kept
+/// (<doc:RevocationBehaviour>, "Two CRL engines").
 public struct CRLVerifier: Hashable, Sendable {
     /// How far the issuer's clock and ours may disagree. Default 300 seconds.
     /// - Warning: a larger tolerance accepts CRLs that are further out of date.
@@ -64,11 +72,11 @@ public struct CRLVerifier: Hashable, Sendable {
     func verify(
         _ crl: ProfiledCRL, delta: ProfiledCRL?, for certificate: Certificate, issuedBy issuer: Certificate, at time: Date
     ) -> CRLVerificationResult {
-        do throws(OCSPFailure) {
+        do throws(RevocationFailure) {
             try checkUsable(crl, for: certificate, issuedBy: issuer, at: time, asDelta: false)
             var deltaNote = ""
             if let delta {
-                do throws(OCSPFailure) {
+                do throws(RevocationFailure) {
                     try checkUsable(delta, for: certificate, issuedBy: issuer, at: time, asDelta: true)
                     try checkDelta(delta, against: crl)
                     if let result = lookUp(certificate, in: delta, issuer: issuer, base: crl, isDelta: true) { return result }
@@ -79,7 +87,7 @@ public struct CRLVerifier: Hashable, Sendable {
             }
             if let result = lookUp(certificate, in: crl, issuer: issuer, base: crl, isDelta: false) { return result }
             if crl.scope?.onlySomeReasons == true {
-                throw OCSPFailure(
+                throw RevocationFailure(
                     .notCoveredByCRL,
                     "The CRL of \(issuer.subject) covers only some revocation reasons, so its silence does not show that "
                         + "\(certificate.subject) is not revoked.")
@@ -99,56 +107,56 @@ public struct CRLVerifier: Hashable, Sendable {
     /// Every check but the lookup: type, issuer, signature, extensions, time, scope.
     func checkUsable(
         _ profiled: ProfiledCRL, for certificate: Certificate, issuedBy issuer: Certificate, at time: Date, asDelta: Bool
-    ) throws(OCSPFailure) {
+    ) throws(RevocationFailure) {
         let crl = profiled.crl
         let what = asDelta ? "delta CRL" : "CRL"
         if asDelta, profiled.deltaBase == nil {
-            throw OCSPFailure(.malformed, "The \(what) has no delta CRL indicator.")
+            throw RevocationFailure(.malformed, "The \(what) has no delta CRL indicator.")
         }
         if !asDelta, profiled.deltaBase != nil {
-            throw OCSPFailure(.malformed, "The CRL of \(crl.issuer) is a delta CRL where a complete CRL is needed.")
+            throw RevocationFailure(.malformed, "The CRL of \(crl.issuer) is a delta CRL where a complete CRL is needed.")
         }
         guard X509_NAME_cmp(X509_CRL_get_issuer(crl.crl), X509_get_subject_name(issuer.x509)) == 0,
             X509_NAME_cmp(X509_get_issuer_name(certificate.x509), X509_get_subject_name(issuer.x509)) == 0
         else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .unauthorizedSigner,
                 "The \(what) is issued by \(crl.issuer), not by \(issuer.subject), the issuer of \(certificate.subject).")
         }
         let flags = X509_get_extension_flags(issuer.x509)
         if flags & UInt32(EXFLAG_KUSAGE) != 0, X509_get_key_usage(issuer.x509) & UInt32(KU_CRL_SIGN) == 0 {
-            throw OCSPFailure(.unauthorizedSigner, "The key usage of \(issuer.subject) does not allow it to sign CRLs (cRLSign).")
+            throw RevocationFailure(.unauthorizedSigner, "The key usage of \(issuer.subject) does not allow it to sign CRLs (cRLSign).")
         }
         guard profiled.signatureVerifies(issuer: issuer) else {
-            throw OCSPFailure(.badSignature, "The signature of the \(what) of \(crl.issuer) does not verify under the key of \(issuer.subject).")
+            throw RevocationFailure(.badSignature, "The signature of the \(what) of \(crl.issuer) does not verify under the key of \(issuer.subject).")
         }
         if let oid = profiled.unhandledCriticalExtension {
-            throw OCSPFailure(.unhandledCriticalExtension, "The \(what) has a critical extension \(oid) this verifier does not process.")
+            throw RevocationFailure(.unhandledCriticalExtension, "The \(what) has a critical extension \(oid) this verifier does not process.")
         }
         try checkCurrency(crl, what: what, at: time)
         try checkScope(profiled, what: what, for: certificate)
     }
 
-    private func checkCurrency(_ crl: CertificateRevocationList, what: String, at time: Date) throws(OCSPFailure) {
+    private func checkCurrency(_ crl: CertificateRevocationList, what: String, at time: Date) throws(RevocationFailure) {
         let skew = clockSkewTolerance
         guard let thisUpdate = crl.thisUpdate else {
-            throw OCSPFailure(.malformed, "The \(what)'s thisUpdate is not a valid time.")
+            throw RevocationFailure(.malformed, "The \(what)'s thisUpdate is not a valid time.")
         }
         if thisUpdate > time.addingTimeInterval(skew) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .notYetValid,
                 "The \(what)'s thisUpdate \(format(thisUpdate)) is after the validation time \(format(time)) "
                     + "(clock-skew tolerance \(Int(skew)) s).")
         }
         if let nextUpdate = crl.nextUpdate {
             if nextUpdate < time.addingTimeInterval(-skew) {
-                throw OCSPFailure(
+                throw RevocationFailure(
                     .stale,
                     "The \(what)'s nextUpdate \(format(nextUpdate)) is before the validation time \(format(time)) "
                         + "(clock-skew tolerance \(Int(skew)) s).")
             }
         } else if thisUpdate < time.addingTimeInterval(-maximumAgeWithoutNextUpdate - skew) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .tooOld,
                 "The \(what) has no nextUpdate and its thisUpdate \(format(thisUpdate)) is more than "
                     + "\(Int(maximumAgeWithoutNextUpdate)) s before the validation time \(format(time)).")
@@ -156,44 +164,44 @@ public struct CRLVerifier: Hashable, Sendable {
     }
 
     /// RFC 5280 §6.3.3 (b): the issuing distribution point must not exclude the certificate.
-    private func checkScope(_ profiled: ProfiledCRL, what: String, for certificate: Certificate) throws(OCSPFailure) {
+    private func checkScope(_ profiled: ProfiledCRL, what: String, for certificate: Certificate) throws(RevocationFailure) {
         guard let scope = profiled.scope else { return }
         let subject = certificate.subject
         if scope.onlyAttributeCertificates {
-            throw OCSPFailure(.notCoveredByCRL, "The \(what) covers only attribute certificates, not \(subject).")
+            throw RevocationFailure(.notCoveredByCRL, "The \(what) covers only attribute certificates, not \(subject).")
         }
         if scope.onlyUserCertificates && certificate.isCA {
-            throw OCSPFailure(.notCoveredByCRL, "The \(what) covers only end-entity certificates, and \(subject) is a CA.")
+            throw RevocationFailure(.notCoveredByCRL, "The \(what) covers only end-entity certificates, and \(subject) is a CA.")
         }
         if scope.onlyCACertificates && !certificate.isCA {
-            throw OCSPFailure(.notCoveredByCRL, "The \(what) covers only CA certificates, and \(subject) is not one.")
+            throw RevocationFailure(.notCoveredByCRL, "The \(what) covers only CA certificates, and \(subject) is not one.")
         }
         if scope.relativePointName {
-            throw OCSPFailure(.notCoveredByCRL, "The \(what)'s distribution point name is relative to its issuer, which is not supported.")
+            throw RevocationFailure(.notCoveredByCRL, "The \(what)'s distribution point name is relative to its issuer, which is not supported.")
         }
         if let pointURIs = scope.pointURIs {
             let certificateURIs = Set(certificate.distributionPoints.flatMap(\.uris))
             guard pointURIs.contains(where: certificateURIs.contains) else {
-                throw OCSPFailure(
+                throw RevocationFailure(
                     .notCoveredByCRL,
                     "The \(what) is for the distribution point \(pointURIs.joined(separator: ", ")), which \(subject) does not name.")
             }
         }
     }
 
-    private func checkDelta(_ delta: ProfiledCRL, against base: ProfiledCRL) throws(OCSPFailure) {
+    private func checkDelta(_ delta: ProfiledCRL, against base: ProfiledCRL) throws(RevocationFailure) {
         guard let baseNumber = base.number, let deltaNumber = delta.number, let deltaBase = delta.deltaBase else {
-            throw OCSPFailure(.malformed, "The complete CRL or the delta CRL lacks a cRLNumber.")
+            throw RevocationFailure(.malformed, "The complete CRL or the delta CRL lacks a cRLNumber.")
         }
         guard !ProfiledCRL.isGreater(deltaBase, than: baseNumber) else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .malformed, "The delta CRL is based on CRL number \(deltaBase), newer than the complete CRL's \(baseNumber).")
         }
         guard ProfiledCRL.isGreater(deltaNumber, than: baseNumber) else {
-            throw OCSPFailure(.stale, "The delta CRL's number \(deltaNumber) is not newer than the complete CRL's \(baseNumber).")
+            throw RevocationFailure(.stale, "The delta CRL's number \(deltaNumber) is not newer than the complete CRL's \(baseNumber).")
         }
         guard delta.scope == base.scope else {
-            throw OCSPFailure(.notCoveredByCRL, "The delta CRL's issuing distribution point differs from the complete CRL's.")
+            throw RevocationFailure(.notCoveredByCRL, "The delta CRL's issuing distribution point differs from the complete CRL's.")
         }
     }
 

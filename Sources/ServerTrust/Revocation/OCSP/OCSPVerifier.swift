@@ -55,7 +55,7 @@ public struct OCSPVerifier: Hashable, Sendable {
         at time: Date,
         request: OCSPRequest? = nil
     ) -> OCSPVerificationResult {
-        do throws(OCSPFailure) {
+        do throws(RevocationFailure) {
             return try evaluate(response, for: certificate, issuedBy: issuer, at: time, request: request)
         } catch {
             return OCSPVerificationResult(
@@ -87,25 +87,25 @@ public struct OCSPVerifier: Hashable, Sendable {
     private func evaluate(
         _ response: OCSPResponse, for certificate: Certificate, issuedBy issuer: Certificate, at time: Date,
         request: OCSPRequest?
-    ) throws(OCSPFailure) -> OCSPVerificationResult {
+    ) throws(RevocationFailure) -> OCSPVerificationResult {
         guard response.responseStatus == .successful, let basic = response.basic else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .responderError(response.responseStatus),
                 "The OCSP responder answered \(response.responseStatus) (an unsigned error message) instead of a status.")
         }
         let authenticated = try OCSPResponderAuthentication.authenticate(basic, issuer: issuer, at: time)
 
         if let unhandled = basic.criticalExtensions.first(where: { !Self.understoodResponseExtensions.contains($0.nid) }) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .unhandledCriticalExtension, "The OCSP response has a critical extension \(unhandled.oid) this verifier does not process.")
         }
         if let request { try checkNonce(of: authenticated, against: request) }
 
         guard let producedAt = basic.producedAt else {
-            throw OCSPFailure(.malformed, "The OCSP response's producedAt is not a valid time.")
+            throw RevocationFailure(.malformed, "The OCSP response's producedAt is not a valid time.")
         }
         guard certificate.notValidBefore <= producedAt, producedAt <= certificate.notValidAfter else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .producedOutsideCertificateValidity,
                 "The OCSP response was produced at \(format(producedAt)), outside the validity of \(certificate.subject) "
                     + "(\(format(certificate.notValidBefore)) to \(format(certificate.notValidAfter))).")
@@ -114,16 +114,16 @@ public struct OCSPVerifier: Hashable, Sendable {
         let id = OCSPCertificateID(certificate: certificate, issuer: issuer)
         let matching = basic.singleResponses.filter(id.matches)
         guard !matching.isEmpty else {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .certificateIDMismatch,
                 "None of the \(basic.singleResponses.count) single responses is about \(certificate.subject) "
                     + "(serial \(certificate.serialNumber)) issued by \(issuer.subject).")
         }
 
         var current: [CurrentSingleResponse] = []
-        var firstDateFailure: OCSPFailure?
+        var firstDateFailure: RevocationFailure?
         for single in matching {
-            do throws(OCSPFailure) {
+            do throws(RevocationFailure) {
                 current.append(try assess(single, of: authenticated, at: time))
             } catch {
                 if error.reason == .malformed || error.reason == .unhandledCriticalExtension { throw error }
@@ -131,32 +131,32 @@ public struct OCSPVerifier: Hashable, Sendable {
             }
         }
         guard let chosen = current.max(by: { $0.severity < $1.severity }) else {
-            throw firstDateFailure ?? OCSPFailure(.malformed, "No single response could be assessed.")
+            throw firstDateFailure ?? RevocationFailure(.malformed, "No single response could be assessed.")
         }
         return chosen.result(producedAt: producedAt, maximumAge: configuration.maximumAge)
     }
 
-    private func checkNonce(of response: AuthenticatedOCSPResponse, against request: OCSPRequest) throws(OCSPFailure) {
+    private func checkNonce(of response: AuthenticatedOCSPResponse, against request: OCSPRequest) throws(RevocationFailure) {
         guard request.nonce != nil else { return }
         // 1: present in both and equal. 0: both present, different. -1: the response lacks it.
         switch OCSP_check_nonce(request.request, response.basic.pointer) {
         case 1:
             return
         case -1:
-            throw OCSPFailure(.nonceMismatch, "The request carried a nonce and the OCSP response carries none.")
+            throw RevocationFailure(.nonceMismatch, "The request carried a nonce and the OCSP response carries none.")
         default:
-            throw OCSPFailure(.nonceMismatch, "The OCSP response's nonce differs from the request's.")
+            throw RevocationFailure(.nonceMismatch, "The OCSP response's nonce differs from the request's.")
         }
     }
 
     /// The status of one matching single response, if it is current at `time`.
     private func assess(
         _ single: OpaquePointer, of response: AuthenticatedOCSPResponse, at time: Date
-    ) throws(OCSPFailure) -> CurrentSingleResponse {
+    ) throws(RevocationFailure) -> CurrentSingleResponse {
         if let unhandled = criticalExtensions(ofSingleResponse: single).first(where: {
             !Self.understoodSingleExtensions.contains($0.nid)
         }) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .unhandledCriticalExtension,
                 "The single response has a critical extension \(unhandled.oid) this verifier does not process.")
         }
@@ -166,12 +166,12 @@ public struct OCSPVerifier: Hashable, Sendable {
         var nextUpdateTime: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
         let certificateStatus = OCSP_single_get0_status(single, &reasonCode, &revocationTime, &thisUpdateTime, &nextUpdateTime)
         guard let thisUpdate = asn1Date(thisUpdateTime.map { UnsafePointer($0) }) else {
-            throw OCSPFailure(.malformed, "The single response's thisUpdate is not a valid time.")
+            throw RevocationFailure(.malformed, "The single response's thisUpdate is not a valid time.")
         }
         var nextUpdate: Date?
         if let nextUpdateTime {
             guard let parsed = asn1Date(UnsafePointer(nextUpdateTime)), parsed >= thisUpdate else {
-                throw OCSPFailure(.malformed, "The single response's nextUpdate is not a valid time after thisUpdate.")
+                throw RevocationFailure(.malformed, "The single response's nextUpdate is not a valid time after thisUpdate.")
             }
             nextUpdate = parsed
         }
@@ -183,34 +183,34 @@ public struct OCSPVerifier: Hashable, Sendable {
             status = .good
         case V_OCSP_CERTSTATUS_REVOKED:
             guard let date = asn1Date(revocationTime.map { UnsafePointer($0) }) else {
-                throw OCSPFailure(.malformed, "The single response's revocationTime is not a valid time.")
+                throw RevocationFailure(.malformed, "The single response's revocationTime is not a valid time.")
             }
             status = .revoked(reason: reasonCode >= 0 ? RevocationReason(rawValue: Int(reasonCode)) : nil, date: date)
         case V_OCSP_CERTSTATUS_UNKNOWN:
             status = .unknown
         default:
-            throw OCSPFailure(.malformed, "The single response's certificate status is not good, revoked or unknown.")
+            throw RevocationFailure(.malformed, "The single response's certificate status is not good, revoked or unknown.")
         }
         return CurrentSingleResponse(
             status: status, response: response, thisUpdate: thisUpdate, nextUpdate: nextUpdate)
     }
 
-    private func checkCurrency(thisUpdate: Date, nextUpdate: Date?, at time: Date) throws(OCSPFailure) {
+    private func checkCurrency(thisUpdate: Date, nextUpdate: Date?, at time: Date) throws(RevocationFailure) {
         let skew = configuration.clockSkewTolerance
         if thisUpdate > time.addingTimeInterval(skew) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .notYetValid,
                 "The OCSP response's thisUpdate \(format(thisUpdate)) is after the validation time \(format(time)) "
                     + "(clock-skew tolerance \(Int(skew)) s).")
         }
         if let nextUpdate, nextUpdate < time.addingTimeInterval(-skew) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .stale,
                 "The OCSP response's nextUpdate \(format(nextUpdate)) is before the validation time \(format(time)) "
                     + "(clock-skew tolerance \(Int(skew)) s).")
         }
         if thisUpdate < time.addingTimeInterval(-configuration.maximumAge - skew) {
-            throw OCSPFailure(
+            throw RevocationFailure(
                 .tooOld,
                 "The OCSP response's thisUpdate \(format(thisUpdate)) is more than the maximum age of "
                     + "\(Int(configuration.maximumAge)) s before the validation time \(format(time)).")
