@@ -381,3 +381,37 @@ extension Session.Configuration {
         return copy
     }
 }
+
+/// Second audit, finding 1, for report URIs: a report goes to the URIs of the most specific
+/// pattern by the manager's rule (the deepest base), whatever the spelling of the pattern.
+@Suite struct ReportURIPatternTests {
+    private let shallow = URL(string: "https://reports.example.net/shallow")!
+    private let deep = URL(string: "https://reports.example.net/deep")!
+    private let fallback = URL(string: "https://reports.example.net/default")!
+
+    private func reporter() throws -> TrustFailureReporter {
+        var configuration = TrustFailureReporter.Configuration()
+        configuration.reportURIs = [fallback]
+        configuration.reportURIsByPattern = ["*.example.com": [shallow], "**.API.example.com.": [deep]]
+        configuration.holdsReports = true
+        return try TrustFailureReporter(configuration)
+    }
+
+    @Test func finding1ReportURIsFollowTheDeepestPattern() throws {
+        let reporter = try reporter()
+        defer { reporter.shutdown() }
+        #expect(reporter.reportURIs(forHost: "api.example.com", pattern: "*.example.com") == [deep])
+        #expect(reporter.reportURIs(forHost: "x.api.example.com", pattern: nil) == [deep])
+        #expect(reporter.reportURIs(forHost: "www.example.com", pattern: "*.example.com") == [shallow])
+        #expect(reporter.reportURIs(forHost: "elsewhere.test", pattern: nil) == [fallback])
+        #expect(reporter.reportURIs(forHost: "192.0.2.1", pattern: "*.EXAMPLE.com") == [shallow])
+    }
+
+    @Test func invalidOrDuplicateReportURIPatternsAreRefused() {
+        for patterns in [["**.com": [deep]], ["*.example.com": [deep], "*.Example.com.": [shallow]]] {
+            var configuration = TrustFailureReporter.Configuration()
+            configuration.reportURIsByPattern = patterns
+            #expect(throws: SessionError.self) { try TrustFailureReporter(configuration) }
+        }
+    }
+}

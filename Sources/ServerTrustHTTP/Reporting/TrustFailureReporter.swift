@@ -29,8 +29,11 @@ public final class TrustFailureReporter: Sendable {
         /// Report URIs for every host whose pattern has none of its own. `https:` only.
         /// Default: none.
         public var reportURIs: [URL] = []
-        /// Report URIs by ``ServerTrustManager`` pattern, as written (`"*.example.com"`); a
-        /// host whose pattern is listed reports there instead of ``reportURIs``.
+        /// Report URIs by host pattern (`"*.example.com"`, the patterns of the
+        /// ``ServerTrustManager``); a report goes to the URIs of the most specific pattern that
+        /// matches its host — by the manager's rule: exact host, else the deepest wildcard base,
+        /// `*.` before `**.` — instead of ``reportURIs``. Patterns are validated when the
+        /// reporter is created.
         public var reportURIsByPattern: [String: [URL]] = [:]
         /// Reports waiting to be sent at most; more are dropped and counted. Default 32.
         public var maximumQueuedReports: Int = 32
@@ -80,6 +83,10 @@ public final class TrustFailureReporter: Sendable {
     public var counters: TrustCounters { configuration.counters }
 
     private let session: Session
+    /// ``Configuration/reportURIsByPattern``, for lookups by host with the manager's rule.
+    private let reportURITable: HostPatternTable<[URL]>
+    /// The same, by pattern, for a report whose host matches none (an address under a name pattern).
+    private let reportURIsByNormalisedPattern: [HostPattern: [URL]]
     private let state = Locked(State())
 
     private struct Pending {
@@ -109,6 +116,24 @@ public final class TrustFailureReporter: Sendable {
                 throw SessionError(.invalidRequest, "Report URI \(uri.absoluteString) is not an https: URL with a host.", url: uri.absoluteString)
             }
         }
+        var reportURITable = HostPatternTable<[URL]>()
+        for (text, uris) in configuration.reportURIsByPattern.sorted(by: { $0.key < $1.key }) {
+            let pattern: HostPattern
+            do {
+                pattern = try HostPattern(text)
+            } catch let error as TrustError {
+                throw SessionError(.invalidRequest, "Report URI pattern: \(error.reason)")
+            } catch {
+                throw SessionError(.invalidRequest, "Report URI pattern \(text.debugDescription): \(error)")
+            }
+            if reportURITable.insert(uris, for: pattern) != nil {
+                throw SessionError(
+                    .invalidRequest, "Report URI pattern \(text.debugDescription) is listed twice (\"\(pattern)\" after normalisation); keep one.")
+            }
+        }
+        self.reportURITable = reportURITable
+        reportURIsByNormalisedPattern = Dictionary(
+            configuration.reportURIsByPattern.compactMap { text, uris in (try? HostPattern(text)).map { ($0, uris) } }) { first, _ in first }
         guard configuration.maximumQueuedReports > 0 else {
             throw SessionError(.invalidRequest, "maximumQueuedReports must be at least 1 (it is \(configuration.maximumQueuedReports)).")
         }
@@ -137,10 +162,19 @@ public final class TrustFailureReporter: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Queues `report` for the report URIs of `pattern` (or the default ones). Never blocks.
+    /// Where a report about `host` (matched by the manager's `pattern`) goes.
+    func reportURIs(forHost host: String, pattern: String?) -> [URL] {
+        reportURITable.entry(forHost: host)?.value
+            ?? pattern.flatMap { try? HostPattern($0) }.flatMap { reportURIsByNormalisedPattern[$0] }
+            ?? configuration.reportURIs
+    }
+
+    /// Queues `report` for the report URIs of the most specific ``Configuration/reportURIsByPattern``
+    /// pattern matching its host, else of `pattern` (the manager pattern that matched, in any
+    /// spelling), else the default ones. Never blocks.
     @discardableResult
     public func submit(_ report: TrustFailureReport, pattern: String? = nil) -> Submission {
-        let uris = pattern.flatMap { configuration.reportURIsByPattern[$0] } ?? configuration.reportURIs
+        let uris = reportURIs(forHost: report.hostname, pattern: pattern)
         guard !uris.isEmpty else { return .noReportURI }
         let now = configuration.clock()
         let interval = Self.seconds(configuration.deduplicationInterval)
