@@ -128,3 +128,37 @@ import ServerTrustTestSupport
         #expect(error?.code == .timedOut)
     }
 }
+
+/// `Request.timeout` overrides the session's `requestTimeout`, both ways.
+@Suite struct RequestTimeoutTests {
+    @Test func aRequestsOwnTimeoutCutsASlowDripTheSessionWouldWaitFor() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.requestTimeout = .seconds(60) }
+        defer { session.shutdown() }
+        let request = Request(url: fixture.url("/drip/100000/50"), timeout: .milliseconds(500))
+        let error = await outcome { try await session.data(for: request) }.sessionError
+        #expect(error?.code == .timedOut)
+    }
+
+    @Test func aRequestsOwnTimeoutOutlastsTheSessionsShorterOne() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.requestTimeout = .milliseconds(300) }
+        defer { session.shutdown() }
+        // Twenty bytes, one every 50 ms: about a second, past the session's 300 ms.
+        let slow = fixture.url("/drip/20/50")
+        let cut = await outcome { try await session.data(for: Request(url: slow)) }.sessionError
+        #expect(cut?.code == .timedOut)
+        let response = try await session.data(for: Request(url: slow, timeout: .seconds(30)))
+        #expect(response.status == 200)
+        #expect(response.body.count == 20)
+    }
+
+    @Test func aTimeoutThatIsNotPositiveIsRefused() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        let error = await outcome { try await session.data(for: Request(url: fixture.url("/status/200"), timeout: .zero)) }.sessionError
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.reason.contains("timeout must be positive") == true)
+    }
+}

@@ -5,7 +5,7 @@ internal import CServerTrustCurlShims
 /// Builds the easy handles of a session's transfers.
 ///
 /// A handle is made for one policy, with every option that holds for all of that policy's
-/// requests in the session (callbacks, TLS settings, the policy's share, user agent, timeouts,
+/// requests in the session (callbacks, TLS settings, the policy's share, user agent, connect timeout,
 /// proxy), and is then pointed at one request at a time with ``prepare(_:for:)``. The loop keeps
 /// finished handles for reuse by the same policy (`MultiLoop`), as a libcurl program reuses its
 /// handle: building one costs about a fifth of a kept-alive request (docs/PERFORMANCE.md,
@@ -20,7 +20,6 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_PROTOCOLS_STR, configuration.allowsPlainHTTP ? "https,http" : "https")
         try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
-        if let timeout = configuration.requestTimeout { try easy.set(CURLOPT_TIMEOUT_MS, milliseconds(timeout)) }
         try easy.set(CURLOPT_HTTP_VERSION, Int(configuration.httpVersion.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
         try easy.set(CURLOPT_PIPEWAIT, 1)
         // libcurl's own absolute limit (by the wall clock), beside the guard's stamp expiry.
@@ -54,6 +53,7 @@ enum EasyHandleConfigurator {
         let unretained = Unmanaged.passUnretained(transfer).toOpaque()
         easy.clearErrorMessage()
         try easy.set(CURLOPT_URL, transfer.url)
+        try easy.set(CURLOPT_TIMEOUT_MS, transfer.timeout.map(milliseconds) ?? 0)  // per request: its own or the session's
         try configureMethod(easy, transfer: transfer)
         try easy.setRequestHeaders(transfer.headers.map { "\($0.name): \($0.value)" } + (transfer.body == nil ? [] : ["Expect:"]))
         try easy.set(CURLOPT_HEADERDATA, pointer: unretained)

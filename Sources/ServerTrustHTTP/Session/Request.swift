@@ -13,16 +13,21 @@ public struct Request: Sendable {
     /// Requests with different evaluators never share TLS sessions, and a connection opened
     /// under another policy is re-evaluated under this one before the request is sent.
     public var trustEvaluator: (any ServerTrustEvaluating)?
+    /// The time limit of this request (each redirect hop), overriding
+    /// ``Session/Configuration/requestTimeout``; nil (the default) uses the session's.
+    /// Must be positive.
+    public var timeout: Duration?
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        trustEvaluator: (any ServerTrustEvaluating)? = nil
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.trustEvaluator = trustEvaluator
+        self.timeout = timeout
     }
 
     /// The first value of a header, compared case-insensitively.

@@ -212,11 +212,14 @@ public final class Session: Sendable {
         for field in request.headers where field.name.contains(where: { $0 == ":" || $0.isNewline }) || field.value.contains(where: \.isNewline) {
             throw SessionError(.invalidRequest, "Header \"\(field.name)\" contains a colon or a line break.", url: url.absoluteString)
         }
+        if let timeout = request.timeout, timeout <= .zero {
+            throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: url.absoluteString)
+        }
         let policy = try self.policy(forRawHost: rawHost, override: request.trustEvaluator)
         return Transfer(
             url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
-            stream: stream, onHead: onHead, onCompletion: completion)
+            timeout: request.timeout ?? configuration.requestTimeout, stream: stream, onHead: onHead, onCompletion: completion)
     }
 
     // MARK: Failure reports

@@ -33,6 +33,8 @@ final class Transfer: @unchecked Sendable {
     let policy: TrustPolicy
     let isTLS: Bool
     let bodyLimit: Int?
+    /// The time limit of this request: its own, else the session's; nil for none.
+    let timeout: Duration?
     let stream: BodyStream?
 
     /// Called once, on the loop thread, when headers are complete (streaming) or never.
@@ -61,7 +63,7 @@ final class Transfer: @unchecked Sendable {
 
     init(
         url: String, method: String, headers: [(name: String, value: String)], body: [UInt8]?, policy: TrustPolicy,
-        isTLS: Bool, bodyLimit: Int?, stream: BodyStream?,
+        isTLS: Bool, bodyLimit: Int?, timeout: Duration? = nil, stream: BodyStream?,
         onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)? = nil,
         onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
     ) {
@@ -72,6 +74,7 @@ final class Transfer: @unchecked Sendable {
         self.policy = policy
         self.isTLS = isTLS
         self.bodyLimit = bodyLimit
+        self.timeout = timeout
         self.stream = stream
         self.onHead = onHead
         self.onCompletion = onCompletion
