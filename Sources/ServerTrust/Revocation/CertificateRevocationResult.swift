@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a revocation evaluation established about one certificate of the validated chain, and
 /// from where.
@@ -68,10 +68,15 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
     public let explanation: String
     /// What was tried before, and why it gave no answer, oldest first.
     public let attempts: [String]
+    /// thisUpdate of the OCSP response or complete CRL the status comes from; `nil` for an
+    /// unknown status, which no verified response gave.
+    public let thisUpdate: Date?
+    /// nextUpdate of that response or CRL, if it had one.
+    public let nextUpdate: Date?
 
     init(
         certificate: Certificate, depth: Int, status: RevocationStatus, source: Source, fromCache: Bool = false,
-        explanation: String, attempts: [String] = []
+        explanation: String, attempts: [String] = [], thisUpdate: Date? = nil, nextUpdate: Date? = nil
     ) {
         self.certificate = certificate
         self.depth = depth
@@ -80,6 +85,8 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
         self.fromCache = fromCache
         self.explanation = explanation
         self.attempts = attempts
+        self.thisUpdate = thisUpdate
+        self.nextUpdate = nextUpdate
     }
 
     public var description: String {

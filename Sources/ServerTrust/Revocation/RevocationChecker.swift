@@ -46,6 +46,8 @@ struct RevocationChecker {
         let source: CertificateRevocationResult.Source
         let fromCache: Bool
         let explanation: String
+        let thisUpdate: Date?
+        let nextUpdate: Date?
 
         var isRevoked: Bool {
             if case .revoked = status { return true }
@@ -58,7 +60,8 @@ struct RevocationChecker {
         func result(_ answer: Answer) -> CertificateRevocationResult {
             CertificateRevocationResult(
                 certificate: certificate, depth: depth, status: answer.status, source: answer.source,
-                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes)
+                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes,
+                thisUpdate: answer.thisUpdate, nextUpdate: answer.nextUpdate)
         }
         func unknown(_ fallback: RevocationStatus.UnknownReason, _ explanation: String) -> CertificateRevocationResult {
             let (reason, text) = attempts.last ?? (fallback, explanation)
@@ -159,7 +162,9 @@ struct RevocationChecker {
             let cache = self.cache
             record.deferUntilHandshakeCompletes { cache.store(key, data) }
         }
-        return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation)
+        return Answer(
+            status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation,
+            thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate)
     }
 
     /// Every decisive answer of the application's own CRLs for `certificate`. CRLs are matched to
@@ -172,7 +177,9 @@ struct RevocationChecker {
         for crl in complete {
             let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
             if verified.status.isDecisive {
-                answers.append(Answer(status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation))
+                answers.append(Answer(
+                    status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation,
+                    thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate))
             } else {
                 attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
             }
@@ -197,7 +204,9 @@ struct RevocationChecker {
                     guard verified.status.isDecisive else { return false }
                     let source: CertificateRevocationResult.Source =
                         data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
-                    answers.append(Answer(status: verified.status, source: source, fromCache: true, explanation: verified.explanation))
+                    answers.append(Answer(
+                        status: verified.status, source: source, fromCache: true, explanation: verified.explanation,
+                        thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate))
                     return true
                 }
             case .crl:
@@ -208,7 +217,9 @@ struct RevocationChecker {
                             crl, delta: cachedDelta(for: certificate, base: crl, issuer: issuer), for: certificate,
                             issuedBy: issuer, at: time)
                         guard verified.status.isDecisive else { return false }
-                        answers.append(Answer(status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation))
+                        answers.append(Answer(
+                            status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation,
+                            thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate))
                         return true
                     }
                 }
@@ -292,7 +303,8 @@ struct RevocationChecker {
                 return nil
             }
             return Answer(
-                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation)
+                status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation,
+                thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate)
         }
     }
 
@@ -335,7 +347,9 @@ struct RevocationChecker {
                     ?? fetchedDelta(for: certificate, base: crl, issuer: issuer, fetcher: fetcher)
                 let verified = crlVerifier.verify(crl, delta: delta, for: certificate, issuedBy: issuer, at: time)
                 if verified.status.isDecisive {
-                    return Answer(status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation)
+                    return Answer(
+                        status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation,
+                        thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate)
                 }
                 attempts.failed(verified.status.unknownReason ?? .malformed, "CRL \(url): \(verified.explanation)")
             }

@@ -44,6 +44,15 @@ enum JSONText {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A report type's JSON, with the same layout as ``render(_:)`` and dates in RFC 3339.
+    static func render(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// RFC 3339 in UTC, seconds precision.
     static func date(_ date: Date) -> String { date.formatted(.iso8601) }
 }
