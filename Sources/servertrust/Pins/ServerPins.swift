@@ -40,19 +40,43 @@ struct ServerPins {
 
     var swiftSnippet: String { snippet.swiftSource }
 
-    var json: String {
-        JSONText.render([
-            "host": snippet.host,
-            "url": url.absoluteString,
-            "anchors": anchorsOrigin,
-            "verified": isVerified,
-            "pins": snippet.entries.map { entry in
-                [
-                    "role": entry.role.rawValue, "name": entry.constantName, "subject": entry.certificate.subject,
-                    "pin": entry.certificate.spkiPin.description, "curl": entry.certificate.spkiPin.curlForm,
-                ]
-            },
-            "swift": swiftSnippet,
-        ] as [String: Any])
+    var json: String { JSONText.render(PinsOutput(self)) }
+}
+
+/// The JSON object of `pins --json`.
+///
+/// Fields: `host`, `url` (the probed URL), `anchors` (what the chain was validated against: a
+/// file, or the system bundle), `verified` (whether the chain passed default validation for
+/// the host; when not, the pins are of the chain as sent), `pins` (leaf first:
+/// `{role, name, subject, pin, curl}`, where `role` is `leaf`, `intermediate` or `root`,
+/// `name` the Swift constant, `curl` the pin in curl's `sha256//` form) and `swift`
+/// (``PinningSnippet/swiftSource``).
+struct PinsOutput: Encodable {
+    struct Entry: Encodable {
+        let role: String
+        let name: String
+        let subject: String
+        let pin: String
+        let curl: String
+    }
+
+    let host: String
+    let url: String
+    let anchors: String
+    let verified: Bool
+    let pins: [Entry]
+    let swift: String
+
+    init(_ pins: ServerPins) {
+        host = pins.snippet.host
+        url = pins.url.absoluteString
+        anchors = pins.anchorsOrigin
+        verified = pins.isVerified
+        self.pins = pins.snippet.entries.map { entry in
+            Entry(
+                role: entry.role.rawValue, name: entry.constantName, subject: entry.certificate.subject,
+                pin: entry.certificate.spkiPin.description, curl: entry.certificate.spkiPin.curlForm)
+        }
+        swift = pins.swiftSnippet
     }
 }
