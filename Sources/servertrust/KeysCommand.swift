@@ -38,7 +38,7 @@ struct KeysCommand: AsyncParsableCommand {
             try KeyFiles.writePrivate(key.pemRepresentation, to: out)
             let root = key.verificationKey
             if json {
-                print(JSONText.render(["file": out, "publicKey": root.base64, "keyID": root.keyIDHex]))
+                print(JSONText.render(KeysOutput.Root(file: out, key: root)))
             } else {
                 print(root.base64)
                 StandardError.write("Wrote the root private key to \(out) (mode 0600). Keep it offline; clients need only the public key above.")
@@ -85,10 +85,7 @@ struct KeysCommand: AsyncParsableCommand {
             }
             try KeyFiles.writePrivate(intermediate.pemRepresentation + certificate.pemRepresentation, to: out)
             if json {
-                print(JSONText.render([
-                    "file": out, "intermediateKey": certificate.key.base64, "expires": JSONText.date(certificate.expires),
-                    "rootKeyID": rootKey.verificationKey.keyIDHex, "certificate": certificate.base64,
-                ]))
+                print(JSONText.render(KeysOutput.Intermediate(file: out, certificate: certificate, rootKey: rootKey.verificationKey)))
             } else {
                 print(certificate.base64)
                 StandardError.write(
@@ -133,10 +130,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let key = try KeyFiles.readRoot(root).verificationKey
             if json {
-                print(JSONText.render([
-                    "publicKey": key.base64, "keyID": key.keyIDHex, "version": version,
-                    "subjectPublicKeyInfo": Data(key.subjectPublicKeyInfoDER).base64EncodedString(),
-                ]))
+                print(JSONText.render(KeysOutput.RootPublic(key: key, version: version)))
             } else if swift {
                 print("""
                     /// ServerTrust signed-response root key: Ed25519, key ID \(key.keyIDHex), header version \(version).
