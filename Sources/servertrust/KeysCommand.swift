@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServerTrust
+import ServerTrustCodeGeneration
 
 /// `servertrust keys`: the server side of signed responses — make the root key, issue
 /// short-lived intermediate keys, and print the root public key for the client.
@@ -119,12 +120,10 @@ struct KeysCommand: AsyncParsableCommand {
         var json = false
 
         func validate() throws {
-            guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first),
-                name.unicodeScalars.allSatisfy({ $0 == "_" || CharacterSet.alphanumerics.contains($0) }), name.allSatisfy(\.isASCII)
-            else {
+            guard SignedResponseRootSnippet.isIdentifier(name) else {
                 throw ValidationError("--name \"\(name)\" is not a Swift identifier.")
             }
-            guard (1...999).contains(version) else { throw ValidationError("--header-version is 1 to 999.") }
+            guard SignedResponseRootSnippet.versions.contains(version) else { throw ValidationError("--header-version is 1 to 999.") }
         }
 
         func run() async throws {
@@ -132,11 +131,11 @@ struct KeysCommand: AsyncParsableCommand {
             if json {
                 print(JSONText.render(KeysOutput.RootPublic(key: key, version: version)))
             } else if swift {
-                print("""
-                    /// ServerTrust signed-response root key: Ed25519, key ID \(key.keyIDHex), header version \(version).
-                    /// Use: SignedResponseRoot(base64: \(name)\(version == 1 ? "" : ", version: \(version)"))
-                    let \(name) = "\(key.base64)"
-                    """)
+                do {
+                    print(try SignedResponseRootSnippet(key: key, constantName: name, version: version).swiftSource)
+                } catch {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: \(error)")
+                }
             } else {
                 print(key.base64)
             }
