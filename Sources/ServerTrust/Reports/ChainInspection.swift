@@ -196,8 +196,9 @@ public struct ChainInspection: Sendable, Encodable {
         try container.encode(passesDefaultValidation, forKey: .passesDefaultValidation)
         try container.encode(Checks(chain: chain, host: hostName, stapledOCSP: stapledOCSP), forKey: .checks)
         try container.encode(presentedChain.map { CertificateInspection($0, now: validationTime) }, forKey: .presentedChain)
-        try container.encode(
-            zip(validatedChain, presentedIndices).map { ValidatedEntry(certificate: CertificateInspection($0, now: validationTime), presentedIndex: $1) },
-            forKey: .validatedChain)
+        let validated = zip(validatedChain, presentedIndices).map { certificate, index in
+            ValidatedEntry(certificate: CertificateInspection(certificate, now: validationTime), presentedIndex: index)
+        }
+        try container.encode(validated, forKey: .validatedChain)
     }
 }

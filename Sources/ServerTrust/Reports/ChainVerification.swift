@@ -77,8 +77,9 @@ public struct ChainVerification: Sendable {
                 : try PinnedKeyHashesTrustEvaluator(pins: pins, validateHost: host != nil)
             // A private cache: an offline verdict rests on the given staple alone, never on an
             // answer an earlier verification in this process left behind.
-            evaluator = try staple.map { try CompositeTrustEvaluator([primary, RevocationTrustEvaluator(options: $0.options, cache: RevocationCache())]) }
-                ?? primary
+            evaluator = try staple.map { staple in
+                try CompositeTrustEvaluator([primary, RevocationTrustEvaluator(options: staple.options, cache: RevocationCache())])
+            } ?? primary
         } catch {
             return Report(
                 evaluator: "configuration", host: host, validatedChain: [], failure: Self.trustError(error),
