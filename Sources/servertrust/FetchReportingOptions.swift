@@ -70,44 +70,6 @@ struct FetchReportingOptions: ParsableArguments {
         reporter.shutdown()
     }
 
-    /// The `--json` fields: the final trust result, each failure with what became of its
-    /// report, and the report counters.
-    static func json(result: TrustResult?, events: FetchTrustEvents, counters: TrustCounters) -> [String: Any] {
-        let all = events.all
-        var object: [String: Any] = [
-            "trustFailures": all.map { event in
-                [
-                    "url": event.url.absoluteString, "mode": event.report.mode.description, "reason": event.report.reason.description,
-                    "evaluator": event.report.evaluator, "message": event.report.message, "report": token(event.submission),
-                    "reportQueued": event.submission == .queued,
-                ] as [String: Any]
-            },
-            "reportQueued": all.contains { $0.submission == .queued },
-            "reportsSent": counters.snapshot.reportsSent,
-            "reportsDropped": counters.snapshot.reportsDropped,
-        ]
-        if let result { object["trustResult"] = json(result) }
-        return object
-    }
-
-    private static func token(_ submission: TrustFailureReporter.Submission) -> String {
-        switch submission {
-        case .queued: "queued"
-        case .suppressed: "suppressed"
-        case .dropped: "dropped"
-        case .noReportURI: "noReportURI"
-        }
-    }
-
-    static func json(_ result: TrustResult) -> [String: Any] {
-        switch result {
-        case .notRequested: ["result": "notRequested"]
-        case .verified: ["result": "verified"]
-        case .failed(let error):
-            ["result": "failed", "code": error.code.description, "reason": error.reason, "evaluator": error.evaluator ?? ""]
-        }
-    }
-
     /// Text mode: one stderr line per report-only failure, which the body alone would hide.
     static func warn(events: FetchTrustEvents) {
         for event in events.all where event.report.mode != .enforced {

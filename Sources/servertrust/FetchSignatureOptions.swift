@@ -46,18 +46,4 @@ struct FetchSignatureOptions: ParsableArguments {
         case .failed(let error): StandardError.write("signature: " + TextStyle.standardError.red("FAILED") + " (\(error.code)): \(error.reason)")
         }
     }
-
-    /// The JSON form of a verification result.
-    static func json(_ verification: ResponseVerification) -> [String: Any] {
-        switch verification {
-        case .notRequested: ["result": "notRequested"]
-        case .verified: ["result": "verified"]
-        case .failed(let error): ["result": "failed", "code": error.code.description, "reason": error.reason]
-        }
-    }
-
-    /// The JSON form of a signature failure that made the session throw, if it did.
-    static func json(_ error: SessionError) -> [String: Any]? {
-        error.signatureError.map { ["result": "failed", "code": $0.code.description, "reason": $0.reason, "status": $0.status ?? NSNull()] }
-    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServerTrust
+import ServerTrustCodeGeneration
 
 /// `servertrust keys`: the server side of signed responses — make the root key, issue
 /// short-lived intermediate keys, and print the root public key for the client.
@@ -38,7 +39,7 @@ struct KeysCommand: AsyncParsableCommand {
             try KeyFiles.writePrivate(key.pemRepresentation, to: out)
             let root = key.verificationKey
             if json {
-                print(JSONText.render(["file": out, "publicKey": root.base64, "keyID": root.keyIDHex]))
+                print(JSONText.render(KeysOutput.Root(file: out, key: root)))
             } else {
                 print(root.base64)
                 StandardError.write("Wrote the root private key to \(out) (mode 0600). Keep it offline; clients need only the public key above.")
@@ -85,10 +86,7 @@ struct KeysCommand: AsyncParsableCommand {
             }
             try KeyFiles.writePrivate(intermediate.pemRepresentation + certificate.pemRepresentation, to: out)
             if json {
-                print(JSONText.render([
-                    "file": out, "intermediateKey": certificate.key.base64, "expires": JSONText.date(certificate.expires),
-                    "rootKeyID": rootKey.verificationKey.keyIDHex, "certificate": certificate.base64,
-                ]))
+                print(JSONText.render(KeysOutput.Intermediate(file: out, certificate: certificate, rootKey: rootKey.verificationKey)))
             } else {
                 print(certificate.base64)
                 StandardError.write(
@@ -122,27 +120,22 @@ struct KeysCommand: AsyncParsableCommand {
         var json = false
 
         func validate() throws {
-            guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first),
-                name.unicodeScalars.allSatisfy({ $0 == "_" || CharacterSet.alphanumerics.contains($0) }), name.allSatisfy(\.isASCII)
-            else {
+            guard SignedResponseRootSnippet.isIdentifier(name) else {
                 throw ValidationError("--name \"\(name)\" is not a Swift identifier.")
             }
-            guard (1...999).contains(version) else { throw ValidationError("--header-version is 1 to 999.") }
+            guard SignedResponseRootSnippet.versions.contains(version) else { throw ValidationError("--header-version is 1 to 999.") }
         }
 
         func run() async throws {
             let key = try KeyFiles.readRoot(root).verificationKey
             if json {
-                print(JSONText.render([
-                    "publicKey": key.base64, "keyID": key.keyIDHex, "version": version,
-                    "subjectPublicKeyInfo": Data(key.subjectPublicKeyInfoDER).base64EncodedString(),
-                ]))
+                print(JSONText.render(KeysOutput.RootPublic(key: key, version: version)))
             } else if swift {
-                print("""
-                    /// ServerTrust signed-response root key: Ed25519, key ID \(key.keyIDHex), header version \(version).
-                    /// Use: SignedResponseRoot(base64: \(name)\(version == 1 ? "" : ", version: \(version)"))
-                    let \(name) = "\(key.base64)"
-                    """)
+                do {
+                    print(try SignedResponseRootSnippet(key: key, constantName: name, version: version).swiftSource)
+                } catch {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: \(error)")
+                }
             } else {
                 print(key.base64)
             }

@@ -1,91 +1,66 @@
 import Foundation
 import ServerTrust
 
-/// The files and flags of an offline verification, loaded and checked before anything runs.
+/// The files and flags of an offline verification, loaded and checked before anything runs,
+/// as the library's ``ChainVerification``.
 struct VerificationInput {
-    let presented: [Certificate]
-    let anchors: TrustAnchors
-    let pins: [Pin]
-    let time: Date
-    /// The stapled-OCSP step, when `--ocsp-response` or `--require-ocsp` asks for one.
-    var ocspCheck: StapledOCSPCheck? = nil
+    let verification: ChainVerification
 
-    init(chainPath: String, rootsPath: String, crlPaths: [String], pins: [String], time timeText: String?) throws {
-        presented = try Certificate.certificates(contentsOfFile: chainPath)
+    /// - Throws: ``TrustError/Code/unreadableInput`` for a file that cannot be read,
+    ///   ``TrustError/Code/invalidConfiguration`` for a bad time, pin or maximum age. An OCSP
+    ///   response file that is not an OCSP response is *not* an error here: it is the server's
+    ///   problem and gives an unknown status.
+    init(
+        chainPath: String, rootsPath: String, crlPaths: [String], pins: [String], time timeText: String?,
+        ocspResponsePath: String?, requireOCSP: Bool, ocspMaximumAge: Int?
+    ) throws {
+        let presented = try Certificate.certificates(contentsOfFile: chainPath)
         let crls = try crlPaths.map(CertificateRevocationList.init(contentsOfFile:))
-        anchors = try TrustAnchors(contentsOfFile: rootsPath, revocationLists: crls)
+        let anchors = try TrustAnchors(contentsOfFile: rootsPath, revocationLists: crls)
+        var time = Date()
         if let timeText {
             guard let parsed = RFC3339.parse(timeText) else {
                 throw TrustError(.invalidConfiguration, "--time \"\(timeText)\" is not an RFC 3339 time such as 2026-01-31T12:00:00Z.")
             }
             time = parsed
-        } else {
-            time = Date()
         }
-        self.pins = try pins.map(Pin.init)
+        var staple: ChainVerification.StapleCheck?
+        if ocspResponsePath != nil || requireOCSP {
+            let response = try ocspResponsePath.map { path in
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw TrustError(.unreadableInput, "Cannot read the OCSP response \(path).")
+                }
+                return [UInt8](data)
+            }
+            if let ocspMaximumAge, ocspMaximumAge <= 0 {
+                throw TrustError(.invalidConfiguration, "--ocsp-max-age must be a positive number of seconds, not \(ocspMaximumAge).")
+            }
+            staple = try ChainVerification.StapleCheck(
+                response: response, required: requireOCSP,
+                maximumAge: ocspMaximumAge.map(TimeInterval.init) ?? RevocationOptions.ocspStapled.maximumResponseAge)
+        } else if ocspMaximumAge != nil {
+            throw TrustError(.invalidConfiguration, "--ocsp-max-age needs --ocsp-response or --require-ocsp.")
+        }
+        verification = ChainVerification(
+            presentedChain: presented, anchors: anchors, validationTime: time, pins: try pins.map(Pin.init), staple: staple)
     }
 
-    /// Runs the evaluation; with no host, the host check is skipped.
-    func verify(host: String?) -> VerificationReport {
-        let trust = ServerTrust(
-            presentedChain: presented, anchors: anchors, validationTime: time,
-            stapledOCSPResponse: ocspCheck?.stapledResponse)
-        let chosen: any ServerTrustEvaluating
-        do {
-            chosen = pins.isEmpty
-                ? DefaultTrustEvaluator(validateHost: host != nil)
-                : try PinnedKeyHashesTrustEvaluator(pins: pins, validateHost: host != nil)
-        } catch let error as TrustError {
-            return VerificationReport(evaluator: "configuration", host: host, validatedChain: [], failure: error)
-        } catch {
-            return VerificationReport(evaluator: "configuration", host: host, validatedChain: [], failure: TrustError(.openSSLFailure, "\(error)"))
-        }
-        do {
-            try chosen.evaluate(trust, forHost: host ?? "")
-            return checkingRevocation(trust, VerificationReport(evaluator: chosen.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: nil))
-        } catch let error as TrustError {
-            return checkingRevocation(trust, VerificationReport(evaluator: chosen.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: error))
-        } catch {
-            return VerificationReport(evaluator: chosen.name, host: host, validatedChain: [], failure: TrustError(.openSSLFailure, "\(error)"))
-        }
-    }
-
-    private func checkingRevocation(_ trust: ServerTrust, _ report: VerificationReport) -> VerificationReport {
-        ocspCheck?.apply(to: trust, report: report) ?? report
+    /// Problems that did not lead to a rejection, for standard error: an UNKNOWN status the
+    /// soft-fail check accepted.
+    static func warnings(for report: ChainVerification.Report) -> [String] {
+        guard report.trusted, report.revocation.status == "unknown" else { return [] }
+        let subject = report.validatedChain.first?.subject ?? "the leaf"
+        return [
+            "revocation status UNKNOWN (\(report.revocation.reason ?? "?")) for \(subject): \(report.revocation.explanation ?? "") "
+                + "Accepted because --require-ocsp is not set."
+        ]
     }
 }
 
-/// The outcome of one verification, printable as text or JSON.
-struct VerificationReport {
-    let evaluator: String
-    let host: String?
-    let validatedChain: [Certificate]
-    var failure: TrustError?
-    /// The revocation outcome; `nil` when no revocation check was asked for.
-    var revocation: RevocationSummary? = nil
-    /// Problems that did not lead to a rejection, for standard error.
-    var warnings: [String] = []
-
-    var jsonText: String {
-        var object: [String: Any] = [
-            "trusted": failure == nil,
-            "evaluator": failure?.evaluator ?? evaluator,
-            "validatedChain": validatedChain.map { ["subject": $0.subject, "pin": $0.spkiPin.description] },
-        ]
-        if let host { object["host"] = host }
-        object["revocation"] = (revocation ?? .notRequested).json
-        if let failure {
-            var error: [String: Any] = ["code": failure.code.description, "reason": failure.reason, "message": failure.description]
-            if let result = failure.evidence.verifyResult { error["openSSLVerifyError"] = Int(result) }
-            if let depth = failure.evidence.depth { error["depth"] = depth }
-            if !failure.evidence.configuredPins.isEmpty { error["configuredPins"] = failure.evidence.configuredPins.map(\.description) }
-            if !failure.evidence.chain.isEmpty {
-                error["chain"] = failure.evidence.chain.map { ["pin": $0.pin.description, "subject": $0.subject] }
-            }
-            object["error"] = error
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+extension ChainVerification.Report.Revocation {
+    /// One line for the text output of a trusted chain.
+    var text: String {
+        status + (reason.map { " (\($0))" } ?? "") + (explanation.map { ": \($0)" } ?? "")
     }
 }
 

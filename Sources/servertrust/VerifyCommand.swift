@@ -51,28 +51,25 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        var input: VerificationInput
+        let input: VerificationInput
         do {
             input = try VerificationInput(
-                chainPath: chain, rootsPath: roots, crlPaths: crl, pins: pin, time: time)
-            if ocspResponse != nil || requireOCSP {
-                input.ocspCheck = try StapledOCSPCheck(
-                    responsePath: ocspResponse, required: requireOCSP, maximumAgeSeconds: ocspMaxAge)
-            } else if ocspMaxAge != nil {
-                throw TrustError(.invalidConfiguration, "--ocsp-max-age needs --ocsp-response or --require-ocsp.")
-            }
+                chainPath: chain, rootsPath: roots, crlPaths: crl, pins: pin, time: time,
+                ocspResponsePath: ocspResponse, requireOCSP: requireOCSP, ocspMaximumAge: ocspMaxAge)
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }
-        let report = input.verify(host: host)
-        for warning in report.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        let report = input.verification.verify(host: host)
+        for warning in VerificationInput.warnings(for: report) { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         if json {
-            print(report.jsonText)
+            print(JSONText.render(report))
         } else if let failure = report.failure {
             FileHandle.standardError.write(Data(("rejected: \(failure)\n").utf8))
         } else {
             print("trusted: \(report.evaluator) accepted \(report.validatedChain.count)-certificate chain ending at \(report.validatedChain.last?.subject ?? "?")")
-            if let revocation = report.revocation { print("revocation: \(revocation.text)") }
+            if input.verification.staple != nil {
+                print("revocation: \(report.revocation.text)")
+            }
         }
         if report.failure != nil { throw CommandFailure(status: CommandFailure.rejected, message: "") }
     }

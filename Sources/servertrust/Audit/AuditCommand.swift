@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServerTrust
+import ServerTrustHTTP
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,15 +77,12 @@ struct AuditCommand: AsyncParsableCommand {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }
 
-        var audits: [HostAudit] = []
+        var audits: [TrustAudit.HostReport] = []
         for host in file.hosts {
             audits.append(await audit(host, probeHost: probes[host.pattern], anchors: anchors, now: now))
         }
         if json {
-            print(JSONText.render([
-                "policy": policy, "date": JSONText.date(now), "warnDays": warnDays, "hosts": audits.map(\.json),
-                "passed": !audits.contains { $0.status.isFailure || $0.status == .unreachable },
-            ] as [String: Any]))
+            print(JSONText.render(TrustAudit.Report(policy: policy, date: now, warnDays: warnDays, hosts: audits)))
         } else {
             for audit in audits { audit.lines.forEach { print($0) } }
         }
@@ -92,7 +90,7 @@ struct AuditCommand: AsyncParsableCommand {
         if audits.contains(where: { $0.status == .unreachable }) { throw CommandFailure(status: CommandFailure.transfer, message: "") }
     }
 
-    private func audit(_ host: TrustPolicyFile.HostPolicy, probeHost: String?, anchors: TrustAnchors, now: Date) async -> HostAudit {
+    private func audit(_ host: TrustPolicyFile.HostPolicy, probeHost: String?, anchors: TrustAnchors, now: Date) async -> TrustAudit.HostReport {
         let name: String
         switch host.pattern.kind {
         case .exact, .ipAddress:
@@ -109,10 +107,10 @@ struct AuditCommand: AsyncParsableCommand {
         }
         do {
             let result = try await ServerProbe(url: url, method: .head, options: connection).run()
-            return HostAudit(
-                policy: host, host: name, presented: result.observation.presentedChain,
-                stapledOCSPResponse: result.observation.stapledOCSPResponse, anchors: anchors, resolve: connection.resolve,
-                now: now, warnDays: warnDays)
+            return TrustAudit.HostReport(
+                policy: host, host: name, presentedChain: result.observation.presentedChain,
+                stapledOCSPResponse: result.observation.stapledOCSPResponse, anchors: anchors,
+                revocationFetcher: CurlRevocationFetcher(resolve: connection.resolve), now: now, warnDays: warnDays)
         } catch {
             return .unreachable(host, host: name, note: error.message)
         }

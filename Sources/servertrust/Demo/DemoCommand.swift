@@ -101,7 +101,7 @@ struct DemoCommand: AsyncParsableCommand {
         let unexpected = results.filter { $0.outcome.verdict != $0.scenario.expected }
 
         if json {
-            print(jsonText(lab: lab, results: results))
+            print(JSONText.render(DemoOutput(lab: lab, results: results)))
         } else {
             print(text(lab: lab, results: results, style: .standardOutput))
         }
@@ -145,26 +145,5 @@ struct DemoCommand: AsyncParsableCommand {
                 ? style.green("All \(results.count) verdicts as expected.")
                 : style.red("\(unexpected) of \(results.count) verdicts differ from the expected ones."))
         return lines.joined(separator: "\n")
-    }
-
-    private func jsonText(lab: DemoLab, results: [(scenario: DemoScenario, outcome: DemoOutcome)]) -> String {
-        JSONText.render([
-            "host": DemoLab.host,
-            "anchors": [lab.genuineRoot.certificate.subject, lab.proxyRoot.certificate.subject],
-            "pins": ["current": lab.currentKey.pin.description, "backup": lab.backupKey.pin.description],
-            "rows": results.map { scenario, outcome in
-                var row: [String: Any] = [
-                    "server": scenario.server, "evaluator": scenario.evaluator,
-                    "verdict": outcome.verdict == .accepted ? "accepted" : "rejected",
-                    "expected": scenario.expected == .accepted ? "accepted" : "rejected",
-                    "asExpected": outcome.verdict == scenario.expected, "reason": outcome.reason,
-                ]
-                if let failure = outcome.failure { row["code"] = failure.code.description }
-                if case .rejected(let code) = scenario.expected { row["expectedCode"] = code.description }
-                return row
-            },
-            "compiledCertificates": CompiledSamples.all.map { ["file": $0.fileName, "pin": $0.pin, "subject": $0.subject] },
-            "allAsExpected": results.allSatisfy { $0.outcome.verdict == $0.scenario.expected },
-        ] as [String: Any])
     }
 }

@@ -70,20 +70,8 @@ struct GenerateCommand: ParsableCommand {
             }
         }
         if json {
-            var object: [String: Any] = [
-                "directory": directory,
-                "typeName": typeName,
-                "output": output ?? NSNull(),
-                "certificates": constants.map { constant in
-                    [
-                        "file": constant.fileName, "name": constant.name, "derConstant": constant.derConstantName,
-                        "pinConstant": constant.pinConstantName, "pin": constant.pin.description,
-                        "subject": constant.certificate.subject, "notAfter": JSONText.date(constant.certificate.notValidAfter),
-                    ]
-                },
-            ]
-            if output == nil { object["source"] = source }
-            print(JSONText.render(object))
+            print(JSONText.render(
+                GenerateOutput(directory: directory, typeName: typeName, output: output, constants: constants, source: source)))
         } else if let output {
             let style = TextStyle.standardOutput
             print("Wrote \(output): \(constants.count) certificate\(constants.count == 1 ? "" : "s") from \(directory) as \(typeName).")
@@ -94,5 +82,52 @@ struct GenerateCommand: ParsableCommand {
         } else {
             print(source, terminator: "")
         }
+    }
+}
+
+/// The JSON object of `generate --json`: `directory`, `typeName`, `output` (the file written,
+/// or null), `certificates` (sorted by file name: `{file, name, derConstant, pinConstant, pin,
+/// subject, notAfter}`) and, when nothing was written, `source` (the generated Swift).
+struct GenerateOutput: Encodable {
+    struct Entry: Encodable {
+        let file: String
+        let name: String
+        let derConstant: String
+        let pinConstant: String
+        let pin: String
+        let subject: String
+        let notAfter: Date
+    }
+
+    let directory: String
+    let typeName: String
+    let output: String?
+    let certificates: [Entry]
+    let source: String?
+
+    init(directory: String, typeName: String, output: String?, constants: [CertificateConstant], source: String) {
+        self.directory = directory
+        self.typeName = typeName
+        self.output = output
+        certificates = constants.map { constant in
+            Entry(
+                file: constant.fileName, name: constant.name, derConstant: constant.derConstantName,
+                pinConstant: constant.pinConstantName, pin: constant.pin.description, subject: constant.certificate.subject,
+                notAfter: constant.certificate.notValidAfter)
+        }
+        self.source = output == nil ? source : nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case directory, typeName, output, certificates, source
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(directory, forKey: .directory)
+        try container.encode(typeName, forKey: .typeName)
+        try container.encode(output, forKey: .output)
+        try container.encode(certificates, forKey: .certificates)
+        try container.encodeIfPresent(source, forKey: .source)
     }
 }

@@ -8,12 +8,9 @@ struct InspectionReport {
     /// The instant days left are counted from.
     let now: Date
 
-    private var observation: Observation { result.observation }
+    private var observation: ChainInspection { result.observation }
 
-    /// Indices into the presented chain of each validated certificate, nil for one not sent.
-    private var presentedIndices: [Int?] {
-        observation.validatedChain.map { certificate in observation.presentedChain.firstIndex(of: certificate) }
-    }
+    private var presentedIndices: [Int?] { observation.presentedIndices }
 
     func text(style: TextStyle) -> String {
         var lines: [String] = []
@@ -69,41 +66,9 @@ struct InspectionReport {
         }
     }
 
-    var json: String {
-        var object: [String: Any] = [
-            "url": result.url.absoluteString,
-            "host": observation.host,
-            "method": result.method.rawValue,
-            "anchors": result.anchorsOrigin,
-            "validationTime": JSONText.date(observation.validationTime),
-            "passesDefaultValidation": observation.passesDefaultValidation,
-            "checks": [
-                "chain": checkJSON(observation.chain),
-                "host": checkJSON(observation.hostName),
-                "stapledOCSP": checkJSON(observation.stapledOCSP),
-            ],
-            "presentedChain": observation.presentedChain.map { CertificateDetails(certificate: $0, now: now).json },
-            "validatedChain": zip(observation.validatedChain, presentedIndices).map { certificate, index in
-                var details = CertificateDetails(certificate: certificate, now: now).json
-                details["presentedIndex"] = index ?? NSNull()
-                return details
-            },
-        ]
-        if let status = result.status {
-            object["response"] = ["status": status, "httpVersion": result.httpVersion ?? ""]
-        }
-        if let failure = result.transferFailure {
-            var error: [String: Any] = ["message": "\(failure)"]
-            if let session = failure as? SessionError {
-                error["code"] = session.code.description
-                error["curlCode"] = session.curlCode
-            }
-            object["transferError"] = error
-        }
-        return JSONText.render(object)
-    }
+    var json: String { JSONText.render(InspectOutput(result: result)) }
 
-    private func checkLine(_ name: String, _ outcome: CheckOutcome, style: TextStyle, informational: Bool = false) -> String {
+    private func checkLine(_ name: String, _ outcome: ChainInspection.Check, style: TextStyle, informational: Bool = false) -> String {
         let label = name.padding(toLength: 14, withPad: " ", startingAt: 0)
         switch outcome {
         case .passed(let detail):
@@ -118,16 +83,6 @@ struct InspectionReport {
         case .notChecked(let detail):
             return "  \(label)\(style.dim("not checked"))  \(detail)"
         }
-    }
-
-    private func checkJSON(_ outcome: CheckOutcome) -> [String: Any] {
-        var object: [String: Any] = ["result": outcome.identifier, "detail": outcome.detail]
-        if case .failed(let error) = outcome {
-            object["code"] = error.code.description
-            if let text = error.evidence.verifyResultText { object["openSSLVerifyError"] = text }
-            if let depth = error.evidence.depth { object["depth"] = depth }
-        }
-        return object
     }
 
     private func count(_ n: Int) -> String { "\(n) certificate\(n == 1 ? "" : "s")" }

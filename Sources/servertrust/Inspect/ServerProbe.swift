@@ -23,7 +23,7 @@ struct ServerProbe {
         let method: Method
         /// Where the anchors came from: a file, or the system bundle.
         let anchorsOrigin: String
-        let observation: Observation
+        let observation: ChainInspection
         /// Status and HTTP version, when the request completed.
         let status: Int?
         let httpVersion: String?

@@ -1,14 +1,15 @@
 import Foundation
 import ServerTrust
 
-/// Everything `inspect` shows about one certificate, as text lines and as a JSON object.
+/// Everything `inspect` shows about one certificate, as text lines; the JSON object is the
+/// library's ``CertificateInspection``.
 struct CertificateDetails {
     let certificate: Certificate
     /// The instant "days left" is counted from.
     let now: Date
 
     /// Whole days until notAfter; negative once expired.
-    var daysLeft: Int { Int((certificate.notValidAfter.timeIntervalSince(now) / 86_400).rounded(.down)) }
+    var daysLeft: Int { CertificateInspection(certificate, now: now).daysLeft }
 
     var subjectAlternativeNames: [String] {
         certificate.dnsNames.map { "DNS:" + $0 } + certificate.ipAddresses.map { "IP:" + $0 }
@@ -43,27 +44,6 @@ struct CertificateDetails {
             "SHA-256     \(fingerprint)",
             "OCSP        \(list(certificate.ocspURLs))",
             "CRL         \(list(certificate.crlDistributionPoints))",
-        ]
-    }
-
-    var json: [String: Any] {
-        [
-            "subject": certificate.subject,
-            "issuer": certificate.issuer,
-            "serialNumber": certificate.serialNumber,
-            "notBefore": JSONText.date(certificate.notValidBefore),
-            "notAfter": JSONText.date(certificate.notValidAfter),
-            "daysLeft": daysLeft,
-            "dnsNames": certificate.dnsNames,
-            "ipAddresses": certificate.ipAddresses,
-            "keyType": certificate.keyType,
-            "keySize": certificate.keySize,
-            "signatureAlgorithm": certificate.signatureAlgorithm,
-            "spkiPin": certificate.spkiPin.description,
-            "sha256": certificate.sha256Fingerprint.map { String(format: "%02x", $0) }.joined(),
-            "ocspURLs": certificate.ocspURLs,
-            "crlURLs": certificate.crlDistributionPoints,
-            "selfIssued": certificate.isSelfIssued,
         ]
     }
 }

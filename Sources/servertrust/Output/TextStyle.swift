@@ -36,11 +36,17 @@ enum StandardError {
     }
 }
 
-/// Serialises JSON output: pretty-printed with sorted keys, so output is stable and diffable.
+/// Serialises JSON output: each command's report type, pretty-printed with sorted keys so
+/// output is stable and diffable, slashes unescaped (pins and URLs read as written), dates in
+/// RFC 3339.
 enum JSONText {
-    static func render(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
+    static func render(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        // Every report type encodes only strings, numbers, booleans, dates and arrays of them:
+        // encoding cannot fail.
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 

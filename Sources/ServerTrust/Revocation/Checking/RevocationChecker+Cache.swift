@@ -21,7 +21,7 @@ extension RevocationChecker {
                         data.stapled ? .stapledOCSP : .ocsp(data.origin ?? certificate.ocspURLs.first ?? "")
                     answers.append(Answer(
                         status: verified.status, source: source, fromCache: true, explanation: verified.explanation,
-                        validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate)))
+                        validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate), thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate))
                     return true
                 }
             case .crl:
@@ -34,7 +34,7 @@ extension RevocationChecker {
                         guard verified.status.isDecisive else { return false }
                         answers.append(Answer(
                             status: verified.status, source: .crl(url), fromCache: true, explanation: verified.explanation,
-                            validUntil: acceptedUntil(verified.nextUpdate)))
+                            validUntil: acceptedUntil(verified.nextUpdate), thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate))
                         return true
                     }
                 }

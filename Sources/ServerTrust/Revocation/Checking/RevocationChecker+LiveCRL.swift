@@ -23,7 +23,7 @@ extension RevocationChecker {
                 if verified.status.isDecisive {
                     return Answer(
                         status: verified.status, source: .crl(url), fromCache: false, explanation: verified.explanation,
-                        validUntil: acceptedUntil(verified.nextUpdate))
+                        validUntil: acceptedUntil(verified.nextUpdate), thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate)
                 }
                 attempts.failed(verified.status.unknownReason ?? .malformed, "CRL \(url): \(verified.explanation)")
             }

@@ -77,7 +77,7 @@ extension RevocationChecker {
             }
             return Answer(
                 status: verified.status, source: .ocsp(data.origin ?? urls[0]), fromCache: false, explanation: verified.explanation,
-                validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
+                validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate), thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate)
         }
     }
 

@@ -15,7 +15,7 @@ extension RevocationChecker {
             if verified.status.isDecisive {
                 answers.append(Answer(
                     status: verified.status, source: .localCRL, fromCache: false, explanation: verified.explanation,
-                    validUntil: acceptedUntil(verified.nextUpdate)))
+                    validUntil: acceptedUntil(verified.nextUpdate), thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate))
             } else {
                 attempts.failed(verified.status.unknownReason ?? .malformed, "Local CRL: \(verified.explanation)")
             }

@@ -35,6 +35,6 @@ extension RevocationChecker {
             record.deferUntilHandshakeCompletes { cache.store(key, data) }
         }
         return Answer(status: verified.status, source: .stapledOCSP, fromCache: false, explanation: verified.explanation,
-            validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate))
+            validUntil: acceptedUntil(verified.freshUntil ?? verified.nextUpdate), thisUpdate: verified.thisUpdate, nextUpdate: verified.nextUpdate)
     }
 }

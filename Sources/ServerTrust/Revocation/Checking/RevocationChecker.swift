@@ -58,6 +58,9 @@ struct RevocationChecker {
         }
         /// When the answer stops holding (the response's or CRL's nextUpdate), if it says.
         var validUntil: Date? = nil
+        /// The thisUpdate and nextUpdate of the response or CRL that answered.
+        var thisUpdate: Date? = nil
+        var nextUpdate: Date? = nil
     }
 
     func check(_ certificate: Certificate, depth: Int, issuer: Certificate?, staple: [UInt8]?) -> CertificateRevocationResult {
@@ -65,7 +68,8 @@ struct RevocationChecker {
         func result(_ answer: Answer) -> CertificateRevocationResult {
             CertificateRevocationResult(
                 certificate: certificate, depth: depth, status: answer.status, source: answer.source,
-                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes, validUntil: answer.validUntil)
+                fromCache: answer.fromCache, explanation: answer.explanation, attempts: attempts.notes, validUntil: answer.validUntil,
+                thisUpdate: answer.thisUpdate, nextUpdate: answer.nextUpdate)
         }
         func unknown(_ fallback: RevocationStatus.UnknownReason, _ explanation: String) -> CertificateRevocationResult {
             let (reason, text) = attempts.last ?? (fallback, explanation)

@@ -73,10 +73,15 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
     /// the verifiers allow past it; nil for an unknown status or a source without a date. A
     /// session connection accepted on this answer is not reused after it.
     public let validUntil: Date?
+    /// thisUpdate of the OCSP response or complete CRL the status comes from; `nil` for an
+    /// unknown status, which no verified response gave.
+    public let thisUpdate: Date?
+    /// nextUpdate of that response or CRL, if it had one.
+    public let nextUpdate: Date?
 
     init(
         certificate: Certificate, depth: Int, status: RevocationStatus, source: Source, fromCache: Bool = false,
-        explanation: String, attempts: [String] = [], validUntil: Date? = nil
+        explanation: String, attempts: [String] = [], validUntil: Date? = nil, thisUpdate: Date? = nil, nextUpdate: Date? = nil
     ) {
         self.validUntil = validUntil
         self.certificate = certificate
@@ -86,6 +91,8 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
         self.fromCache = fromCache
         self.explanation = explanation
         self.attempts = attempts
+        self.thisUpdate = thisUpdate
+        self.nextUpdate = nextUpdate
     }
 
     public var description: String {

@@ -1,0 +1,105 @@
+public import Foundation
+
+extension ChainVerification {
+    /// The outcome of one verification: the JSON object of `servertrust verify --json`.
+    ///
+    /// Encode it with sorted keys and ISO 8601 dates. Fields:
+    /// - `trusted`: whether every check passed;
+    /// - `evaluator`: the evaluator that failed, else the one that accepted;
+    /// - `host`: the host checked, absent when none was;
+    /// - `validatedChain`: `[{subject, pin}]`, leaf first, empty when no chain validated;
+    /// - `revocation`: see ``Revocation``;
+    /// - `error`: on a rejection, see ``Failure``.
+    public struct Report: Sendable, Encodable {
+        /// One certificate of the validated chain.
+        public struct Entry: Sendable, Encodable {
+            public let subject: String
+            /// `sha256/<base64>` of its SubjectPublicKeyInfo.
+            public let pin: String
+        }
+
+        /// The revocation outcome for the leaf.
+        public struct Revocation: Sendable, Encodable {
+            /// `good`, `revoked`, `unknown`, or `notChecked`.
+            public let status: String
+            /// For `unknown` and `notChecked`, why (`badSignature`, `tooOld`, `notRequested`,
+            /// `chainValidationFailed`…); for `revoked`, the CRLReason when the responder gave one.
+            public let reason: String?
+            public var explanation: String?
+            public var revokedAt: Date?
+            /// thisUpdate and nextUpdate of the response the status comes from.
+            public var thisUpdate: Date?
+            public var nextUpdate: Date?
+
+            init(status: String, reason: String?) {
+                self.status = status
+                self.reason = reason
+            }
+
+            init(_ result: CertificateRevocationResult) {
+                switch result.status {
+                case .good:
+                    self.init(status: "good", reason: nil)
+                case .revoked(let reason, let date):
+                    self.init(status: "revoked", reason: reason?.description)
+                    revokedAt = date
+                case .unknown(let reason):
+                    self.init(status: "unknown", reason: reason.identifier)
+                }
+                explanation = result.explanation
+                thisUpdate = result.thisUpdate
+                nextUpdate = result.nextUpdate
+            }
+
+            static let notRequested = Revocation(status: "notChecked", reason: "notRequested")
+        }
+
+        /// Why the chain was rejected.
+        public struct Failure: Sendable, Encodable {
+            /// The ``TrustError/Code``, e.g. `pinMismatch`.
+            public let code: String
+            public let reason: String
+            /// The whole message, with the evidence.
+            public let message: String
+            /// OpenSSL's `X509_V_ERR_*` number, when path validation failed.
+            public let openSSLVerifyError: Int?
+            public let depth: Int?
+            public let configuredPins: [String]?
+            /// The chain the check ran against, `[{pin, subject}]`.
+            public let chain: [Entry]?
+
+            init(_ error: TrustError) {
+                code = error.code.description
+                reason = error.reason
+                message = error.description
+                openSSLVerifyError = error.evidence.verifyResult.map(Int.init)
+                depth = error.evidence.depth
+                configuredPins = error.evidence.configuredPins.isEmpty ? nil : error.evidence.configuredPins.map(\.description)
+                chain = error.evidence.chain.isEmpty ? nil : error.evidence.chain.map { Entry(subject: $0.subject, pin: $0.pin.description) }
+            }
+        }
+
+        public let trusted: Bool
+        public let evaluator: String
+        public let host: String?
+        public let validatedChain: [Entry]
+        public let revocation: Revocation
+        public let error: Failure?
+        /// The rejection itself, for callers that want the typed error.
+        public let failure: TrustError?
+
+        init(evaluator: String, host: String?, validatedChain: [Certificate], failure: TrustError?, revocation: Revocation) {
+            trusted = failure == nil
+            self.evaluator = failure?.evaluator ?? evaluator
+            self.host = host
+            self.validatedChain = validatedChain.map { Entry(subject: $0.subject, pin: $0.spkiPin.description) }
+            self.revocation = revocation
+            error = failure.map(Failure.init)
+            self.failure = failure
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case trusted, evaluator, host, validatedChain, revocation, error
+        }
+    }
+}

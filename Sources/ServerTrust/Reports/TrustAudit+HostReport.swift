@@ -1,0 +1,175 @@
+public import Foundation
+
+extension TrustAudit {
+    /// What the audit found for one host of a policy file.
+    ///
+    /// JSON fields: `pattern`, `mode`, `line` (in the policy file), `status`, `host` (absent
+    /// when skipped), `note` (why skipped or unreachable), `failure` and `failureAtWarnHorizon`
+    /// (`{code, reason, evaluator}`), `findings` (report-only failures,
+    /// `{mode, code, reason, evaluator}`), `matchingPins` (`{pin, label}`), `hasBackup` (absent
+    /// without a pin set or a validated chain) and `expirations` (``Expiry``, soonest first).
+    public struct HostReport: Sendable, Encodable {
+        public let pattern: HostPattern
+        public let mode: EnforcementMode
+        /// The policy's line in its file.
+        public let line: Int
+        /// Whether the policy pins keys (and so has matching pins and a backup to report).
+        public let isPinned: Bool
+        /// The host connected to, or `nil` when skipped.
+        public let host: String?
+        public let status: Status
+        /// Today's rejection, if any.
+        public let failure: TrustError?
+        /// The rejection at the horizon, if any (and none today).
+        public let failureAtWarnHorizon: TrustError?
+        /// Report-only failures and canary disagreements today.
+        public let findings: [TrustFinding]
+        /// The configured pins found in the validated chain.
+        public let matchingPins: [PinSet.Entry]
+        /// Whether an active pin is *not* in the chain; `nil` without a pin set or a validated chain.
+        public let hasBackup: Bool?
+        /// Soonest first.
+        public let expirations: [Expiry]
+        /// Why the host was skipped or unreachable.
+        public let note: String?
+
+        private init(
+            policy: TrustPolicyFile.HostPolicy, host: String?, status: Status, failure: TrustError? = nil,
+            failureAtWarnHorizon: TrustError? = nil, findings: [TrustFinding] = [], matchingPins: [PinSet.Entry] = [],
+            hasBackup: Bool? = nil, expirations: [Expiry] = [], note: String?
+        ) {
+            pattern = policy.pattern
+            mode = policy.mode
+            line = policy.line
+            isPinned = policy.pinSet != nil
+            self.host = host
+            self.status = status
+            self.failure = failure
+            self.failureAtWarnHorizon = failureAtWarnHorizon
+            self.findings = findings
+            self.matchingPins = matchingPins
+            self.hasBackup = hasBackup
+            self.expirations = expirations
+            self.note = note
+        }
+
+        /// A wildcard pattern with no host to probe.
+        public static func skipped(_ policy: TrustPolicyFile.HostPolicy, note: String) -> HostReport {
+            HostReport(policy: policy, host: nil, status: .skipped, note: note)
+        }
+
+        /// A host whose server could not be reached: `note` says why.
+        public static func unreachable(_ policy: TrustPolicyFile.HostPolicy, host: String, note: String) -> HostReport {
+            HostReport(policy: policy, host: host, status: .unreachable, note: note)
+        }
+
+        /// Judges `presentedChain` (the live chain of `host`) under the host's whole policy at
+        /// `now`, revocation included (the staple, then live queries through
+        /// `revocationFetcher`), and its enforced pins and certificate dates at
+        /// `now + warnDays`.
+        ///
+        /// Only the enforced pin set (or default validation) is judged at the horizon:
+        /// revocation cannot be (no OCSP response or CRL for a future date exists yet), and an
+        /// informational or canary policy never rejects.
+        ///
+        /// - Parameters:
+        ///   - revocationFetcher: for live revocation queries; `nil` leaves a status no staple
+        ///     answers unknown.
+        public init(
+            policy: TrustPolicyFile.HostPolicy, host: String, presentedChain: [Certificate], stapledOCSPResponse: [UInt8]?,
+            anchors: TrustAnchors, revocationFetcher: (any RevocationFetcher)?, now: Date, warnDays: Int
+        ) {
+            let horizon = now.addingTimeInterval(TimeInterval(warnDays) * 86_400)
+            let today = ServerTrust(
+                presentedChain: presentedChain, anchors: anchors, validationTime: now, stapledOCSPResponse: stapledOCSPResponse,
+                revocationFetcher: revocationFetcher)
+            let failure = Self.failure(of: policy.evaluator, today, host)
+            let future = Self.failure(
+                of: Self.horizonEvaluator(policy),
+                ServerTrust(presentedChain: presentedChain, anchors: anchors, validationTime: horizon), host)
+            let validated = (try? today.validatedChain()) ?? []
+
+            var expirations: [Expiry] = []
+            func add(_ what: String, _ date: Date) {
+                expirations.append(Expiry(what: what, date: date, days: PinSet.days(from: now, to: date)))
+            }
+            if let pinSet = policy.pinSet {
+                for entry in pinSet.entries { if let date = entry.notAfter { add("pin \(entry)", date) } }
+                if let date = pinSet.expiration { add("pin set", date) }
+            }
+            if let canary = policy.canary, let date = canary.effectiveExpiration { add("canary pin set", date) }
+            if let leaf = presentedChain.first { add("leaf certificate \(leaf.subject)", leaf.notValidAfter) }
+            if let earliest = validated.dropFirst().min(by: { $0.notValidAfter < $1.notValidAfter }) {
+                add("issuer certificate \(earliest.subject)", earliest.notValidAfter)
+            }
+
+            self.init(
+                policy: policy, host: host, status: failure != nil ? .fails : future != nil ? .failsWithinWarnDays : .ok,
+                failure: failure, failureAtWarnHorizon: failure == nil ? future : nil, findings: today.findings,
+                matchingPins: policy.pinSet.map { $0.matchingEntries(in: validated, at: now) } ?? [],
+                hasBackup: validated.isEmpty ? nil : policy.pinSet.map { $0.hasBackup(for: validated, at: now) },
+                expirations: expirations.sorted { $0.date < $1.date }, note: nil)
+        }
+
+        private static func horizonEvaluator(_ policy: TrustPolicyFile.HostPolicy) -> any ServerTrustEvaluating {
+            guard policy.mode == .enforced, let pinSet = policy.pinSet, let pinned = try? PinSetTrustEvaluator(pinSet: pinSet) else {
+                return DefaultTrustEvaluator()
+            }
+            return pinned
+        }
+
+        private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: ServerTrust, _ host: String) -> TrustError? {
+            do {
+                try evaluator.evaluate(trust, forHost: host)
+                return nil
+            } catch let error as TrustError {
+                return error
+            } catch {
+                return TrustError(.openSSLFailure, "\(evaluator.name) threw \(error)", evaluator: evaluator.name, host: host)
+            }
+        }
+
+        // MARK: JSON
+
+        private enum CodingKeys: String, CodingKey {
+            case pattern, mode, line, status, host, note, failure, failureAtWarnHorizon, findings, matchingPins, hasBackup,
+                expirations
+        }
+
+        /// `{code, reason, evaluator}` of a rejection; with `mode`, of a finding.
+        private struct Rejection: Encodable {
+            let mode: String?
+            let code: String
+            let reason: String
+            let evaluator: String
+
+            init(_ error: TrustError, mode: EnforcementMode? = nil) {
+                self.mode = mode?.description
+                code = error.code.description
+                reason = error.reason
+                evaluator = error.evaluator ?? ""
+            }
+        }
+
+        private struct MatchingPin: Encodable {
+            let pin: String
+            let label: String
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(pattern.description, forKey: .pattern)
+            try container.encode(mode.description, forKey: .mode)
+            try container.encode(line, forKey: .line)
+            try container.encode(status, forKey: .status)
+            try container.encodeIfPresent(host, forKey: .host)
+            try container.encodeIfPresent(note, forKey: .note)
+            try container.encodeIfPresent(failure.map { Rejection($0) }, forKey: .failure)
+            try container.encodeIfPresent(failureAtWarnHorizon.map { Rejection($0) }, forKey: .failureAtWarnHorizon)
+            try container.encode(findings.map { Rejection($0.error, mode: $0.mode) }, forKey: .findings)
+            try container.encode(matchingPins.map { MatchingPin(pin: $0.pin.description, label: $0.label) }, forKey: .matchingPins)
+            try container.encodeIfPresent(hasBackup, forKey: .hasBackup)
+            try container.encode(expirations, forKey: .expirations)
+        }
+    }
+}

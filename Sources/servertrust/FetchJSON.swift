@@ -1,0 +1,255 @@
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+
+/// The JSON object of `fetch --json`: a ``FetchJSON/Success`` when a response came back, a
+/// ``FetchJSON/Failure`` when the session threw.
+///
+/// Both carry the reporting fields: `trustFailures` (each trust failure the fetch saw:
+/// `{url, mode, reason, evaluator, message, report, reportQueued}`, where `report` is
+/// `queued`, `suppressed`, `dropped` or `noReportURI`), `reportQueued`, `reportsSent`,
+/// `reportsDropped`, and `trustResult` (`{result}` with `result` `notRequested`, `verified` or
+/// `failed`, and for a failure `code`, `reason`, `evaluator`).
+enum FetchJSON {
+    static func success(_ response: Response, events: FetchTrustEvents, counters: TrustCounters) -> String {
+        JSONText.render(Success(response, reporting: Reporting(result: response.trustResult, events: events, counters: counters)))
+    }
+
+    static func failure(_ error: SessionError, events: FetchTrustEvents, counters: TrustCounters) -> String {
+        JSONText.render(Failure(error, reporting: Reporting(result: error.rejectedTrust?.result, events: events, counters: counters)))
+    }
+
+    /// A response: the reporting fields, and `status`, `url` (the final one), `httpVersion`,
+    /// `headers` (`[[name, value]]`), `body` (as UTF-8 text), `trust` (``Trust`` of the final
+    /// connection), `hops` (one ``Trust`` per redirect hop before it), `verification` (the
+    /// signed-response result, ``Verification``) and `hopVerifications` (one per hop).
+    struct Success: Encodable {
+        let reporting: Reporting
+        let response: Response
+
+        init(_ response: Response, reporting: Reporting) {
+            self.response = response
+            self.reporting = reporting
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case status, url, httpVersion, headers, body, trust, hops, verification, hopVerifications
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try reporting.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(response.status, forKey: .status)
+            try container.encode(response.url.absoluteString, forKey: .url)
+            try container.encode(response.httpVersion, forKey: .httpVersion)
+            try container.encode(response.headers.map { [$0.name, $0.value] }, forKey: .headers)
+            try container.encode(response.text, forKey: .body)
+            try container.encode(Trust(response.trust), forKey: .trust)
+            try container.encode(response.hops.map(Trust.init), forKey: .hops)
+            try container.encode(Verification(response.verification), forKey: .verification)
+            try container.encode(response.hopVerifications.map(Verification.init), forKey: .hopVerifications)
+        }
+    }
+
+    /// The session threw: the reporting fields, and `error` (`{code, reason, curlCode,
+    /// curlMessage}`), `trust` (for a rejection: `{trusted: false, code, reason, evaluator,
+    /// host, configuredPins, chain: [{pin, subject}]}`) and `verification` (for a signature
+    /// failure: `{result: "failed", code, reason, status}`, `status` the HTTP status or null).
+    struct Failure: Encodable {
+        struct ErrorObject: Encodable {
+            let code: String
+            let reason: String
+            let curlCode: Int
+            let curlMessage: String
+        }
+
+        struct Rejection: Encodable {
+            let trusted = false
+            let code: String
+            let reason: String
+            let evaluator: String
+            let host: String
+            let configuredPins: [String]
+            let chain: [Certificate]
+
+            struct Certificate: Encodable {
+                let pin: String
+                let subject: String
+            }
+
+            init(_ error: TrustError) {
+                code = error.code.description
+                reason = error.reason
+                evaluator = error.evaluator ?? ""
+                host = error.host ?? ""
+                configuredPins = error.evidence.configuredPins.map(\.description)
+                chain = error.evidence.chain.map { Certificate(pin: $0.pin.description, subject: $0.subject) }
+            }
+        }
+
+        struct SignatureFailure: Encodable {
+            let result = "failed"
+            let code: String
+            let reason: String
+            let status: Int?
+
+            private enum CodingKeys: String, CodingKey {
+                case result, code, reason, status
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(result, forKey: .result)
+                try container.encode(code, forKey: .code)
+                try container.encode(reason, forKey: .reason)
+                // Explicitly null: "no response status" is an answer.
+                try container.encode(status, forKey: .status)
+            }
+        }
+
+        let reporting: Reporting
+        let error: ErrorObject
+        let trust: Rejection?
+        let verification: SignatureFailure?
+
+        init(_ error: SessionError, reporting: Reporting) {
+            self.reporting = reporting
+            self.error = ErrorObject(code: error.code.description, reason: error.reason, curlCode: error.curlCode, curlMessage: error.curlMessage)
+            trust = error.trustError.map(Rejection.init)
+            verification = error.signatureError.map { SignatureFailure(code: $0.code.description, reason: $0.reason, status: $0.status) }
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case error, trust, verification
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try reporting.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(error, forKey: .error)
+            try container.encodeIfPresent(trust, forKey: .trust)
+            try container.encodeIfPresent(verification, forKey: .verification)
+        }
+    }
+
+    /// The reporting fields both outcomes share.
+    struct Reporting: Encodable {
+        struct Event: Encodable {
+            let url: String
+            let mode: String
+            let reason: String
+            let evaluator: String
+            let message: String
+            let report: String
+            let reportQueued: Bool
+        }
+
+        let trustFailures: [Event]
+        let reportQueued: Bool
+        let reportsSent: Int
+        let reportsDropped: Int
+        let trustResult: Result?
+
+        init(result: TrustResult?, events: FetchTrustEvents, counters: TrustCounters) {
+            let all = events.all
+            trustFailures = all.map { event in
+                Event(
+                    url: event.url.absoluteString, mode: event.report.mode.description, reason: event.report.reason.description,
+                    evaluator: event.report.evaluator, message: event.report.message, report: Self.token(event.submission),
+                    reportQueued: event.submission == .queued)
+            }
+            reportQueued = all.contains { $0.submission == .queued }
+            reportsSent = counters.snapshot.reportsSent
+            reportsDropped = counters.snapshot.reportsDropped
+            trustResult = result.map(Result.init)
+        }
+
+        private static func token(_ submission: TrustFailureReporter.Submission) -> String {
+            switch submission {
+            case .queued: "queued"
+            case .suppressed: "suppressed"
+            case .dropped: "dropped"
+            case .noReportURI: "noReportURI"
+            }
+        }
+    }
+
+    /// A ``TrustResult``: `{result}`, and for a failure `code`, `reason`, `evaluator`.
+    struct Result: Encodable {
+        let result: String
+        let code: String?
+        let reason: String?
+        let evaluator: String?
+
+        init(_ result: TrustResult) {
+            switch result {
+            case .notRequested: (self.result, code, reason, evaluator) = ("notRequested", nil, nil, nil)
+            case .verified: (self.result, code, reason, evaluator) = ("verified", nil, nil, nil)
+            case .failed(let error): (self.result, code, reason, evaluator) = ("failed", error.code.description, error.reason, error.evaluator ?? "")
+            }
+        }
+    }
+
+    /// A connection's trust: `{host, matchedPattern (or null), evaluator, trusted,
+    /// validatedChain: [{pin, subject}], revocation: [{subject, depth, status, source}]}`.
+    struct Trust: Encodable {
+        struct Certificate: Encodable {
+            let pin: String
+            let subject: String
+        }
+
+        struct Revocation: Encodable {
+            let subject: String
+            let depth: Int
+            let status: String
+            let source: String
+        }
+
+        let host: String
+        let matchedPattern: String?
+        let evaluator: String
+        let trusted: Bool
+        let validatedChain: [Certificate]
+        let revocation: [Revocation]
+
+        init(_ report: TrustReport) {
+            host = report.host
+            matchedPattern = report.matchedPattern
+            evaluator = report.evaluator
+            trusted = report.isTrusted
+            validatedChain = report.validatedChain.map { Certificate(pin: $0.pin.description, subject: $0.subject) }
+            revocation = report.revocation.map {
+                Revocation(subject: $0.certificate.subject, depth: $0.depth, status: $0.status.description, source: $0.source.description)
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case host, matchedPattern, evaluator, trusted, validatedChain, revocation
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(host, forKey: .host)
+            try container.encode(matchedPattern, forKey: .matchedPattern)
+            try container.encode(evaluator, forKey: .evaluator)
+            try container.encode(trusted, forKey: .trusted)
+            try container.encode(validatedChain, forKey: .validatedChain)
+            try container.encode(revocation, forKey: .revocation)
+        }
+    }
+
+    /// A signed-response result: `{result}`, and for a failure `code` and `reason`.
+    struct Verification: Encodable {
+        let result: String
+        let code: String?
+        let reason: String?
+
+        init(_ verification: ResponseVerification) {
+            switch verification {
+            case .notRequested: (result, code, reason) = ("notRequested", nil, nil)
+            case .verified: (result, code, reason) = ("verified", nil, nil)
+            case .failed(let error): (result, code, reason) = ("failed", error.code.description, error.reason)
+            }
+        }
+    }
+}

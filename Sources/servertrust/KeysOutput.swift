@@ -1,0 +1,54 @@
+import Foundation
+import ServerTrust
+
+/// The JSON objects of `keys … --json`, one per subcommand.
+enum KeysOutput {
+    /// `keys create-root --json`: `file` (where the private key was written), `publicKey`
+    /// (base64 of the 32 raw Ed25519 bytes), `keyID` (hex).
+    struct Root: Encodable {
+        let file: String
+        let publicKey: String
+        let keyID: String
+
+        init(file: String, key: VerificationKey) {
+            self.file = file
+            publicKey = key.base64
+            keyID = key.keyIDHex
+        }
+    }
+
+    /// `keys issue-intermediate --json`: `file`, `intermediateKey` (base64 public key),
+    /// `expires` (RFC 3339), `rootKeyID` (hex), `certificate` (base64 of the intermediate key
+    /// certificate).
+    struct Intermediate: Encodable {
+        let file: String
+        let intermediateKey: String
+        let expires: Date
+        let rootKeyID: String
+        let certificate: String
+
+        init(file: String, certificate: IntermediateKeyCertificate, rootKey: VerificationKey) {
+            self.file = file
+            intermediateKey = certificate.key.base64
+            expires = certificate.expires
+            rootKeyID = rootKey.keyIDHex
+            self.certificate = certificate.base64
+        }
+    }
+
+    /// `keys root-public --json`: `publicKey`, `keyID`, `version` (the header version the root
+    /// signs under), `subjectPublicKeyInfo` (base64 DER).
+    struct RootPublic: Encodable {
+        let publicKey: String
+        let keyID: String
+        let version: Int
+        let subjectPublicKeyInfo: String
+
+        init(key: VerificationKey, version: Int) {
+            publicKey = key.base64
+            keyID = key.keyIDHex
+            self.version = version
+            subjectPublicKeyInfo = Data(key.subjectPublicKeyInfoDER).base64EncodedString()
+        }
+    }
+}
