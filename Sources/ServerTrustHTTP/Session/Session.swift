@@ -22,6 +22,7 @@ public final class Session: Sendable {
     private let revocationFetcher: any RevocationFetcher
     private let policies = Locked(PolicyCache())
     private let signedResponses: SignedResponseChecker
+    private let clientIdentities: ClientIdentityTable
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -47,7 +48,8 @@ public final class Session: Sendable {
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; a ``TrustError`` when the system anchors cannot be loaded or a
-    ///   ``Configuration/signedResponses`` pattern is invalid; a ``ResponseSignatureError``
+    ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
+    ///   invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
     public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         do {
@@ -58,6 +60,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.trustManager = trustManager
         signedResponses = try SignedResponseChecker(configuration: configuration)
+        clientIdentities = try ClientIdentityTable(configuration.clientIdentities)
         anchors = try configuration.anchors.resolve()
         revocationFetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         loop = try MultiLoop(configuration: configuration)
@@ -290,7 +293,8 @@ public final class Session: Sendable {
         let policy = TrustPolicy(
             host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
-            counters: configuration.trustCounters, logger: configuration.logger)
+            counters: configuration.trustCounters, logger: configuration.logger,
+            clientIdentity: clientIdentities.identity(forNormalizedHost: host))
         if cacheable {
             return policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so

@@ -45,7 +45,23 @@ enum TLSBridge {
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
         }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
+        if let identity = context.policy.clientIdentity, !install(identity, on: ctx) { return false }
         return true
+    }
+
+    /// Puts the policy's client certificate, intermediates and key on the connection's `SSL_CTX`,
+    /// from the objects in memory (never a file). The `SSL_CTX` is this connection's alone and
+    /// the policy this host's alone, so no other host's connection ever carries the identity.
+    /// A failure fails the connection: a request that needs the identity never goes out without it.
+    private static func install(_ identity: ClientIdentity, on ctx: OpaquePointer) -> Bool {
+        identity.withUnsafeOpenSSLObjects { certificate, intermediates, key in
+            guard let chain = CServerTrustShims_sk_X509_new_null() else { return false }
+            defer { CServerTrustShims_sk_X509_free(chain) }  // the SSL_CTX up-refs what it keeps
+            for intermediate in intermediates where CServerTrustShims_sk_X509_push(chain, intermediate) <= 0 { return false }
+            let installed = SSL_CTX_use_cert_and_key(ctx, certificate, key, chain, 1) == 1
+            if !installed { ERR_clear_error() }
+            return installed
+        }
     }
 
     /// `SSL_CTX_set_cert_verify_callback`'s callback: the whole chain, once per full handshake.

@@ -24,10 +24,14 @@ final class TrustPolicy: Sendable {
     /// Counts every evaluation and every failure, enforced or report-only.
     let counters: TrustCounters
     let logger: Logger
+    /// The certificate and key this host's connections present when the server asks for one
+    /// (``Session/Configuration/clientIdentities``), or nil. Chosen by host, like the rest of
+    /// the policy, so a redirect to another host is made under that host's policy, without it.
+    let clientIdentity: ClientIdentity?
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
-         logger: Logger) {
+         logger: Logger, clientIdentity: ClientIdentity? = nil) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -37,6 +41,7 @@ final class TrustPolicy: Sendable {
         self.revocationFetcher = revocationFetcher
         self.counters = counters
         self.logger = logger
+        self.clientIdentity = clientIdentity
     }
 
     /// Whether this is the debug-only disabled evaluator, the one case where curl's own host
