@@ -17,6 +17,10 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://localhost:8443/ --ca Certificates/sample-root.pem --resolve localhost:8443:127.0.0.1
               servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
+              servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
+
+            --client-cert/--client-key (or --client-pkcs12) present a client certificate to the \
+            URL's host only, when it asks for one; redirect targets on other hosts get none.
             """
     )
 
@@ -49,6 +53,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var signature: FetchSignatureOptions
 
+    @OptionGroup var clientIdentity: FetchClientIdentityOptions
+
     @OptionGroup var reporting: FetchReportingOptions
 
     func run() async throws {
@@ -61,6 +67,7 @@ struct FetchCommand: AsyncParsableCommand {
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
         try signature.apply(to: &configuration, host: host)
+        try clientIdentity.apply(to: &configuration, host: host)
         let manager: ServerTrustManager
         do {
             if let ca { configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: ca)) }
