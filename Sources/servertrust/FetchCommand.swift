@@ -97,6 +97,9 @@ struct FetchCommand: AsyncParsableCommand {
         let session: Session
         do {
             session = try Session(configuration: configuration, trustManager: manager)
+        } catch let error as TrustError where error.code == .invalidConfiguration {
+            // A client identity OpenSSL will not use: bad input, like the other identity errors.
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(error)")
         } catch {
             throw CommandFailure(status: CommandFailure.transfer, message: "error: \(error)")
         }

@@ -14,11 +14,11 @@ import ServerTrustTestSupport
         client = try TestPKI.makeRoot(commonName: "CLI Client Root").issueLeaf(commonName: "cli-client", extendedKeyUsage: [.clientAuth])
     }
 
-    private func files(_ contents: [String: String]) throws -> [String: String] {
+    func files(_ contents: [String: String]) throws -> [String: String] {
         try contents.mapValues { try TestPKI.writeTemporaryFile($0, name: "file") }
     }
 
-    private func remove(_ files: [String: String]) { files.values.forEach(TestPKI.removeTemporaryFile) }
+    func remove(_ files: [String: String]) { files.values.forEach(TestPKI.removeTemporaryFile) }
 
     @Test func aValidCertificateAndKeyAreLoadedAndTheFetchSucceeds() throws {
         let fixture = try CLIFixture()
@@ -84,5 +84,18 @@ import ServerTrustTestSupport
         let wrong = CommandRunner.run(["fetch", fixture.url(), "--client-pkcs12", p12] + fixture.trusting)
         #expect(wrong.status == 2, "\(wrong)")
         #expect(wrong.standardError.hasPrefix("error: client identity: \(p12) is protected by a passphrase"), "\(wrong)")
+    }
+}
+
+extension FetchClientIdentityTests {
+    @Test func anIdentityOpenSSLWouldRefuseInTheHandshakeExitsTwoWithOpenSSLsReason() throws {
+        let fixture = try CLIFixture()
+        let weak = try TestPKI.makeRoot(commonName: "Weak Root").issueLeaf(commonName: "weak-client", key: .rsa(bits: 1024), extendedKeyUsage: [.clientAuth])
+        let paths = try files(["cert": weak.certificate.pemEncoded, "key": weak.key.pemPrivateKey])
+        defer { remove(paths) }
+        let result = CommandRunner.run(["fetch", fixture.url(), "--client-cert", paths["cert"]!, "--client-key", paths["key"]!] + fixture.trusting)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardError.hasPrefix("error: OpenSSL refuses the client identity ClientIdentity(CN=weak-client, \(weak.certificate.spkiPin)) for \"cli.servertrust.test\""), "\(result)")
+        #expect(result.standardError.contains("OpenSSL: error:0A00018F:SSL routines::ee key too small"), "\(result)")
     }
 }

@@ -95,3 +95,21 @@ import ServerTrustTestSupport
         #expect(setup.server.requestsServed == 0)
     }
 }
+
+extension MutualTLSSessionTests {
+    /// OpenSSL refuses to install a certificate whose key is below the security level (RSA under
+    /// 2048 bits at Debian's level 2) — in every handshake, as curl error 42. The session finds
+    /// out when it is created instead, naming the identity, the pattern and OpenSSL's reason.
+    @Test func anIdentityOpenSSLWouldRefuseInTheHandshakeFailsSessionCreation() throws {
+        let client = try TestPKI.makeRoot(commonName: "Weak Client Root")
+            .issueLeaf(commonName: "weak-client", key: .rsa(bits: 1024), extendedKeyUsage: [.clientAuth])
+        let weak = try ClientIdentity(certificatePEM: client.certificate.pemEncoded, privateKeyPEM: client.key.pemPrivateKey)
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try TestPKI.makeRoot().trustAnchors())
+        configuration.clientIdentities = ["weak.servertrust.test": weak]
+        let error = #expect(throws: TrustError.invalidConfiguration) { try Session(configuration: configuration) }
+        #expect(error?.reason.contains("CN=weak-client") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("weak.servertrust.test") == true)
+        #expect(error?.evidence.openSSLErrors.contains { $0.contains("too small") } == true, "\(String(describing: error?.evidence.openSSLErrors))")
+    }
+}

@@ -9,7 +9,8 @@ struct ClientIdentityTable: Sendable {
     private let table: HostPatternTable<ClientIdentity>
 
     /// - Throws: ``TrustError`` `.invalidHostPattern` for an invalid pattern or two spellings of
-    ///   one pattern (which identity would win would otherwise depend on dictionary order).
+    ///   one pattern (which identity would win would otherwise depend on dictionary order);
+    ///   `.invalidConfiguration` for an identity OpenSSL would refuse to install in a handshake.
     init(_ identities: [String: ClientIdentity]) throws {
         var table = HostPatternTable<ClientIdentity>()
         var spellings: [HostPattern: String] = [:]
@@ -26,6 +27,14 @@ struct ClientIdentityTable: Sendable {
                     "Client identity patterns \(other.debugDescription) and \(text.debugDescription) are both \"\(pattern)\" after normalisation; keep one.")
             }
             spellings[pattern] = text
+            if let problems = TLSBridge.installationProblems(identity) {
+                var evidence = TrustError.Evidence()
+                evidence.openSSLErrors = problems
+                throw TrustError(
+                    .invalidConfiguration,
+                    "OpenSSL refuses the client identity \(identity) for \(text.debugDescription) (a key below the system's security level, e.g. RSA under 2048 bits?).",
+                    evidence: evidence)
+            }
             table.insert(identity, for: pattern)
         }
         self.table = table

@@ -45,8 +45,35 @@ enum TLSBridge {
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
         }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
-        if let identity = context.policy.clientIdentity, !install(identity, on: ctx) { return false }
+        if let identity = context.policy.clientIdentity, !install(identity, on: ctx) {
+            ERR_clear_error()
+            return false
+        }
         return true
+    }
+
+    /// Installs `identity` on a throwaway client `SSL_CTX`, as ``configure(sslContext:for:)``
+    /// will on every connection, so what OpenSSL refuses there (a key below the security level,
+    /// ≈ 83 µs to find out) is refused when the session is created, not as curl error 42 on
+    /// every request to the host.
+    ///
+    /// - Returns: OpenSSL's reasons when it refuses, nil when the identity installs.
+    static func installationProblems(_ identity: ClientIdentity) -> [String]? {
+        ERR_clear_error()
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else { return openSSLErrors() }
+        defer { SSL_CTX_free(ctx) }
+        return install(identity, on: ctx) ? nil : openSSLErrors()
+    }
+
+    /// OpenSSL's error queue, drained, oldest first.
+    private static func openSSLErrors() -> [String] {
+        var messages: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages
     }
 
     /// Puts the policy's client certificate, intermediates and key on the connection's `SSL_CTX`,
@@ -58,9 +85,7 @@ enum TLSBridge {
             guard let chain = CServerTrustShims_sk_X509_new_null() else { return false }
             defer { CServerTrustShims_sk_X509_free(chain) }  // the SSL_CTX up-refs what it keeps
             for intermediate in intermediates where CServerTrustShims_sk_X509_push(chain, intermediate) <= 0 { return false }
-            let installed = SSL_CTX_use_cert_and_key(ctx, certificate, key, chain, 1) == 1
-            if !installed { ERR_clear_error() }
-            return installed
+            return SSL_CTX_use_cert_and_key(ctx, certificate, key, chain, 1) == 1
         }
     }
 
