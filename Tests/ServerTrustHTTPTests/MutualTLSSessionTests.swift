@@ -113,3 +113,31 @@ extension MutualTLSSessionTests {
         #expect(error?.evidence.openSSLErrors.contains { $0.contains("too small") } == true, "\(String(describing: error?.evidence.openSSLErrors))")
     }
 }
+
+extension MutualTLSSessionTests {
+    /// The failure reporter posts through a session of its own, which has no client identities:
+    /// even a report URI the identity's pattern covers never receives the certificate.
+    @Test func aFailureReportNeverCarriesTheIdentityEvenToAHostItsPatternCovers() async throws {
+        let setup = try Setup(tlsVersion: .v1_3)
+        let resolve = [setup.server.resolveEntry(host: Self.host), setup.server.resolveEntry(host: Self.otherHost)]
+        var reporting = TrustFailureReporter.Configuration()
+        reporting.reportURIs = [URL(string: setup.server.url("/echo", host: Self.otherHost))!]
+        reporting.anchors = .bundle(try setup.root.trustAnchors())
+        reporting.resolve = resolve
+        let reporter = try TrustFailureReporter(reporting)
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try setup.root.trustAnchors())
+        configuration.resolve = resolve
+        configuration.clientIdentities = ["**.servertrust.test": setup.identity]
+        configuration.failureReporter = reporter
+        let manager = try ServerTrustManager(evaluators: [Self.host: try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin])])
+        let session = try Session(configuration: configuration, trustManager: manager)
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get(setup.server.url("/status/200", host: Self.host)) }.sessionError
+        #expect(error?.trustError?.code == .pinMismatch)
+        await reporter.flush()
+        #expect(reporter.counters.snapshot.reportsSent == 1)
+        #expect(setup.server.recentRequests.map(\.target) == ["/echo"])
+        #expect(setup.server.clientCertificateSubjects == [])
+    }
+}
