@@ -31,8 +31,11 @@ extension ClientIdentity {
             return d2i_PKCS12(nil, &cursor, buffer.count)
         }
         guard let p12 = parsed else {
-            drainOpenSSLErrors()
-            throw TrustError(.malformedPrivateKey, "\(source) is not a PKCS#12 file (DER); for PEM files give the certificate and key separately.")
+            var evidence = TrustError.Evidence()
+            evidence.openSSLErrors = drainOpenSSLErrors()
+            throw TrustError(
+                .malformedPrivateKey, "\(source) is not a PKCS#12 file (DER); for PEM files give the certificate and key separately.",
+                evidence: evidence)
         }
         defer { PKCS12_free(p12) }
         // The MAC says whether the passphrase is right before any decryption is attempted.
@@ -44,7 +47,7 @@ extension ClientIdentity {
                 return PKCS12_verify_mac(p12, pointer.assumingMemoryBound(to: CChar.self), -1) == 1
             }
             if !verified {
-                drainOpenSSLErrors()
+                _ = drainOpenSSLErrors()
                 throw passphrase == nil
                     ? TrustError(.privateKeyPassphraseRequired, "\(source) is protected by a passphrase; give it.")
                     : TrustError(.privateKeyPassphraseIncorrect, "The passphrase does not open \(source).")

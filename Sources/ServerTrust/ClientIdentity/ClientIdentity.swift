@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 internal import COpenSSL
 internal import CServerTrustShims
 
@@ -76,7 +76,7 @@ public final class ClientIdentity: @unchecked Sendable {
         }
         clearOpenSSLErrors()
         guard X509_check_private_key(leaf.x509, key) == 1 else {
-            drainOpenSSLErrors()  // OpenSSL's text ("key values mismatch") adds nothing to ours
+            _ = drainOpenSSLErrors()  // OpenSSL's text ("key values mismatch") adds nothing to ours
             let keyPin = Self.publicKeyPin(of: key)
             EVP_PKEY_free(key)
             throw TrustError(

@@ -1,5 +1,5 @@
 import Foundation
-public import ServerTrust
+internal import ServerTrust
 internal import COpenSSL
 internal import CServerTrustShims
 
