@@ -15,4 +15,5 @@
 #include <openssl/sha.h>
 #include <openssl/objects.h>
 #include <openssl/asn1.h>
+#include <openssl/pkcs12.h>
 #endif

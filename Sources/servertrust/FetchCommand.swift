@@ -17,6 +17,10 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://localhost:8443/ --ca Certificates/sample-root.pem --resolve localhost:8443:127.0.0.1
               servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
+              servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
+
+            --client-cert/--client-key (or --client-pkcs12) present a client certificate to the \
+            URL's host only, when it asks for one; redirect targets on other hosts get none.
             """
     )
 
@@ -54,6 +58,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var signature: FetchSignatureOptions
 
+    @OptionGroup var clientIdentity: FetchClientIdentityOptions
+
     @OptionGroup var reporting: FetchReportingOptions
 
     func run() async throws {
@@ -70,6 +76,7 @@ struct FetchCommand: AsyncParsableCommand {
             configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE = true
         }
         try signature.apply(to: &configuration, host: host)
+        try clientIdentity.apply(to: &configuration, host: host)
         let manager: ServerTrustManager
         do {
             if let ca { configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: ca)) }
@@ -99,6 +106,9 @@ struct FetchCommand: AsyncParsableCommand {
         let session: Session
         do {
             session = try Session(configuration: configuration, trustManager: manager)
+        } catch let error as TrustError where error.code == .invalidConfiguration {
+            // A client identity OpenSSL will not use: bad input, like the other identity errors.
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \(error)")
         } catch {
             throw CommandFailure(status: CommandFailure.transfer, message: "error: \(error)")
         }

@@ -15,9 +15,12 @@ enum NginxInterop {
         var ocspResponderURL: String { "http://127.0.0.1:\(port("OCSP_RESPONDER"))/" }
         func port(_ name: String) -> Int { Int(values["SERVERTRUST_INTEROP_\(name)"]!)! }
         func url(_ portName: String, _ path: String = "/") -> String { "https://\(host):\(port(portName))\(path)" }
+        /// Every server's port for the interop host name (an interop.env written before the
+        /// mutual-TLS servers existed simply lacks theirs).
         var resolve: [String] {
             ["TLS13_ECDSA_H2_STAPLED", "TLS12_ECDSA_H1_STAPLED", "TLS13_RSA_H2", "TLS12_RSA_H1",
-             "TLS13_LIVE_OCSP_GOOD", "TLS12_LIVE_OCSP_REVOKED"].map { "\(host):\(port($0)):127.0.0.1" }
+             "TLS13_LIVE_OCSP_GOOD", "TLS12_LIVE_OCSP_REVOKED", "MTLS_REQUIRED", "MTLS_OPTIONAL"]
+                .compactMap { values["SERVERTRUST_INTEROP_\($0)"] }.map { "\(host):\($0):127.0.0.1" }
         }
     }
 

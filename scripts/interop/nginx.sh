@@ -6,6 +6,10 @@
 #   scripts/interop/nginx.sh start DIR   # writes DIR/{pki,conf,…} and DIR/interop.env, starts nginx
 #   scripts/interop/nginx.sh stop DIR    # stops it by PID
 #
+# Two more servers test client certificates (mutual TLS): one that requires a certificate issued
+# by the client CA made here (base + 8), one that only asks for one and answers with what it
+# received (base + 9), the target of the first one's /redirect-elsewhere.
+#
 # interop.env (sourced by .ci/run, read by the tests through SERVERTRUST_INTEROP_DIR) names
 # every port. Base port: SERVERTRUST_NGINX_BASE_PORT (default 18440).
 set -euo pipefail
@@ -14,16 +18,16 @@ dir=$(mkdir -p "${2:?usage: nginx.sh start|stop DIR}" && cd "$2" && pwd)
 base=${SERVERTRUST_NGINX_BASE_PORT:-}
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-choose_base() {  # the first base from 18440 whose seven ports are all free
+choose_base() {  # the first base from 18440 whose nine ports are all free
     local candidate port busy
     for candidate in $(seq 18440 10 18990); do
         busy=0
-        for port in $(seq $((candidate + 1)) $((candidate + 7))); do
+        for port in $(seq $((candidate + 1)) $((candidate + 9))); do
             if port_in_use "$port"; then busy=1; break; fi
         done
         [ $busy -eq 0 ] && { echo "$candidate"; return 0; }
     done
-    echo "nginx.sh: no free port range between 18441 and 18997" >&2
+    echo "nginx.sh: no free port range between 18441 and 18999" >&2
     return 1
 }
 
@@ -115,6 +119,18 @@ for status in good revoked; do
         printf 'R\t%s\t%s,keyCompromise\t%s\tunknown\t/CN=live-revoked\n' "$expiry" "$revoked_at" "$serial" >> live-index.txt
     fi
 done
+# The client side of mutual TLS: a client CA of its own (never the server PKI's), a client leaf
+# with clientAuth, its key also encrypted with a passphrase, and both as PKCS#12.
+printf '[client_ext]\nbasicConstraints = critical, CA:false\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = clientAuth\nauthorityKeyIdentifier = keyid\n' > client-ext.cnf
+ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client-ca.key -out client-ca.pem \
+    -subj "/O=ServerTrust Interop/CN=Interop Client CA" -days 30 -extensions root_ext -config <(cat /etc/ssl/openssl.cnf ext.cnf)
+ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr \
+    -subj "/O=ServerTrust Interop/CN=interop-client"
+ossl x509 -req -in client.csr -CA client-ca.pem -CAkey client-ca.key -CAcreateserial -days 30 \
+    -extfile client-ext.cnf -extensions client_ext -out client.pem
+printf 'interop-passphrase\n' > client-key.passphrase
+ossl pkey -in client.key -aes256 -passout file:client-key.passphrase -out client-encrypted.key
+ossl pkcs12 -export -in client.pem -inkey client.key -passout file:client-key.passphrase -out client.p12
 spki() { openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64; }
 
 server() {  # port protocols leaf-chain http2 stapling
@@ -131,6 +147,24 @@ server() {  # port protocols leaf-chain http2 stapling
 $( [ "$5" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/leaf-ecdsa.ocsp;\n' "$pki" )
     location / { return 200 "interop $1\n"; }
     location /redirect { return 302 https://interop.servertrust.test:$((base + 1))/; }
+  }
+CONF
+}
+mtls_server() {  # port protocols verify-mode
+    local listen="listen 127.0.0.1:$1 ssl"; [ "$2" = TLSv1.3 ] && listen="$listen http2"
+    cat <<CONF
+  server {
+    $listen;
+    server_name interop.servertrust.test localhost;
+    ssl_protocols $2;
+    ssl_certificate $pki/chain-ecdsa.pem;
+    ssl_certificate_key $pki/leaf-ecdsa.key;
+    ssl_session_cache shared:interop$1:1m;
+    ssl_session_tickets on;
+    ssl_verify_client $3;
+    ssl_client_certificate $pki/client-ca.pem;
+    location / { return 200 "client-verify=\$ssl_client_verify client-dn=\$ssl_client_s_dn\n"; }
+    location /redirect-elsewhere { return 302 https://localhost:$((base + 9))/; }
   }
 CONF
 }
@@ -152,6 +186,8 @@ CONF
     server $((base + 4)) "TLSv1.2" rsa h1 none
     server $((base + 6)) "TLSv1.3" live-good h1 none
     server $((base + 7)) "TLSv1.2" live-revoked h1 none
+    mtls_server $((base + 8)) "TLSv1.3" on
+    mtls_server $((base + 9)) "TLSv1.2" optional
     echo "}"
 } > "$dir/nginx.conf"
 
@@ -186,9 +222,16 @@ SERVERTRUST_INTEROP_TLS12_RSA_H1=$((base + 4))
 SERVERTRUST_INTEROP_OCSP_RESPONDER=$ocsp_port
 SERVERTRUST_INTEROP_TLS13_LIVE_OCSP_GOOD=$((base + 6))
 SERVERTRUST_INTEROP_TLS12_LIVE_OCSP_REVOKED=$((base + 7))
+SERVERTRUST_INTEROP_MTLS_REQUIRED=$((base + 8))
+SERVERTRUST_INTEROP_MTLS_OPTIONAL=$((base + 9))
 SERVERTRUST_INTEROP_ROOT=$pki/root.pem
+SERVERTRUST_INTEROP_CLIENT_CERT=$pki/client.pem
+SERVERTRUST_INTEROP_CLIENT_KEY=$pki/client.key
+SERVERTRUST_INTEROP_CLIENT_ENCRYPTED_KEY=$pki/client-encrypted.key
+SERVERTRUST_INTEROP_CLIENT_PKCS12=$pki/client.p12
+SERVERTRUST_INTEROP_CLIENT_PASSPHRASE_FILE=$pki/client-key.passphrase
 SERVERTRUST_INTEROP_INTERMEDIATE_PIN=sha256/$(spki intermediate.pem)
 SERVERTRUST_INTEROP_ECDSA_LEAF_PIN=sha256/$(spki leaf-ecdsa.pem)
 SERVERTRUST_INTEROP_RSA_LEAF_PIN=sha256/$(spki leaf-rsa.pem)
 ENV
-echo "nginx started (pid $(cat "$dir/nginx.pid")) on ports $((base + 1))-$((base + 4)), $((base + 6))-$((base + 7)); openssl ocsp (pid $(cat "$dir/ocsp.pid")) on $ocsp_port; see $dir/interop.env"
+echo "nginx started (pid $(cat "$dir/nginx.pid")) on ports $((base + 1))-$((base + 4)), $((base + 6))-$((base + 9)); openssl ocsp (pid $(cat "$dir/ocsp.pid")) on $ocsp_port; see $dir/interop.env"

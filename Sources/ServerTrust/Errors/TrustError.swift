@@ -30,6 +30,10 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case pinSetExpired
             case canaryDisagreement
             case invalidPolicyFile
+            case malformedPrivateKey
+            case privateKeyPassphraseRequired
+            case privateKeyPassphraseIncorrect
+            case privateKeyMismatch
         }
 
         private let base: Base
@@ -80,6 +84,15 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let canaryDisagreement = Code(.canaryDisagreement)
         /// A declarative policy file that cannot be loaded; the reason names the line and field.
         public static let invalidPolicyFile = Code(.invalidPolicyFile)
+        /// A client identity's private key that is missing, not PEM (or PKCS#12), or that OpenSSL
+        /// cannot parse.
+        public static let malformedPrivateKey = Code(.malformedPrivateKey)
+        /// A client identity's private key (or PKCS#12 file) is encrypted and no passphrase was given.
+        public static let privateKeyPassphraseRequired = Code(.privateKeyPassphraseRequired)
+        /// The passphrase given does not decrypt the private key (or PKCS#12 file).
+        public static let privateKeyPassphraseIncorrect = Code(.privateKeyPassphraseIncorrect)
+        /// A client identity's private key is not the key of its certificate.
+        public static let privateKeyMismatch = Code(.privateKeyMismatch)
 
         public var description: String { base.rawValue }
     }
@@ -179,6 +192,10 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let pinSetExpired = TrustError(.pinSetExpired, "")
     public static let canaryDisagreement = TrustError(.canaryDisagreement, "")
     public static let invalidPolicyFile = TrustError(.invalidPolicyFile, "")
+    public static let malformedPrivateKey = TrustError(.malformedPrivateKey, "")
+    public static let privateKeyPassphraseRequired = TrustError(.privateKeyPassphraseRequired, "")
+    public static let privateKeyPassphraseIncorrect = TrustError(.privateKeyPassphraseIncorrect, "")
+    public static let privateKeyMismatch = TrustError(.privateKeyMismatch, "")
 
     public var description: String {
         var text = ""

@@ -55,6 +55,14 @@ extension Session {
         /// pattern matches is not checked. Patterns are validated when the session is created.
         /// Default: none. See ``SignedResponsePolicy`` and docs/SIGNED_RESPONSES.md.
         public var signedResponses: [String: SignedResponsePolicy] = [:]
+        /// Client certificates for mutual TLS, by host pattern (`api.example.com`, `*.example.com`,
+        /// `**.example.com`, as in ``ServerTrustManager``; the most specific wins). A connection
+        /// to a host presents the identity of the pattern its host matches, when the server asks
+        /// for a certificate, and no identity otherwise: never to a redirect target, a proxy, a
+        /// revocation responder or a report URI that its pattern does not cover. Patterns are
+        /// validated when the session is created (``TrustError/Code/invalidHostPattern``).
+        /// Default: none. See ``ClientIdentity`` and <doc:MutualTLS>.
+        public var clientIdentities: [String: ClientIdentity] = [:]
         /// Called, on the requesting task, for every response (final or redirect hop) that fails
         /// signature verification, in informational and enforced mode alike, before the session
         /// returns or throws. Keep it quick; it must not call back into the session. Default: none.

@@ -24,6 +24,7 @@ public final class Session: Sendable {
     private let signedResponses: SignedResponseChecker
     /// ``Configuration/maximumConnectionLifetime`` in seconds.
     private let connectionLifetime: TimeInterval
+    private let clientIdentities: ClientIdentityTable
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -50,7 +51,8 @@ public final class Session: Sendable {
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
     ///   that is not positive; a ``TrustError`` when the system anchors cannot be loaded or a
-    ///   ``Configuration/signedResponses`` pattern is invalid; a ``ResponseSignatureError``
+    ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
+    ///   invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
     public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         do {
@@ -67,6 +69,7 @@ public final class Session: Sendable {
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
         connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         signedResponses = try SignedResponseChecker(configuration: configuration)
+        clientIdentities = try ClientIdentityTable(configuration.clientIdentities)
         anchors = try configuration.anchors.resolve()
         revocationFetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         loop = try MultiLoop(configuration: configuration)
@@ -314,7 +317,8 @@ public final class Session: Sendable {
             validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: connectionLifetime,
-            writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE)
+            writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
+            clientIdentity: clientIdentities.identity(forNormalizedHost: host))
         if cacheable {
             let (filed, evicted) = policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so

@@ -47,6 +47,10 @@ enum TLSBridge {
         }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
         if !context.policy.writesTLSSecretsToKeyLog { disableKeyLog(ctx) }
+        if let identity = context.policy.clientIdentity, !install(identity, on: ctx) {
+            ERR_clear_error()
+            return false
+        }
         return true
     }
 

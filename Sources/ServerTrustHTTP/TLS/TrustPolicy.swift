@@ -33,11 +33,15 @@ final class TrustPolicy: Sendable {
     /// Cleared once a resumed session of this policy came without the staple its must-staple
     /// leaf demands: the policy's connections then always make full handshakes, which carry one.
     private let resumption = Atomic<Bool>(true)
+    /// The certificate and key this host's connections present when the server asks for one
+    /// (``Session/Configuration/clientIdentities``), or nil. Chosen by host, like the rest of
+    /// the policy, so a redirect to another host is made under that host's policy, without it.
+    let clientIdentity: ClientIdentity?
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
          logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
-         writesTLSSecretsToKeyLog: Bool = false) {
+         writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -50,6 +54,7 @@ final class TrustPolicy: Sendable {
         self.clock = clock
         self.maximumConnectionLifetime = maximumConnectionLifetime
         self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
+        self.clientIdentity = clientIdentity
     }
 
     /// Whether new connections of this policy may resume a TLS session.

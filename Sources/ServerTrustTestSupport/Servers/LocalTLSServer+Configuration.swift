@@ -61,6 +61,9 @@ extension LocalTLSServer {
         /// Consulted first for every request; nil falls through to ``LocalHTTPRoutes``.
         /// Default: none.
         public var handler: LocalHTTPHandler?
+        /// Ask every client for a certificate (accepting any, or none) and record what arrives
+        /// in ``LocalTLSServer/clientCertificateSubjects``. Default: false.
+        public var requestsClientCertificate = false
 
         public init(
             identity: Identity,

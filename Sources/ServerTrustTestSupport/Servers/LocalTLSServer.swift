@@ -39,7 +39,10 @@ public final class LocalTLSServer: Sendable {
         guard configuration.minimumTLSVersion <= configuration.maximumTLSVersion else {
             throw LocalServerError("minimumTLSVersion \(configuration.minimumTLSVersion) is above maximumTLSVersion \(configuration.maximumTLSVersion).")
         }
-        let core = Core(configuration: configuration, context: try Core.makeContext(configuration))
+        let clientCertificates = ClientCertificateLog()
+        let core = Core(
+            configuration: configuration, context: try Core.makeContext(configuration, clientCertificates: clientCertificates),
+            clientCertificates: clientCertificates)
         listener = try TCPListener(name: "LocalTLSServer") { [core] connection in
             core.serve(connection)
         }
@@ -84,7 +87,7 @@ public final class LocalTLSServer: Sendable {
         var configuration = core.configuration
         configuration.identity = identity
         configuration.stapledOCSPResponse = stapledOCSPResponse
-        core.setContext(try Core.makeContext(configuration))
+        core.setContext(try Core.makeContext(configuration, clientCertificates: core.clientCertificates))
     }
 
     /// Staples `response` (DER `OCSPResponse`, nil for none) to later handshakes, keeping the
@@ -125,6 +128,10 @@ public final class LocalTLSServer: Sendable {
     /// Completed handshakes, oldest first.
     public var handshakes: [Handshake] { core.counts.withLock { $0.handshakes } }
 
+    /// With ``Configuration/requestsClientCertificate``: the subject (`/O=…/CN=…`) of every
+    /// client certificate received, in order, including in handshakes that failed afterwards.
+    public var clientCertificateSubjects: [String] { core.clientCertificates.all }
+
     /// The most recent requests, oldest first: the last 64, fewer when their bodies add up to
     /// over 16 MiB (the last request is always there).
     public var recentRequests: [LocalHTTPRequest] { core.http.recentRequests }
@@ -137,6 +144,7 @@ extension LocalTLSServer {
         let http: HTTPService
         private let context: Locked<TLSServerContext>
         let counts = Locked(Counts())
+        let clientCertificates: ClientCertificateLog
 
         struct Counts {
             var completed = 0
@@ -146,19 +154,21 @@ extension LocalTLSServer {
             var handshakes: [Handshake] = []
         }
 
-        init(configuration: Configuration, context: TLSServerContext) {
+        init(configuration: Configuration, context: TLSServerContext, clientCertificates: ClientCertificateLog) {
             self.configuration = configuration
             self.http = HTTPService(handler: configuration.handler)
             self.context = Locked(context)
+            self.clientCertificates = clientCertificates
         }
 
-        static func makeContext(_ configuration: Configuration) throws -> TLSServerContext {
+        static func makeContext(_ configuration: Configuration, clientCertificates: ClientCertificateLog) throws -> TLSServerContext {
             try TLSServerContext(
                 identity: configuration.identity,
                 versions: configuration.minimumTLSVersion ... configuration.maximumTLSVersion,
                 sessionTickets: configuration.sessionTickets,
                 sessionCache: configuration.sessionCache,
-                stapledOCSPResponse: configuration.stapledOCSPResponse)
+                stapledOCSPResponse: configuration.stapledOCSPResponse,
+                clientCertificates: configuration.requestsClientCertificate ? clientCertificates : nil)
         }
 
         var currentContext: TLSServerContext { context.withLock { $0 } }

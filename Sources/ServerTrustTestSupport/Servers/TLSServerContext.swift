@@ -16,13 +16,20 @@ final class TLSServerContext: @unchecked Sendable {
     let leafFingerprint: [UInt8]
 
     /// - Parameters:
+    /// Where client certificates are recorded when the server asks for them; nil: it does not ask.
+    private let clientCertificates: ClientCertificateLog?
+
+    /// - Parameters:
     ///   - sessionTickets, sessionCache: see ``LocalTLSServer/Configuration``.
+    ///   - clientCertificates: ask every client for a certificate, accept whatever it sends (or
+    ///     nothing), and record the subject of each one that arrives. Default nil: never ask.
     init(
         identity: LocalTLSServer.Identity,
         versions: ClosedRange<LocalTLSServer.TLSVersion> = .v1_2 ... .v1_3,
         sessionTickets: Bool = true,
         sessionCache: Bool = true,
-        stapledOCSPResponse: [UInt8]? = nil
+        stapledOCSPResponse: [UInt8]? = nil,
+        clientCertificates: ClientCertificateLog? = nil
     ) throws {
         guard let leaf = identity.chain.first else { throw LocalServerError("The identity has no certificate.") }
         ERR_clear_error()
@@ -30,7 +37,22 @@ final class TLSServerContext: @unchecked Sendable {
         self.ctx = ctx
         staple = Locked(stapledOCSPResponse)
         leafFingerprint = leaf.sha256Fingerprint
+        self.clientCertificates = clientCertificates
         try Self.install(identity, in: ctx)
+        if let clientCertificates {
+            // Runs when a client's Certificate message arrives, with the log the context keeps
+            // alive; accepts anything, since the tests ask whether a certificate was sent at all.
+            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+            SSL_CTX_set_cert_verify_callback(ctx, { store, argument in
+                guard let store, let argument else { return 1 }
+                let log = Unmanaged<ClientCertificateLog>.fromOpaque(argument).takeUnretainedValue()
+                if let certificate = X509_STORE_CTX_get0_cert(store), let name = X509_NAME_oneline(X509_get_subject_name(certificate), nil, 0) {
+                    log.record(String(cString: name))
+                    CRYPTO_free(name, #fileID, #line)
+                }
+                return 1
+            }, Unmanaged.passUnretained(clientCertificates).toOpaque())
+        }
 
         guard CServerTrustShims_SSL_CTX_set_min_proto_version(ctx, versions.lowerBound.openSSLVersion) == 1,
               CServerTrustShims_SSL_CTX_set_max_proto_version(ctx, versions.upperBound.openSSLVersion) == 1 else {
@@ -124,4 +146,12 @@ final class TLSServerContext: @unchecked Sendable {
             throw LocalServerError.openSSL("The key does not match the leaf certificate, or OpenSSL refused them")
         }
     }
+}
+
+/// The subjects (`X509_NAME_oneline` form, `/O=…/CN=…`) of the client certificates a server
+/// received, in arrival order, including those of handshakes that failed afterwards.
+final class ClientCertificateLog: Sendable {
+    private let subjects = Locked<[String]>([])
+    func record(_ subject: String) { subjects.withLock { $0.append(subject) } }
+    var all: [String] { subjects.withLock { $0 } }
 }
