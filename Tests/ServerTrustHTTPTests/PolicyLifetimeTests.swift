@@ -12,7 +12,7 @@ import ServerTrustTestSupport
     /// request resolves a policy of its own, as an app building an evaluator per request does.
     struct PerRequestEvaluator: ServerTrustEvaluating {
         let pin: Pin
-        func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        func evaluate(_ trust: PeerTrust, forHost host: String) throws {
             try PinnedKeyHashesTrustEvaluator(pins: [pin]).evaluate(trust, forHost: host)
         }
     }

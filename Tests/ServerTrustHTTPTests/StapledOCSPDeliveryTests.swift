@@ -13,7 +13,7 @@ import ServerTrustTestSupport
         let seen = Locked<[[UInt8]?]>([])
         init(requireStaple: Bool) { self.requireStaple = requireStaple }
         var usesStapledOCSPResponse: Bool { true }
-        func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        func evaluate(_ trust: PeerTrust, forHost host: String) throws {
             seen.withLock { $0.append(trust.stapledOCSPResponse) }
             try DefaultTrustEvaluator().evaluate(trust, forHost: host)
             if requireStaple && trust.stapledOCSPResponse == nil {

@@ -304,7 +304,7 @@ private struct CRLFixture {
         do {
             for index in 0..<1000 {
                 let leaf = index.isMultiple(of: 2) ? listed : pki.leaf
-                let trust = ServerTrust(presentedChain: leaf.chain, anchors: try TrustAnchors([pki.root.certificate]))
+                let trust = PeerTrust(presentedChain: leaf.chain, anchors: try TrustAnchors([pki.root.certificate]))
                 do {
                     try evaluator.evaluate(trust, forHost: "")
                     statuses.append(trust.revocationResults?.first?.status.name ?? "none")

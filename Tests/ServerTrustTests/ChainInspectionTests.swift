@@ -17,7 +17,7 @@ import Testing
     }
 
     private func inspect(anchors: [Certificate], host: String = Self.host, staple: [UInt8]? = nil) throws -> ChainInspection {
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: [leaf.certificate, intermediate.certificate], anchors: try TrustAnchors(anchors), stapledOCSPResponse: staple)
         return ChainInspection(trust: trust, host: host)
     }

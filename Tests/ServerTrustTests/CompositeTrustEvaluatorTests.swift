@@ -11,7 +11,7 @@ private final class Probe: ServerTrustEvaluating {
 
     init(failing failure: TrustError? = nil) { self.failure = failure }
 
-    func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         runs.add(1, ordering: .relaxed)
         if let failure { throw failure }
     }

@@ -190,7 +190,7 @@ import Testing
         let error = #expect(throws: TrustError.chainValidationFailed) { try evaluate(leaf, host: "api.example.com") }
         #expect(error?.evidence.verifyResult == X509_V_ERR_EE_KEY_TOO_SMALL)
 
-        let lenient = ServerTrust(
+        let lenient = PeerTrust(
             presentedChain: leaf.chain, anchors: try root.trustAnchors(),
             validationOptions: PathValidationOptions(authenticationLevel: 1))
         try DefaultTrustEvaluator().evaluate(lenient, forHost: "api.example.com")

@@ -4,10 +4,10 @@ import Testing
 @testable import ServerTrust
 
 @Suite struct DisabledTrustEvaluatorTests {
-    private func strangerTrust() throws -> ServerTrust {
+    private func strangerTrust() throws -> PeerTrust {
         let stranger = try TestPKI.makeRoot(commonName: "Stranger").issueLeaf(
             dnsNames: ["elsewhere.example"], notBefore: .days(-30), notAfter: .days(-1))
-        return ServerTrust(presentedChain: stranger.chain, anchors: try TestPKI.makeRoot().trustAnchors())
+        return PeerTrust(presentedChain: stranger.chain, anchors: try TestPKI.makeRoot().trustAnchors())
     }
 
     @Test func testsRunInADebugBuild() {
@@ -30,7 +30,7 @@ import Testing
         let evaluator = DisabledTrustEvaluator(unsafeAcceptAnyCertificate: true, logger: logs.logger)
         #expect(evaluator.isActive)
         try evaluator.evaluate(try strangerTrust(), forHost: "api.example.com")
-        try evaluator.evaluate(ServerTrust(presentedChain: [], anchors: try TestPKI.makeRoot().trustAnchors()), forHost: "")
+        try evaluator.evaluate(PeerTrust(presentedChain: [], anchors: try TestPKI.makeRoot().trustAnchors()), forHost: "")
         #expect(logs.all.count == 2)
         #expect(logs.all.allSatisfy { $0.level == .error })
         #expect(logs.all.first?.metadata["host"] == "api.example.com")

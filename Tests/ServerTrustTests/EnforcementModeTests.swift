@@ -90,9 +90,9 @@ import ServerTrustTestSupport
 @Suite struct ReportOnlyValidationTests {
     /// A trust whose own anchors are a stranger's root, so the leaf validates only against the
     /// candidate CAs a report-only evaluator trials.
-    static func strangerTrust(_ pki: RevocationPKI) throws -> ServerTrust {
+    static func strangerTrust(_ pki: RevocationPKI) throws -> PeerTrust {
         let stranger = try TestPKI.makeRoot(commonName: "Stranger Root")
-        return ServerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
+        return PeerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
     }
 
     @Test func reportOnlyValidationIsNeverReusedByAnEnforcingEvaluator() throws {

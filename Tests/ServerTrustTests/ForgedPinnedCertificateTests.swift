@@ -70,8 +70,8 @@ import Testing
         stranger = try TestPKI.makeRoot(commonName: "Stranger Root CA")
     }
 
-    private func trust(presenting chain: [Certificate]) throws -> ServerTrust {
-        ServerTrust(presentedChain: chain, anchors: try stranger.trustAnchors())
+    private func trust(presenting chain: [Certificate]) throws -> PeerTrust {
+        PeerTrust(presentedChain: chain, anchors: try stranger.trustAnchors())
     }
 
     /// Evaluates `presented`, whose certificate at `forgedDepth` is the forged copy, and checks

@@ -379,17 +379,17 @@ private struct OCSPFixture {
     @Test func theStapledResponseIsCheckedForTheLeafOfTheValidatedChain() throws {
         let pki = try OCSPFixture()
         let staple = try pki.response().build()
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: pki.leaf.chain, anchors: try TrustAnchors([pki.root.certificate]), stapledOCSPResponse: staple)
         #expect(try trust.stapledOCSPStatus().status == .good)
-        let unstapled = ServerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([pki.root.certificate]))
+        let unstapled = PeerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([pki.root.certificate]))
         #expect(try unstapled.stapledOCSPStatus().status == .unknown(.noResponse))
     }
 
     @Test func aStapleIsOnlyCheckedForAChainThatValidates() throws {
         let pki = try OCSPFixture()
         let stranger = try TestPKI.makeRoot(commonName: "Stranger CA")
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]),
             stapledOCSPResponse: try pki.response().build())
         #expect(throws: TrustError.chainValidationFailed) { try trust.stapledOCSPStatus() }
@@ -402,7 +402,7 @@ private struct OCSPFixture {
         let staple = try OCSPResponseBuilder(signer: selfSigned)
             .adding(.revoked(reason: .cessationOfOperation, date: .days(-1)), for: selfSigned.certificate, issuedBy: selfSigned)
             .build()
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: [selfSigned.certificate], anchors: try TrustAnchors([selfSigned.certificate]),
             stapledOCSPResponse: staple)
         #expect(try trust.validatedChain().count == 1)
@@ -412,7 +412,7 @@ private struct OCSPFixture {
 
     @Test func theIssuerOfALeafAnchoredThroughItsCAIsTheSecondCertificate() throws {
         let pki = try OCSPFixture()
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: [pki.leaf.certificate], anchors: try TrustAnchors([pki.leaf.certificate, pki.ca.certificate]),
             stapledOCSPResponse: try pki.response().build())
         #expect(try trust.validatedChain().count == 2)

@@ -106,7 +106,7 @@ import Testing
     func withoutDefaultValidationAPinnedSelfSignedServerCertificateIsAccepted(kind: PinningKind) throws {
         let server = try TestPKI.makeRoot(
             CertificateSpec(subject: "api.example.com", subjectKey: .ecP256(), dnsNames: [SitePKI.host]))
-        let trust = ServerTrust(presentedChain: [server.certificate], anchors: try site.root.trustAnchors())
+        let trust = PeerTrust(presentedChain: [server.certificate], anchors: try site.root.trustAnchors())
         try kind.evaluator(pinning: [server.certificate], performDefaultValidation: false).evaluate(trust, forHost: SitePKI.host)
         #expect(throws: TrustError.hostMismatch) {
             try kind.evaluator(pinning: [server.certificate], performDefaultValidation: false).evaluate(trust, forHost: "www.example.com")

@@ -3,7 +3,7 @@ import Testing
 import ServerTrust
 import ServerTrustTestSupport
 
-/// `ServerTrust.reliedOnUntil` (audit finding 6): the first instant something an acceptance
+/// `PeerTrust.reliedOnUntil` (audit finding 6): the first instant something an acceptance
 /// relied on stops holding, which a session uses as the end of the connection's life.
 @Suite struct RelianceTests {
     @Test func itIsTheValidatedChainsFirstNotAfterWithoutDatedPins() throws {
@@ -11,7 +11,7 @@ import ServerTrustTestSupport
         let intermediate = try root.issueIntermediate(commonName: "Issuing CA")
         let leafEnd = Date(timeIntervalSinceNow: 5 * 86_400).rounded
         let leaf = try intermediate.issueLeaf(dnsNames: [SitePKI.host], notAfter: leafEnd)
-        let trust = ServerTrust(presentedChain: leaf.chain, anchors: try TrustAnchors([root.certificate]))
+        let trust = PeerTrust(presentedChain: leaf.chain, anchors: try TrustAnchors([root.certificate]))
         #expect(trust.reliedOnUntil == leafEnd)  // nothing evaluated yet: the leaf alone
         try DefaultTrustEvaluator().evaluate(trust, forHost: SitePKI.host)
         #expect(trust.reliedOnUntil == leafEnd)
@@ -42,7 +42,7 @@ import ServerTrustTestSupport
         let nextUpdate = Date(timeIntervalSinceNow: 3600).rounded
         let staple = try OCSPResponseBuilder(signer: site.intermediate)
             .adding(.good, for: site.leaf.certificate, issuedBy: site.intermediate, nextUpdate: nextUpdate).build()
-        let trust = ServerTrust(presentedChain: site.leaf.chain, anchors: try TrustAnchors([site.root.certificate]), stapledOCSPResponse: staple)
+        let trust = PeerTrust(presentedChain: site.leaf.chain, anchors: try TrustAnchors([site.root.certificate]), stapledOCSPResponse: staple)
         try RevocationTrustEvaluator(options: .stapleRequired, cache: RevocationCache()).evaluate(trust, forHost: SitePKI.host)
         #expect(trust.revocationResults?.first?.validUntil == nextUpdate + 300)
         #expect(trust.reliedOnUntil == nextUpdate + 300)

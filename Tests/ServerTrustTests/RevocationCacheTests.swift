@@ -75,7 +75,7 @@ import Testing
         let cache = RevocationCache()
         let evaluator = pki.evaluator(.hard(), fetcher: fetcher, cache: cache)
         try leafStatus(evaluator, pki.trust())
-        let siblingTrust = ServerTrust(presentedChain: sibling.chain, anchors: try TrustAnchors([pki.root.certificate]))
+        let siblingTrust = PeerTrust(presentedChain: sibling.chain, anchors: try TrustAnchors([pki.root.certificate]))
         #expect(try leafStatus(evaluator, siblingTrust) == .good)
         #expect(fetcher.count(RevocationPKI.leafCRL) == 1)
     }
@@ -148,7 +148,7 @@ import Testing
             let leaf = try pki.ca.issueLeaf(dnsNames: ["host\(index).example.com"], ocspURL: RevocationPKI.leafOCSP)
             let fetcher = FakeRevocationFetcher()
             fetcher.serve(RevocationPKI.leafOCSP, try pki.ca.makeOCSPResponseDER(.good, for: leaf.certificate))
-            let trust = ServerTrust(presentedChain: leaf.chain, anchors: try TrustAnchors([pki.root.certificate]))
+            let trust = PeerTrust(presentedChain: leaf.chain, anchors: try TrustAnchors([pki.root.certificate]))
             #expect(try leafStatus(pki.evaluator(fetcher: fetcher, cache: cache), trust) == .good)
         }
         #expect(cache.statistics.entries == 2)

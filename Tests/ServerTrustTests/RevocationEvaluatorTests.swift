@@ -62,8 +62,8 @@ struct RevocationPKI {
         leaf = try ca.issueLeaf(dnsNames: [Self.host], ocspURL: leafOCSP, crlURL: leafCRL, mustStaple: mustStaple)
     }
 
-    func trust(staple: [UInt8]? = nil, at time: Date = Date(), fetcher: (any RevocationFetcher)? = nil) throws -> ServerTrust {
-        ServerTrust(
+    func trust(staple: [UInt8]? = nil, at time: Date = Date(), fetcher: (any RevocationFetcher)? = nil) throws -> PeerTrust {
+        PeerTrust(
             presentedChain: leaf.chain, anchors: try TrustAnchors([root.certificate]), validationTime: time,
             stapledOCSPResponse: staple, revocationFetcher: fetcher)
     }
@@ -120,7 +120,7 @@ extension RevocationOptions {
 
 /// Evaluates and returns the leaf's recorded status (the server was accepted).
 @discardableResult
-func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: ServerTrust, sourceLocation: SourceLocation = #_sourceLocation) throws -> RevocationStatus {
+func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourceLocation: SourceLocation = #_sourceLocation) throws -> RevocationStatus {
     try evaluator.evaluate(trust, forHost: RevocationPKI.host)
     let status = try #require(trust.revocationResults?.first?.status, sourceLocation: sourceLocation)
     return status
@@ -193,7 +193,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: ServerTrust, sou
         let pki = try RevocationPKI()
         let stranger = try TestPKI.makeRoot(commonName: "Stranger Root")
         let fetcher = try pki.goodFetcher()
-        let trust = ServerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
+        let trust = PeerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
         #expect(throws: TrustError.chainValidationFailed) { try pki.evaluator(fetcher: fetcher).evaluate(trust, forHost: "") }
         #expect(fetcher.count == 0)
         #expect(trust.revocationResults == nil)
@@ -312,7 +312,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: ServerTrust, sou
         let pki = try RevocationPKI()
         let fetcher = try pki.goodFetcher()
         // The leaf itself is the anchor (partial chain): nothing identifies it to a responder.
-        let trust = ServerTrust(presentedChain: [pki.leaf.certificate], anchors: try TrustAnchors([pki.leaf.certificate]))
+        let trust = PeerTrust(presentedChain: [pki.leaf.certificate], anchors: try TrustAnchors([pki.leaf.certificate]))
         #expect(try leafStatus(pki.evaluator(fetcher: fetcher), trust) == .unknown(.issuerUnavailable))
         #expect(throws: TrustError.revocationStatusUnknown) {
             try pki.evaluator(.hard(), fetcher: fetcher).evaluate(trust, forHost: "")

@@ -4,7 +4,7 @@ import Testing
 /// An evaluator that accepts everything and says which configuration entry it came from.
 private struct Tagged: ServerTrustEvaluating {
     let tag: String
-    func evaluate(_: ServerTrust, forHost: String) throws {}
+    func evaluate(_: PeerTrust, forHost: String) throws {}
 }
 
 private func makeManager(_ tags: [String: String], allHostsMustBeEvaluated: Bool = true) throws -> ServerTrustManager {

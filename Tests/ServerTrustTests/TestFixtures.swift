@@ -20,8 +20,8 @@ struct SitePKI {
     /// A trust presenting `chain` (default the leaf's chain) against `anchors` (default this root).
     func trust(
         presenting chain: [Certificate]? = nil, anchors: [Certificate]? = nil, at time: Date = Date()
-    ) throws -> ServerTrust {
-        ServerTrust(
+    ) throws -> PeerTrust {
+        PeerTrust(
             presentedChain: chain ?? leaf.chain, anchors: try TrustAnchors(anchors ?? [root.certificate]),
             validationTime: time)
     }

@@ -24,12 +24,12 @@ import Testing
     /// A new trust over copies of `chain` parsed from DER, so nothing is shared by identity.
     private func trust(
         _ chain: [Certificate]? = nil, after seconds: TimeInterval = 0, options: PathValidationOptions = PathValidationOptions()
-    ) throws -> ServerTrust {
+    ) throws -> PeerTrust {
         let copies = try (chain ?? site.leaf.chain).map { try Certificate(derEncoded: $0.derEncoded) }
-        return ServerTrust(presentedChain: copies, anchors: anchors, validationTime: start.addingTimeInterval(seconds), validationOptions: options)
+        return PeerTrust(presentedChain: copies, anchors: anchors, validationTime: start.addingTimeInterval(seconds), validationOptions: options)
     }
 
-    private func validate(_ trust: ServerTrust) throws -> [Certificate] { try trust.validatedChain() }
+    private func validate(_ trust: PeerTrust) throws -> [Certificate] { try trust.validatedChain() }
 
     @Test func anIdenticalChainIsAHitAndGivesTheSameValidatedChain() throws {
         let first = try validate(trust())
@@ -122,13 +122,13 @@ import Testing
             [site.root.certificate], revocationLists: [try site.root.makeCRL(), try site.intermediate.makeCRL()])
         #expect(withCRLs.store.validatedChains == nil)
         for seconds in [0.0, 1, 2] {
-            let trust = ServerTrust(presentedChain: site.leaf.chain, anchors: withCRLs, validationTime: start.addingTimeInterval(seconds))
+            let trust = PeerTrust(presentedChain: site.leaf.chain, anchors: withCRLs, validationTime: start.addingTimeInterval(seconds))
             #expect(try trust.validatedChain().count == 3)
         }
         // The revoked leaf is caught on every validation, however often it was accepted before.
         let revokedCRL = try site.intermediate.makeCRL(revoked: [RevokedCertificate(serialNumber: site.leaf.certificate.serialNumber.lowercased())])
         let revoking = try TrustAnchors([site.root.certificate], revocationLists: [try site.root.makeCRL(), revokedCRL])
-        let trust = ServerTrust(presentedChain: site.leaf.chain, anchors: revoking, validationTime: start)
+        let trust = PeerTrust(presentedChain: site.leaf.chain, anchors: revoking, validationTime: start)
         #expect(throws: TrustError.revoked) { try trust.validatedChain() }
     }
 
@@ -157,7 +157,7 @@ import Testing
         let accepted = await withTaskGroup(of: Bool.self) { group in
             for (index, leaf) in leaves.enumerated() {
                 group.addTask {
-                    let trust = ServerTrust(presentedChain: leaf.chain, anchors: anchors, validationTime: start.addingTimeInterval(Double(index % 5)))
+                    let trust = PeerTrust(presentedChain: leaf.chain, anchors: anchors, validationTime: start.addingTimeInterval(Double(index % 5)))
                     return (try? trust.validatedChain().first == leaf.certificate) ?? false
                 }
             }

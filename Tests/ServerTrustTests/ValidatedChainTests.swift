@@ -4,7 +4,7 @@ import ServerTrust
 import ServerTrustTestSupport
 import Testing
 
-/// `ServerTrust`: what an evaluator sees, and its once-only path validation.
+/// `PeerTrust`: what an evaluator sees, and its once-only path validation.
 @Suite struct ValidatedChainTests {
     let site: SitePKI
 
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func anEmptyPresentedChainIsNoCertificates() throws {
-        let trust = ServerTrust(presentedChain: [], anchors: try site.root.trustAnchors())
+        let trust = PeerTrust(presentedChain: [], anchors: try site.root.trustAnchors())
         #expect(throws: TrustError.noCertificates) { try trust.validatedChain() }
         #expect(throws: TrustError.noCertificates) { try DefaultTrustEvaluator().evaluate(trust, forHost: SitePKI.host) }
     }
@@ -51,7 +51,7 @@ import Testing
     @Test func theTrustKeepsItsContext() throws {
         let time = Date.days(3)
         let anchors = try site.root.trustAnchors()
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: site.leaf.chain, anchors: anchors, validationTime: time, stapledOCSPResponse: [1, 2, 3])
         #expect(trust.anchors === anchors)
         #expect(trust.validationTime == time)

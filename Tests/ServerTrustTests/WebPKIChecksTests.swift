@@ -14,7 +14,7 @@ import Testing
     private func validationError(
         _ chain: [Certificate], anchors: [Certificate], at time: Date = Date(), options: PathValidationOptions = .init()
     ) throws -> TrustError? {
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: chain, anchors: try TrustAnchors(anchors), validationTime: time, validationOptions: options)
         do {
             _ = try trust.validatedChain()

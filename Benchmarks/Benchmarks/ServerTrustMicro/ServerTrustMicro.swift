@@ -25,13 +25,13 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Composite evaluation (default + SPKI pins), new trust", configuration: slow) { benchmark in
         for _ in benchmark.scaledIterations {
-            let trust = ServerTrust(presentedChain: fixtures.chain, anchors: fixtures.anchors, validationTime: fixtures.time)
+            let trust = PeerTrust(presentedChain: fixtures.chain, anchors: fixtures.anchors, validationTime: fixtures.time)
             try fixtures.composite.evaluate(trust, forHost: fixtures.host)
         }
     }
 
     // The evaluators' own work, without path validation (done once, here, and cached by the trust).
-    let validated = ServerTrust(presentedChain: fixtures.chain, anchors: fixtures.anchors, validationTime: fixtures.time)
+    let validated = PeerTrust(presentedChain: fixtures.chain, anchors: fixtures.anchors, validationTime: fixtures.time)
     _ = try? validated.validatedChain()
     Benchmark("Composite evaluation (default + SPKI pins), chain already validated", configuration: fast) { benchmark in
         for _ in benchmark.scaledIterations { try fixtures.composite.evaluate(validated, forHost: fixtures.host) }

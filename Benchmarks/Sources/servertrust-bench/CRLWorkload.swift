@@ -73,29 +73,29 @@ enum CRLWorkload {
         }
     }
 
-    /// Microseconds per evaluation of `evaluator` on a new `ServerTrust`.
+    /// Microseconds per evaluation of `evaluator` on a new `PeerTrust`.
     private static func perEvaluation(
         seconds: Double, presented: [Certificate], anchors: TrustAnchors, evaluator: any ServerTrustEvaluating
     ) throws -> Double {
-        try evaluator.evaluate(ServerTrust(presentedChain: presented, anchors: anchors), forHost: "crl.servertrust.test")
+        try evaluator.evaluate(PeerTrust(presentedChain: presented, anchors: anchors), forHost: "crl.servertrust.test")
         let clock = ContinuousClock()
         let end = clock.now + .milliseconds(Int(seconds * 1000))
         var count = 0
         let start = clock.now
         while count < 3 || clock.now < end {
-            try evaluator.evaluate(ServerTrust(presentedChain: presented, anchors: anchors), forHost: "crl.servertrust.test")
+            try evaluator.evaluate(PeerTrust(presentedChain: presented, anchors: anchors), forHost: "crl.servertrust.test")
             count += 1
         }
         return milliseconds(clock.now - start) * 1000 / Double(count)
     }
 
-    /// Microseconds per `validatedChain()` on a new `ServerTrust`, for `seconds` (at least 3 runs).
+    /// Microseconds per `validatedChain()` on a new `PeerTrust`, for `seconds` (at least 3 runs).
     /// `missingTheCache`: each iteration with a maximum depth of its own (all far above the
     /// chain's), so the validated-chain cache never answers.
     private static func perValidation(
         seconds: Double, presented: [Certificate], anchors: TrustAnchors, missingTheCache: Bool = false
     ) throws -> Double {
-        let first = ServerTrust(presentedChain: presented, anchors: anchors)
+        let first = PeerTrust(presentedChain: presented, anchors: anchors)
         _ = try first.validatedChain()  // warm-up, and proof the chain validates (not revoked)
         let clock = ContinuousClock()
         let end = clock.now + .milliseconds(Int(seconds * 1000))
@@ -103,7 +103,7 @@ enum CRLWorkload {
         let start = clock.now
         while count < 3 || clock.now < end {
             let options = PathValidationOptions(maximumDepth: missingTheCache ? 11 + count : 10)
-            let trust = ServerTrust(presentedChain: presented, anchors: anchors, validationOptions: options)
+            let trust = PeerTrust(presentedChain: presented, anchors: anchors, validationOptions: options)
             _ = try trust.validatedChain()
             count += 1
         }

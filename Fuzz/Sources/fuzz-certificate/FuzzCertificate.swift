@@ -48,7 +48,7 @@ func exercise(_ certificate: Certificate) {
 /// carry the fixture root's signature, so only chains starting with one the root really issued
 /// (the fixture leaf, as in the seeds) may pass.
 func validate(_ chain: [Certificate]) {
-    let trust = ServerTrust(presentedChain: chain, anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
+    let trust = PeerTrust(presentedChain: chain, anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
     let code = trustErrorCode {
         try PinnedKeyHashesTrustEvaluator(pins: [Fixtures.root.spkiPin]).evaluate(trust, forHost: "fuzz.servertrust.test")
     }

@@ -28,7 +28,7 @@ public func fuzzCRL(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     }
     _ = verifier.verify(crl, for: Fixtures.revoked, issuedBy: Fixtures.root, at: time)
     guard let anchors = try? TrustAnchors([Fixtures.root], revocationLists: [crl]) else { return 0 }
-    let trust = ServerTrust(presentedChain: [Fixtures.leaf], anchors: anchors, validationTime: time)
+    let trust = PeerTrust(presentedChain: [Fixtures.leaf], anchors: anchors, validationTime: time)
     let code = trustErrorCode { _ = try trust.validatedChain() }
     require(code != .revoked, "path validation rejected the fixture leaf as revoked")
     return 0

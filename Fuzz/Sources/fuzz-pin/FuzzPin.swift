@@ -3,7 +3,7 @@ import ServerTrust
 
 /// A trust over the fixture chain, validated once and reused: evaluating a pin set against it
 /// then costs only the pin comparison.
-let trust = ServerTrust(presentedChain: [Fixtures.leaf], anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
+let trust = PeerTrust(presentedChain: [Fixtures.leaf], anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
 let chainPins: Set<Pin> = [Fixtures.leaf.spkiPin, Fixtures.root.spkiPin]
 
 /// Input: pins, one per line, as a user would write them in configuration.

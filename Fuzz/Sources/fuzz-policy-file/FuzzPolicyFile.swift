@@ -34,7 +34,7 @@ public func fuzzPolicyFile(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
             let found = (try? policy.manager.serverTrustEvaluator(forHost: host.pattern.description)) ?? nil
             require(found != nil, "the manager has no evaluator for the policy's own exact host \(host.pattern)")
         }
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: [Fixtures.leaf], anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
         let accepted = (try? host.evaluator.evaluate(trust, forHost: "fuzz.servertrust.test")) != nil
         if accepted, host.mode == .enforced, let pins = host.pinSet, host.canary == nil,

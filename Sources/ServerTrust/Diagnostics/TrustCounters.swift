@@ -1,7 +1,7 @@
 /// Counters for what trust evaluation and failure reporting did, safe to update from any
 /// thread (handshakes run on a session's loop thread, reports on the reporter's task).
 ///
-/// Share one instance between a ``ServerTrust`` consumer (a session) and its reporter, and read
+/// Share one instance between a ``PeerTrust`` consumer (a session) and its reporter, and read
 /// a ``Snapshot`` to export them to a metrics system. Counts only grow.
 public final class TrustCounters: Sendable {
     /// The counts at one instant.

@@ -1,7 +1,7 @@
 /// Runs a trial policy beside the enforced one and records every disagreement, so a new pin set
 /// (or revocation setting) can be trialled on real traffic before it is enforced.
 ///
-/// The enforced evaluator alone decides. Both always run on the same ``ServerTrust`` (sharing
+/// The enforced evaluator alone decides. Both always run on the same ``PeerTrust`` (sharing
 /// its path validation), the trial through its report-only view: a chain the trial validates
 /// (against other anchors, say) is never adopted by the enforced side, so the trial cannot
 /// widen what is enforced. When exactly one of them rejects, a ``TrustFinding`` with mode
@@ -17,7 +17,7 @@ public final class CanaryTrustEvaluator: ServerTrustEvaluating {
         self.trial = trial
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         let trialError = Self.failure(of: trial, trust.reportOnly(), host)
         let enforcedError = Self.failure(of: enforced, trust, host)
         switch (enforcedError, trialError) {
@@ -43,7 +43,7 @@ public final class CanaryTrustEvaluator: ServerTrustEvaluating {
         if let enforcedError { throw enforcedError }
     }
 
-    private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: ServerTrust, _ host: String) -> TrustError? {
+    private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: PeerTrust, _ host: String) -> TrustError? {
         do {
             try evaluator.evaluate(trust, forHost: host)
             return nil

@@ -21,7 +21,7 @@ public final class InformationalTrustEvaluator: ServerTrustEvaluating {
         self.evaluator = evaluator
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         do {
             try evaluator.evaluate(trust.reportOnly(), forHost: host)
         } catch let error as TrustError {

@@ -1,7 +1,7 @@
 /// A trust failure that did not reject the connection: an informational evaluator's failure, a
 /// canary disagreement, or an expired pin set that fell back to default validation.
 ///
-/// Evaluators record findings on the ``ServerTrust`` they evaluate; a session turns them into
+/// Evaluators record findings on the ``PeerTrust`` they evaluate; a session turns them into
 /// the response's trust result, failure reports and error-level logs.
 public struct TrustFinding: Hashable, Sendable, CustomStringConvertible {
     /// What failed, attributed to its evaluator and host, with the evidence.

@@ -13,7 +13,7 @@ public final class CompositeTrustEvaluator: ServerTrustEvaluating {
         self.evaluators = evaluators
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         for evaluator in evaluators {
             try evaluator.attributing(host: host) { try evaluator.evaluate(trust, forHost: host) }
         }

@@ -2,7 +2,7 @@
 /// server purpose (EKU serverAuth, key usage), and the host name or IP address.
 ///
 /// The `X509_STORE` for explicit anchors is built once, when the evaluator is created; with no
-/// explicit anchors the evaluator uses the anchors of the ``ServerTrust`` (the session's, or the
+/// explicit anchors the evaluator uses the anchors of the ``PeerTrust`` (the session's, or the
 /// system bundle).
 public final class DefaultTrustEvaluator: ServerTrustEvaluating {
     private let anchors: TrustAnchors?
@@ -17,7 +17,7 @@ public final class DefaultTrustEvaluator: ServerTrustEvaluating {
         self.validateHost = validateHost
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         try attributing(host: host) {
             let chain = try trust.validatedChain(against: (anchors ?? trust.anchors).store)
             if validateHost { try HostNameVerifier.verify(chain[0], host: host) }

@@ -53,7 +53,7 @@ public final class DisabledTrustEvaluator: ServerTrustEvaluating {
     /// Whether this evaluator accepts servers in this build.
     public var isActive: Bool { allowedInRelease || (optedIn && Self.isDebugBuild) }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         guard optedIn else {
             throw TrustError(
                 .invalidConfiguration,

@@ -4,7 +4,7 @@ public import Logging
 /// SPKI-hash pinning with a ``PinSet``: per-pin not-after dates, a set expiration with an
 /// explicit ``PinSet/ExpiryBehaviour``, early warnings, and a backup-pin check.
 ///
-/// Time is the ``ServerTrust/validationTime`` of the trust being evaluated, so tests and audits
+/// Time is the ``PeerTrust/validationTime`` of the trust being evaluated, so tests and audits
 /// can ask "what happens on that date" without waiting. For each evaluation:
 ///
 /// 1. An expired set fails closed with ``TrustError/Code/pinSetExpired``, or — with
@@ -48,7 +48,7 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
             performDefaultValidation: performDefaultValidation, validateHost: validateHost)
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         let now = trust.validationTime
         if pinSet.isExpired(at: now) {
             try evaluateExpired(trust, host: host, at: now)
@@ -87,7 +87,7 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
         return [pinSet.effectiveExpiration, lastMatch].compactMap { $0 }.min()
     }
 
-    private func evaluateExpired(_ trust: ServerTrust, host: String, at now: Date) throws {
+    private func evaluateExpired(_ trust: PeerTrust, host: String, at now: Date) throws {
         let when = pinSet.expiration.map { $0 < now ? "expired on \(PinSet.format($0))" : "" } ?? ""
         let what = when.isEmpty ? "has no pin left before its not-after date" : when
         var evidence = TrustError.Evidence()

@@ -34,7 +34,7 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
             pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         try core.evaluate(trust, host: host) { pins.contains($0.spkiPin) }
     }
 }

@@ -59,7 +59,7 @@ struct PinningCore: Sendable {
 
     /// - Returns: the validated chain the pin was found in.
     @discardableResult
-    func evaluate(_ trust: ServerTrust, host: String, matches: (Certificate) -> Bool) throws -> [Certificate] {
+    func evaluate(_ trust: PeerTrust, host: String, matches: (Certificate) -> Bool) throws -> [Certificate] {
         do {
             let chain: [Certificate]
             if performDefaultValidation {
@@ -78,7 +78,7 @@ struct PinningCore: Sendable {
     /// Validates with the pinned material as the only anchors: the configured certificates and
     /// the presented certificates with a pinned key that something vouches for (see the type's
     /// documentation).
-    private func validatedWithPinsAsAnchors(_ trust: ServerTrust, matches: (Certificate) -> Bool) throws -> [Certificate] {
+    private func validatedWithPinsAsAnchors(_ trust: PeerTrust, matches: (Certificate) -> Bool) throws -> [Certificate] {
         let presented = trust.presentedChain
         let matching = presented.filter(matches)
         let vouched = matching.filter { $0 == presented[0] || pinnedCertificates.contains($0) || $0.isSelfSignedWithVerifiedSignature }

@@ -23,7 +23,7 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
             performDefaultValidation: performDefaultValidation, validateHost: validateHost)
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         try core.evaluate(trust, host: host) { keys.contains($0.subjectPublicKeyInfoDER) }
     }
 }

@@ -5,12 +5,12 @@
 /// shared across concurrent handshakes, hence `Sendable`.
 public protocol ServerTrustEvaluating: Sendable {
     /// Evaluates `trust` for `host` (a DNS name or an IP address literal).
-    func evaluate(_ trust: ServerTrust, forHost host: String) throws
+    func evaluate(_ trust: PeerTrust, forHost host: String) throws
 
     /// A short name for reports and errors; defaults to the type name.
     var name: String { get }
 
-    /// Whether this evaluator reads ``ServerTrust/stapledOCSPResponse``. When true, a TLS client
+    /// Whether this evaluator reads ``PeerTrust/stapledOCSPResponse``. When true, a TLS client
     /// asks the server for a staple and runs the evaluation once the staple has arrived (in
     /// TLS 1.2 that is after the certificate chain). Default `false`.
     var usesStapledOCSPResponse: Bool { get }

@@ -85,7 +85,7 @@ public struct ChainInspection: Sendable, Encodable {
     }
 
     /// Runs each default check on `trust` for `host` and records its outcome.
-    public init(trust: ServerTrust, host: String) {
+    public init(trust: PeerTrust, host: String) {
         self.host = host
         validationTime = trust.validationTime
         presentedChain = trust.presentedChain
@@ -117,13 +117,13 @@ public struct ChainInspection: Sendable, Encodable {
     /// The host check when the chain fails, so one run shows both problems: the leaf made its
     /// own anchor and judged inside its validity period, so only the name can fail. When the
     /// leaf fails something else too (no serverAuth), the name is reported as not checked.
-    private static func checkHostOnLeafAlone(_ trust: ServerTrust, host: String) -> Check {
+    private static func checkHostOnLeafAlone(_ trust: PeerTrust, host: String) -> Check {
         guard let leaf = trust.presentedChain.first, let anchors = try? TrustAnchors([leaf]) else {
             return .notChecked("no leaf to check")
         }
         let middle = Date(
             timeIntervalSince1970: (leaf.notValidBefore.timeIntervalSince1970 + leaf.notValidAfter.timeIntervalSince1970) / 2)
-        let alone = ServerTrust(presentedChain: [leaf], anchors: anchors, validationTime: middle, validationOptions: trust.validationOptions)
+        let alone = PeerTrust(presentedChain: [leaf], anchors: anchors, validationTime: middle, validationOptions: trust.validationOptions)
         do {
             try DefaultTrustEvaluator().evaluate(alone, forHost: host)
             return .passed("the leaf is valid for \(host) (checked on the leaf alone, as the chain failed)")
@@ -134,7 +134,7 @@ public struct ChainInspection: Sendable, Encodable {
         }
     }
 
-    private static func checkStaple(_ trust: ServerTrust, chainValidated: Bool) -> Check {
+    private static func checkStaple(_ trust: PeerTrust, chainValidated: Bool) -> Check {
         guard trust.stapledOCSPResponse != nil else {
             return .notChecked("no OCSP response was stapled")
         }

@@ -66,7 +66,7 @@ public struct ChainVerification: Sendable {
     /// - Parameter host: the host or IP address the leaf must be valid for; `nil` skips the
     ///   host check.
     public func verify(host: String?) -> Report {
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: presentedChain, anchors: anchors, validationTime: validationTime,
             stapledOCSPResponse: staple?.response)
         let primary: any ServerTrustEvaluating
@@ -96,7 +96,7 @@ public struct ChainVerification: Sendable {
             revocation: revocationSummary(trust))
     }
 
-    private func revocationSummary(_ trust: ServerTrust) -> Report.Revocation {
+    private func revocationSummary(_ trust: PeerTrust) -> Report.Revocation {
         guard staple != nil else { return .notRequested }
         // No result: the evaluator before the revocation check rejected the chain.
         guard let leaf = trust.revocationResults?.first else {

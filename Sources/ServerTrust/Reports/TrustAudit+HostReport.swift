@@ -80,13 +80,13 @@ extension TrustAudit {
             anchors: TrustAnchors, revocationFetcher: (any RevocationFetcher)?, now: Date, warnDays: Int
         ) {
             let horizon = now.addingTimeInterval(TimeInterval(warnDays) * 86_400)
-            let today = ServerTrust(
+            let today = PeerTrust(
                 presentedChain: presentedChain, anchors: anchors, validationTime: now, stapledOCSPResponse: stapledOCSPResponse,
                 revocationFetcher: revocationFetcher)
             let failure = Self.failure(of: policy.evaluator, today, host)
             let future = Self.failure(
                 of: Self.horizonEvaluator(policy),
-                ServerTrust(presentedChain: presentedChain, anchors: anchors, validationTime: horizon), host)
+                PeerTrust(presentedChain: presentedChain, anchors: anchors, validationTime: horizon), host)
             let validated = (try? today.validatedChain()) ?? []
 
             var expirations: [Expiry] = []
@@ -118,7 +118,7 @@ extension TrustAudit {
             return pinned
         }
 
-        private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: ServerTrust, _ host: String) -> TrustError? {
+        private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: PeerTrust, _ host: String) -> TrustError? {
             do {
                 try evaluator.evaluate(trust, forHost: host)
                 return nil

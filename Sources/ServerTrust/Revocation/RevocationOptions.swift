@@ -6,7 +6,7 @@ public import Foundation
 /// A definite "revoked" rejects the server in every configuration. The options decide where
 /// the evaluator looks and what it does when it cannot find out: with
 /// ``requirePositiveResponse`` off (soft-fail, the default) an unknown status is accepted and
-/// recorded in ``ServerTrust/revocationResults``; with it on (hard-fail) it is rejected. A
+/// recorded in ``PeerTrust/revocationResults``; with it on (hard-fail) it is rejected. A
 /// network failure is never taken for "good". See <doc:RevocationBehaviour> for the complete
 /// table.
 public struct RevocationOptions: Hashable, Sendable {

@@ -22,9 +22,9 @@
 ///
 /// A network failure, a timeout or a response that does not verify is always unknown, never
 /// good. The per-certificate results are recorded on the trust, rejection or not: read them
-/// from ``ServerTrust/revocationResults``. The behaviour table is in <doc:RevocationBehaviour>.
+/// from ``PeerTrust/revocationResults``. The behaviour table is in <doc:RevocationBehaviour>.
 ///
-/// Live queries use the evaluator's ``RevocationFetcher``, else the one the ``ServerTrust``
+/// Live queries use the evaluator's ``RevocationFetcher``, else the one the ``PeerTrust``
 /// carries (a session's), else none (a query that would be needed is then unknown:
 /// ``RevocationStatus/UnknownReason/networkAccessDisabled``).
 public final class RevocationTrustEvaluator: ServerTrustEvaluating {
@@ -37,7 +37,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     /// - Parameters:
     ///   - options: what to check and how; default ``RevocationOptions/softFail``.
     ///   - fetcher: for live queries; default `nil`, which uses the trust's
-    ///     ``ServerTrust/revocationFetcher``.
+    ///     ``PeerTrust/revocationFetcher``.
     ///   - cache: default ``RevocationCache/shared``.
     ///   - revocationLists: CRLs the application already has (complete, and optionally delta),
     ///     consulted before the cache when the methods include CRLs. Verified like fetched ones.
@@ -58,7 +58,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
         self.anchors = anchors
     }
 
-    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         // The budget bounds the whole evaluation, validation included, as the handshake sees it.
         let deadline = ContinuousClock.now + options.timeBudget
         try attributing(host: host) {
@@ -89,7 +89,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     /// anchors), else the trust's own anchors'. A chain only a report-only evaluator validated
     /// (an informational one, a canary's trial) is never adopted here: it may rest on anchors
     /// nothing enforces.
-    private func validatedChain(of trust: ServerTrust) throws -> [Certificate] {
+    private func validatedChain(of trust: PeerTrust) throws -> [Certificate] {
         if let anchors { return try trust.validatedChain(against: anchors.store) }
         return try trust.adoptableValidatedChain ?? trust.validatedChain()
     }

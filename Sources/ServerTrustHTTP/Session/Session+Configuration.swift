@@ -24,7 +24,7 @@ extension Session {
         /// Default 1 hour; must be positive.
         ///
         /// A connection is retired earlier, at the first instant something its evaluation relied
-        /// on stops holding (``ServerTrust/ServerTrust/reliedOnUntil``): the validated chain's
+        /// on stops holding (``ServerTrust/PeerTrust/reliedOnUntil``): the validated chain's
         /// first notAfter, a pin set's expiration, the nextUpdate of an OCSP response or CRL. A
         /// request after that never runs on it: it is sent on a new connection with a full
         /// handshake, evaluated afresh. Requests already running finish. Kept-alive and HTTP/2

@@ -70,7 +70,7 @@ final class TrustPolicy: Sendable {
     /// Evaluates a presented chain under this policy. The report's ``TrustReport/failure`` is
     /// nil when the server is accepted; a rejected report keeps the chains for failure reports.
     func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> TrustReport {
-        let trust = ServerTrust(
+        let trust = PeerTrust(
             presentedChain: presented, anchors: anchors, validationTime: clock(),
             stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions,
             revocationFetcher: revocationFetcher)

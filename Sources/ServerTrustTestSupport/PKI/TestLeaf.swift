@@ -19,7 +19,7 @@ public struct TestLeaf: Sendable {
     /// The root this leaf chains to.
     public var root: Certificate { issuer.root }
 
-    /// A ``ServerTrust`` for ``chain`` as presented by a server.
+    /// A ``PeerTrust`` for ``chain`` as presented by a server.
     ///
     /// - Parameters:
     ///   - anchors: default the leaf's own root.
@@ -29,8 +29,8 @@ public struct TestLeaf: Sendable {
         anchors: TrustAnchors? = nil,
         validationTime: Date = Date(),
         revocationLists: [CertificateRevocationList] = []
-    ) throws -> ServerTrust {
-        ServerTrust(
+    ) throws -> PeerTrust {
+        PeerTrust(
             presentedChain: chain,
             anchors: try anchors ?? issuer.trustAnchors(revocationLists: revocationLists),
             validationTime: validationTime)

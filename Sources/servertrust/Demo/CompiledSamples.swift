@@ -17,7 +17,7 @@ enum CompiledSamples {
             let leaf = try Certificate(base64Encoded: Certificates.sampleLeafDER)
             let intermediate = try Certificate(base64Encoded: Certificates.sampleIntermediateDER)
             let root = try Certificate(base64Encoded: Certificates.sampleRootDER)
-            let trust = ServerTrust(presentedChain: [leaf, intermediate], anchors: try TrustAnchors([root], origin: "compiled in"))
+            let trust = PeerTrust(presentedChain: [leaf, intermediate], anchors: try TrustAnchors([root], origin: "compiled in"))
             let evaluator = try PinnedKeyHashesTrustEvaluator([Certificates.sampleIntermediatePin, Certificates.sampleBackupPin])
             try evaluator.evaluate(trust, forHost: host)
             return .accepted("pin matched: compiled sampleIntermediatePin (\(intermediate.subject))")

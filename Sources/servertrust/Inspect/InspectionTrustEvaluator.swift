@@ -18,7 +18,7 @@ final class InspectionTrustEvaluator: ServerTrustEvaluating {
     /// The first evaluation (later ones, on a reused connection, would see the same chain).
     private let recorded = Locked<ChainInspection?>(nil)
 
-    func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+    func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         guard recorded.withLock({ $0 == nil }) else { return }
         let observation = ChainInspection(trust: trust, host: host)
         recorded.withLock { if $0 == nil { $0 = observation } }

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Every failure is noted; when no source answers, the result is unknown with the last
 /// failure's reason. A verified staple enters the cache only once the handshake has proven
-/// the server holds the key (``ServerTrust/handshakeCompleted()``).
+/// the server holds the key (``PeerTrust/handshakeCompleted()``).
 ///
 /// Each source lives in a file of its own (`RevocationChecker+Staple`, `+LocalCRLs`, `+Cache`,
 /// `+LiveOCSP`, `+LiveCRL`) and only reports what it found: its verified ``Answer``s, or a

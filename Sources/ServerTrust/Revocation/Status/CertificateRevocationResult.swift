@@ -3,7 +3,7 @@ public import Foundation
 /// What a revocation evaluation established about one certificate of the validated chain, and
 /// from where.
 ///
-/// Read them after an evaluation from ``ServerTrust/revocationResults``, leaf first.
+/// Read them after an evaluation from ``PeerTrust/revocationResults``, leaf first.
 public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConvertible {
     /// Where a status came from.
     public struct Source: Hashable, Sendable, CustomStringConvertible {

@@ -12,7 +12,14 @@ public import Foundation
 /// records, but every chain validated through it is marked report-only. An enforcing evaluator
 /// that adopts a chain validated earlier (``RevocationTrustEvaluator``) adopts only one an
 /// enforcing evaluator validated, so trialling other anchors never widens what is enforced.
-public final class ServerTrust: Sendable {
+///
+/// Formerly `ServerTrust`. Renamed (issue #19) so that no type shares the module's name: with a
+/// type `ServerTrust` inside the module `ServerTrust`, `ServerTrust.Certificate` was looked up as a
+/// member of the class and did not compile, so a file that also imports swift-certificates'
+/// `X509` could not say which `Certificate` it meant. No deprecated `ServerTrust` alias is kept,
+/// since it would bring that ambiguity back: replace `ServerTrust` with `PeerTrust` where it
+/// names this type (evaluator signatures `evaluate(_ trust: PeerTrust, forHost:)` included).
+public final class PeerTrust: Sendable {
     /// The certificates as the server sent them, leaf first (possibly unordered, with extras).
     public let presentedChain: [Certificate]
     /// The anchors of the session or tool that made this trust (system bundle by default).
@@ -26,14 +33,14 @@ public final class ServerTrust: Sendable {
     /// The fetcher revocation checks use for live OCSP and CRL queries when their evaluator has
     /// none of its own: the session's (curl-backed) one, or `nil` for none.
     public let revocationFetcher: (any RevocationFetcher)?
-    /// Where ``revocationResults`` are kept (see `ServerTrust+Revocation.swift`).
+    /// Where ``revocationResults`` are kept (see `PeerTrust+Revocation.swift`).
     let revocationRecord: RevocationRecord
-    /// Where ``findings`` are kept (see `ServerTrust+Findings.swift`).
+    /// Where ``findings`` are kept (see `PeerTrust+Findings.swift`).
     let findingRecord: Locked<[TrustFinding]>
     /// Whether the evaluators that see this trust only report (see `reportOnly()`): a chain
     /// validated through this trust is then never adopted by an enforcing evaluator.
     let isReportOnly: Bool
-    /// Where ``reliedOnUntil`` is kept (see `ServerTrust+Reliance.swift`); shared with report-only views.
+    /// Where ``reliedOnUntil`` is kept (see `PeerTrust+Reliance.swift`); shared with report-only views.
     let relianceRecord: Locked<Date?>
 
     /// One path validation: the store it ran against (kept alive, as the key is its identity),
@@ -69,7 +76,7 @@ public final class ServerTrust: Sendable {
     }
 
     /// A view of `trust` whose validations are report-only; everything else is shared.
-    private init(reportOnlyViewOf trust: ServerTrust) {
+    private init(reportOnlyViewOf trust: PeerTrust) {
         presentedChain = trust.presentedChain
         anchors = trust.anchors
         validationTime = trust.validationTime
@@ -88,8 +95,8 @@ public final class ServerTrust: Sendable {
     /// view is marked report-only, so no enforcing evaluator adopts it later. An enforcing
     /// evaluator that validates against the same store itself still reuses the outcome (it is
     /// the same computation) and marks it enforced.
-    func reportOnly() -> ServerTrust {
-        isReportOnly ? self : ServerTrust(reportOnlyViewOf: self)
+    func reportOnly() -> PeerTrust {
+        isReportOnly ? self : PeerTrust(reportOnlyViewOf: self)
     }
 
     /// The chain validated against ``anchors``, leaf first, ending at an anchor.

@@ -1,6 +1,6 @@
 internal import COpenSSL
 
-extension ServerTrust {
+extension PeerTrust {
     /// Verifies the stapled OCSP response about the leaf of the validated chain, at
     /// ``validationTime``.
     ///

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension ServerTrust {
+extension PeerTrust {
     /// The first instant at which something this evaluation relied on stops holding: the
     /// earliest notAfter of the validated chain (of the leaf, when no chain was validated), a
     /// pin set's expiration or the last date of the pins that matched, the nextUpdate of the

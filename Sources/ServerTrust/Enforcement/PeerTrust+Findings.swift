@@ -1,4 +1,4 @@
-extension ServerTrust {
+extension PeerTrust {
     /// Records a failure that did not reject the connection (see ``TrustFinding``).
     public func record(_ finding: TrustFinding) {
         findingRecord.withLock { $0.append(finding) }

@@ -1,5 +1,5 @@
 
-extension ServerTrust {
+extension PeerTrust {
     /// What the most recent ``RevocationTrustEvaluator`` evaluation of this trust established,
     /// one result per checked certificate, leaf first; `nil` until one ran.
     ///
@@ -29,11 +29,11 @@ extension ServerTrust {
     }
 }
 
-/// The revocation results of one ``ServerTrust``: a ServerTrust is shared by the evaluators of
+/// The revocation results of one ``PeerTrust``: a PeerTrust is shared by the evaluators of
 /// one handshake and read by the report afterwards, hence the lock.
 final class RevocationRecord: Sendable {
     private let stored = Locked<[CertificateRevocationResult]?>(nil)
-    /// Cache writes that wait for ``ServerTrust/handshakeCompleted()``.
+    /// Cache writes that wait for ``PeerTrust/handshakeCompleted()``.
     private let deferredWrites = Locked<[@Sendable () -> Void]>([])
 
     func deferUntilHandshakeCompletes(_ write: @escaping @Sendable () -> Void) {
