@@ -23,6 +23,10 @@ let package = Package(
             name: "HummingbirdSigning",
             description: "Builds ServerTrustHummingbird: ResponseSigner as Hummingbird 2 middleware (pulls in Hummingbird and SwiftNIO)."
         ),
+        .trait(
+            name: "X509Interop",
+            description: "Builds the test that uses ServerTrust.Certificate beside swift-certificates' X509.Certificate (pulls in swift-certificates, swift-crypto and swift-asn1)."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +35,9 @@ let package = Package(
         // package that does not enable it neither builds nor (SwiftPM 6.1+) resolves Hummingbird.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
+        // a default build neither builds nor resolves it.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         .systemLibrary(
@@ -129,6 +136,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Shows that a file importing both ServerTrust and swift-certificates' X509 can name
+        // ServerTrust.Certificate and X509.Certificate side by side; empty without the trait.
+        .testTarget(
+            name: "ServerTrustX509InteropTests",
+            dependencies: [
+                "ServerTrust", "ServerTrustTestSupport",
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["X509Interop"])),
             ],
             swiftSettings: strictSwift
         ),
