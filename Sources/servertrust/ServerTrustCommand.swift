@@ -40,7 +40,11 @@ struct ServerTrustCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            // Written out now, not by exit's stdio flush: a sanitizer's exit handler (LeakSanitizer)
+            // may end the process before that flush, and the output would be lost with it.
+            fflush(nil)  // every output stream (stdout is a C global Swift 6 will not read here)
         } catch let failure as CommandFailure {
+            fflush(nil)
             if !failure.message.isEmpty { StandardError.write(highlightingErrorPrefix(failure.message)) }
             Foundation.exit(failure.status)
         } catch {

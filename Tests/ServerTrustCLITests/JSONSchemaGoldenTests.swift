@@ -228,7 +228,10 @@ import Testing
                 "*.wild.servertrust.test": {} } }
             """, name: "policy.json")
         defer { TestPKI.removeTemporaryFile(file) }
-        let result = CommandRunner.run(["audit", "--policy", file, "--port", String(fixture.server.port), "--json"] + fixture.trusting)
+        // A 7-day horizon: the fixture's leaf lives 30 days, so the default 30-day horizon would
+        // fall on its notAfter and the outcome would depend on how long the run took.
+        let result = CommandRunner.run(
+            ["audit", "--policy", file, "--port", String(fixture.server.port), "--warn-days", "7", "--json"] + fixture.trusting)
         #expect(result.status == 0, "\(result)")
         expectGolden(result.standardOutput, """
             {
@@ -282,7 +285,7 @@ import Testing
               ],
               "passed" : true,
               "policy" : "<policy>",
-              "warnDays" : 30
+              "warnDays" : 7
             }
 
             """, literals: fixture.literals.merging([file: "<policy>"]) { $1 })

@@ -169,7 +169,9 @@ private final class RotationLab {
 
     func fetchJSON(_ policy: String) throws -> Fetch {
         let result = CommandRunner.run(["fetch", server.url("/", host: Self.host), "--policy", policy, "--json"] + trusting)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result)")
+        // Parsed without throwing, so a run that printed no JSON fails with its exit status and stderr.
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any]
+        let object = try #require(parsed, "\(result)")
         return Fetch(result: result, object: object)
     }
 
