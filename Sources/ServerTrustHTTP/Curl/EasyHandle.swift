@@ -98,6 +98,11 @@ final class EasyHandle {
         try check(code, CURLOPT_COPYPOSTFIELDS)
     }
 
+    /// Sets `CURLOPT_POSTFIELDSIZE_LARGE`: the body length, or -1 for unknown.
+    func setPostFieldSize(_ size: Int) throws(SessionError) {
+        try check(CServerTrustCurlShims_easy_setopt_off_t(pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size)), CURLOPT_POSTFIELDSIZE_LARGE)
+    }
+
     func info(_ info: CURLINFO) -> Int {
         var value = 0
         _ = CServerTrustCurlShims_easy_getinfo_long(pointer, info, &value)

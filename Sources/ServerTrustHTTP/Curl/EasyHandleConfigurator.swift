@@ -29,6 +29,8 @@ enum EasyHandleConfigurator {
         try configureProxy(easy, configuration: configuration)
         try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, headerCallback))
         try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, writeCallback))
+        // Never curl's default (fread from READDATA, stdin when unset): ours aborts without a transfer.
+        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_READFUNCTION, readCallback))
 
         // TLS: our callback verifies with the policy's own store, so curl loads no CA file
         // (libcurl 7.88 would re-read a CAPATH on every new connection). VERIFYPEER stays on and
@@ -55,8 +57,11 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_URL, transfer.url)
         try easy.set(CURLOPT_TIMEOUT_MS, transfer.timeout.map(milliseconds) ?? 0)  // per request: its own or the session's
         try configureMethod(easy, transfer: transfer)
-        try easy.setRequestHeaders(transfer.headers.map { "\($0.name): \($0.value)" } + (transfer.body == nil ? [] : ["Expect:"]))
+        // No `Expect: 100-continue`: curl would wait up to a second for a 100 that many servers never send.
+        let hasBody = transfer.body != nil || transfer.upload != nil
+        try easy.setRequestHeaders(transfer.headers.map { "\($0.name): \($0.value)" } + (hasBody ? ["Expect:"] : []))
         try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
+        try easy.set(CURLOPT_READDATA, pointer: unretained)
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
         try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
@@ -73,6 +78,7 @@ enum EasyHandleConfigurator {
     static func detach(_ easy: EasyHandle) throws(SessionError) {
         try easy.set(CURLOPT_HEADERDATA, pointer: nil)
         try easy.set(CURLOPT_WRITEDATA, pointer: nil)
+        try easy.set(CURLOPT_READDATA, pointer: nil)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: nil)
         try easy.set(CURLOPT_PREREQDATA, pointer: nil)
     }
@@ -83,15 +89,22 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_HTTPGET, 1)
         try easy.set(CURLOPT_CUSTOMREQUEST, nil)
         switch transfer.method {
-        case "GET" where transfer.body == nil:
+        case "GET" where transfer.body == nil && transfer.upload == nil:
             break
         case "HEAD":
             try easy.set(CURLOPT_NOBODY, 1)
         default:
-            if let body = transfer.body {
+            if let upload = transfer.upload {
+                // A POST whose body curl pulls through the read callback: POSTFIELDS NULL
+                // (which also drops an earlier request's copied fields), the length as
+                // Content-Length, or -1 for chunked on HTTP/1.1 (DATA frames on HTTP/2).
+                // Not CURLOPT_UPLOAD: it would make every method PUT; the method is set below.
+                try easy.set(CURLOPT_POSTFIELDS, pointer: nil)
+                try easy.setPostFieldSize(upload.length ?? -1)
+            } else if let body = transfer.body {
                 try easy.setBody(body)
             }
-            if transfer.method != "POST" || transfer.body == nil {
+            if transfer.method != "POST" || (transfer.body == nil && transfer.upload == nil) {
                 try easy.set(CURLOPT_CUSTOMREQUEST, transfer.method)
             }
         }
@@ -137,6 +150,13 @@ private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
     guard let data, let user else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
     return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
+    guard let data, let user else { return Int(CURL_READFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
 }
 
 private let sslContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> CURLcode = {

@@ -7,7 +7,14 @@ public struct Request: Sendable {
     public var url: URL
     /// Header fields in order; names are case-insensitive.
     public var headers: [(name: String, value: String)]
-    public var body: [UInt8]?
+    /// The body, as bytes in memory: the ``uploadBody`` of a ``Body/bytes(_:)`` body, nil for
+    /// none or for a stream or file body. Setting it sets ``uploadBody`` (nil removes the body).
+    public var body: [UInt8]? {
+        get { uploadBody?.bytes }
+        set { uploadBody = newValue.map(Body.bytes) }
+    }
+    /// The body: bytes, a stream of chunks, or a file (``Body``); nil for none.
+    public var uploadBody: Body?
     /// Evaluates this request's host instead of the session's trust manager.
     ///
     /// Requests with different evaluators never share TLS sessions, and a connection opened
@@ -25,7 +32,20 @@ public struct Request: Sendable {
         self.method = method
         self.url = url
         self.headers = headers
-        self.body = body
+        self.uploadBody = body.map(Body.bytes)
+        self.trustEvaluator = trustEvaluator
+        self.timeout = timeout
+    }
+
+    /// A request with a streamed, file or in-memory body (``Body``).
+    public init(
+        method: String, url: URL, headers: [(name: String, value: String)] = [], uploadBody: Body,
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.uploadBody = uploadBody
         self.trustEvaluator = trustEvaluator
         self.timeout = timeout
     }

@@ -40,6 +40,12 @@ extension Session {
         public var anchors: Anchors = .system
         /// The largest response body accepted. Default 64 MiB.
         public var maximumResponseBodySize: Int = 64 << 20
+        /// The largest streamed or file request body (``Request/Body``) sent to a host with a
+        /// signed-response policy. Such a body is read into memory before the request is sent,
+        /// as the request signature covers its SHA-256 digest; a larger one is refused with
+        /// ``SessionError/Code/requestBodyTooLarge`` before any connection is made. Other hosts
+        /// stream bodies of any size. Default 4 MiB.
+        public var maximumSignedRequestBodySize: Int = 4 << 20
         /// Fixed name-to-address mappings, curl's `HOST:PORT:ADDRESS` form (`--resolve`).
         public var resolve: [String] = []
         /// Path validation settings of every policy.

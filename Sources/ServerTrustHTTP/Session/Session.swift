@@ -25,6 +25,8 @@ public final class Session: Sendable {
     /// ``Configuration/maximumConnectionLifetime`` in seconds.
     private let connectionLifetime: TimeInterval
     private let clientIdentities: ClientIdentityTable
+    /// Upload figures (tests: the back-pressure bound, whether a producer ran).
+    let uploadStatistics = UploadStatistics()
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -90,6 +92,10 @@ public final class Session: Sendable {
     var liveShareHandles: Int { loop.liveShareHandles }
     /// Finished easy handles kept for reuse (tests).
     var idleEasyHandles: Int { loop.idleEasyHandles }
+    /// The most request-body bytes any upload buffered at once (tests: the back-pressure bound).
+    var peakBufferedUploadBytes: Int { uploadStatistics.peakBufferedBytes }
+    /// Upload producers started: a stream's iteration or a file's reading (tests).
+    var uploadProducersStarted: Int { uploadStatistics.producersStarted }
     /// Policies in the session's cache (tests).
     var cachedPolicies: Int { policies.withLock { $0.byHost.count } }
 
@@ -100,14 +106,20 @@ public final class Session: Sendable {
 
     /// Sends `request` and returns the whole response, following redirects per the configuration.
     ///
+    /// A streamed or file body (``Request/Body``) is uploaded with back-pressure; for a host
+    /// with a signed-response policy it is first read into memory, up to
+    /// ``Configuration/maximumSignedRequestBodySize``, as the request's signature covers its digest.
+    ///
     /// - Throws: ``SessionError``; ``SessionError/Code/trustEvaluationFailed`` carries the
     ///   ``TrustError`` that rejected the server; ``SessionError/Code/responseSignatureInvalid``
-    ///   the ``ResponseSignatureError`` of a hop an enforced signed-response policy rejected.
+    ///   the ``ResponseSignatureError`` of a hop an enforced signed-response policy rejected;
+    ///   ``SessionError/Code/uploadFailed``, ``SessionError/Code/bodyNotReplayable`` and
+    ///   ``SessionError/Code/requestBodyTooLarge`` for a body that could not be sent.
     public func data(for request: Request) async throws -> Response {
         var current = request
         var hops = HopLog()
         while true {
-            let (signed, pending) = try signedResponses.prepare(current)
+            let (signed, pending) = try signedResponses.prepare(try await bufferedForSigning(current))
             let outcome = try await reportingTrustFailures(url: current.url) { try await perform(signed) }
             reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
@@ -219,10 +231,82 @@ public final class Session: Sendable {
             throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: url.absoluteString)
         }
         let policy = try self.policy(forRawHost: rawHost, override: request.trustEvaluator)
-        return Transfer(
+        let upload = try self.upload(of: request, url: url.absoluteString)
+        let transfer = Transfer(
             url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
-            timeout: request.timeout ?? configuration.requestTimeout, stream: stream, onHead: onHead, onCompletion: completion)
+            timeout: request.timeout ?? configuration.requestTimeout, stream: stream, onHead: onHead, upload: upload,
+            onCompletion: completion)
+        // Broken by UploadStream.close() when the transfer ends: the handler captures the transfer.
+        upload?.setResumeHandler { [loop] in loop.resume(transfer) }
+        return transfer
+    }
+
+    // MARK: Request bodies
+
+    /// The producer side of a streamed or file body, nil for bytes or none. A file is opened
+    /// here, before anything is sent.
+    private func upload(of request: Request, url: String) throws(SessionError) -> UploadStream? {
+        guard let (source, length, name) = try uploadSource(of: request, url: url) else { return nil }
+        return UploadStream(source: source, length: length, name: name, url: url, statistics: uploadStatistics)
+    }
+
+    private func uploadSource(of request: Request, url: String) throws(SessionError) -> (UploadSource, Int?, String)? {
+        switch request.uploadBody?.storage {
+        case nil, .bytes?:
+            return nil
+        case .stream(let source, let length)?:
+            if let length, length < 0 {
+                throw SessionError(.invalidRequest, "The body stream's declared length is negative (\(length)).", url: url)
+            }
+            return (source, length, "the request body stream")
+        case .file(let fileURL)?:
+            let file = try UploadFile(fileURL, requestURL: url)
+            return (file.source, file.size, "the body file \(file.path)")
+        }
+    }
+
+    /// `request` with its streamed or file body read into memory when its host has a
+    /// signed-response policy: the request signature covers the body's digest, which must be
+    /// known before the request is sent. Over ``Configuration/maximumSignedRequestBodySize``
+    /// the request is refused (``SessionError/Code/requestBodyTooLarge``) and nothing is sent.
+    private func bufferedForSigning(_ request: Request) async throws -> Request {
+        guard let body = request.uploadBody, body.bytes == nil, signedResponses.requiresVerification(request.url) else { return request }
+        let url = request.url.absoluteString
+        guard let (source, length, name) = try uploadSource(of: request, url: url) else { return request }
+        let limit = configuration.maximumSignedRequestBodySize
+        let host = request.url.host ?? "this host"
+        if let length, length > limit {
+            throw SessionError(
+                .requestBodyTooLarge,
+                "Responses from \(host) are signed over the request body's digest, so \(name) is read into memory first; its \(length) bytes exceed maximumSignedRequestBodySize (\(limit)).",
+                url: url)
+        }
+        let collected = Locked([UInt8]())
+        do {
+            try await source.produce(UploadSink { chunk in
+                try collected.withLock { bytes throws(SessionError) in
+                    guard bytes.count + chunk.count <= limit else {
+                        throw SessionError(
+                            .requestBodyTooLarge,
+                            "Responses from \(host) are signed over the request body's digest, so \(name) is read into memory first; it exceeds maximumSignedRequestBodySize (\(limit) bytes).",
+                            url: url)
+                    }
+                    bytes += chunk
+                }
+            })
+        } catch let error as SessionError where error.code == .requestBodyTooLarge {
+            throw error
+        } catch {
+            throw SessionError(.uploadFailed, "Reading \(name) failed: \((error as? SessionError)?.reason ?? "\(error)")", url: url)
+        }
+        var buffered = request
+        buffered.body = collected.withLock { $0 }
+        if let length, buffered.body?.count != length {
+            throw SessionError(
+                .uploadFailed, "Reading \(name) failed: it produced \(buffered.body?.count ?? 0) bytes, not its declared \(length).", url: url)
+        }
+        return buffered
     }
 
     // MARK: Failure reports
@@ -368,6 +452,12 @@ public final class Session: Sendable {
             next.method = "GET"
             next.body = nil
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        if let body = next.uploadBody, !body.isReplayable {
+            throw SessionError(
+                .bodyNotReplayable,
+                "The \(head.status) redirect to \(target.absoluteString) must resend the request body, and a streamed body can be read only once; send a file or bytes body, or send to the final URL.",
+                url: request.url.absoluteString)
         }
         if !Self.sameOrigin(request.url, target) {
             next.headers.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }

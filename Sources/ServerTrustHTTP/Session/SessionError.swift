@@ -11,6 +11,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
             case trustEvaluationFailed, invalidRequest, transferFailed, timedOut, cancelled
             case tooManyRedirects, insecureRedirect, responseTooLarge, sessionShutDown, unsupportedBackend
             case responseSignatureInvalid
+            case uploadFailed, bodyNotReplayable, requestBodyTooLarge
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -38,6 +39,17 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An enforced signed-response policy rejected the response (of the final hop or a
         /// redirect); ``SessionError/signatureError`` says why.
         public static let responseSignatureInvalid = Code(.responseSignatureInvalid)
+        /// The request body could not be produced: its stream threw, produced more or fewer
+        /// bytes than its declared length, or its file could not be opened or read.
+        public static let uploadFailed = Code(.uploadFailed)
+        /// The request body was needed a second time (a 307 or 308 redirect, or libcurl
+        /// rewinding to resend it) and it is a stream, which can be read once
+        /// (``Request/Body/isReplayable``).
+        public static let bodyNotReplayable = Code(.bodyNotReplayable)
+        /// A streamed or file body for a signed-response host is larger than
+        /// ``Session/Configuration/maximumSignedRequestBodySize``: its digest must be computed
+        /// before sending, so it is read into memory, up to that limit.
+        public static let requestBodyTooLarge = Code(.requestBodyTooLarge)
 
         public var description: String { base.rawValue }
     }
@@ -86,6 +98,9 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let responseTooLarge = SessionError(.responseTooLarge, "")
     public static let sessionShutDown = SessionError(.sessionShutDown, "")
     public static let responseSignatureInvalid = SessionError(.responseSignatureInvalid, "")
+    public static let uploadFailed = SessionError(.uploadFailed, "")
+    public static let bodyNotReplayable = SessionError(.bodyNotReplayable, "")
+    public static let requestBodyTooLarge = SessionError(.requestBodyTooLarge, "")
 
     public var description: String {
         var text = reason

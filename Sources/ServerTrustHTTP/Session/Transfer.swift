@@ -36,6 +36,9 @@ final class Transfer: @unchecked Sendable {
     /// The time limit of this request: its own, else the session's; nil for none.
     let timeout: Duration?
     let stream: BodyStream?
+    /// The streamed or file request body, read by curl through ``sendBody(into:)``; nil for
+    /// none or an in-memory ``body``.
+    let upload: UploadStream?
 
     /// Called once, on the loop thread, when headers are complete (streaming) or never.
     private let onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)?
@@ -65,7 +68,7 @@ final class Transfer: @unchecked Sendable {
         url: String, method: String, headers: [(name: String, value: String)], body: [UInt8]?, policy: TrustPolicy,
         isTLS: Bool, bodyLimit: Int?, timeout: Duration? = nil, stream: BodyStream?,
         onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)? = nil,
-        onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
+        upload: UploadStream? = nil, onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
     ) {
         self.url = url
         self.method = method
@@ -76,6 +79,7 @@ final class Transfer: @unchecked Sendable {
         self.bodyLimit = bodyLimit
         self.timeout = timeout
         self.stream = stream
+        self.upload = upload
         self.onHead = onHead
         self.onCompletion = onCompletion
     }
@@ -171,7 +175,8 @@ final class Transfer: @unchecked Sendable {
     /// Readies a transfer the guard refused for a retry (loop thread): true when it should be
     /// sent again on a fresh connection, false when it ends as it is (already retried, cancelled).
     func prepareRetry() -> Bool {
-        guard retryReason != nil, !isOnFreshConnection, !finished, !isCancellationRequested else { return false }
+        // A body already read cannot be sent again (the guard refuses before the body, so it is not).
+        guard retryReason != nil, !isOnFreshConnection, !finished, !isCancellationRequested, upload?.hasStarted != true else { return false }
         isOnFreshConnection = true
         retryReason = nil
         connectionContexts.removeAll()
@@ -220,6 +225,12 @@ final class Transfer: @unchecked Sendable {
         return bytes.count
     }
 
+    /// `CURLOPT_READFUNCTION`: request body bytes for curl (``UploadStream/read(into:)``).
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let upload else { return Int(CURL_READFUNC_ABORT) }  // curl reads only an upload
+        return upload.read(into: buffer)
+    }
+
     private func deliverHead() {
         guard !headDelivered, let onHead else { return }
         headDelivered = true
@@ -236,6 +247,7 @@ final class Transfer: @unchecked Sendable {
     func finish(_ code: CURLcode) {
         guard !finished else { return }
         finished = true
+        upload?.close()
         let result = outcome(code)
         if case .failure(let error) = result, !headDelivered, let onHead {
             headDelivered = true
@@ -249,6 +261,7 @@ final class Transfer: @unchecked Sendable {
     func abandon(_ error: SessionError) {
         guard !finished else { return }
         finished = true
+        upload?.close()
         if !headDelivered, let onHead {
             headDelivered = true
             onHead(.failure(error))
@@ -265,7 +278,16 @@ final class Transfer: @unchecked Sendable {
                 .trustEvaluationFailed, "Trust evaluation rejected \(policy.host).", trustError: trustFailure,
                 curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url, rejectedTrust: rejected))
         }
+        // The producer's failure is why curl aborted (CURL_READFUNC_ABORT), whatever its code.
+        if let failure = upload?.failure, code != CURLE_OK {
+            return .failure(SessionError(failure.code, failure.reason, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+        }
         guard code == CURLE_OK else {
+            if upload != nil, code == CURLE_SEND_FAIL_REWIND {
+                return .failure(SessionError(
+                    .bodyNotReplayable, "libcurl had to send the request body again (the connection was lost mid-request), and a streamed body cannot be re-read.",
+                    curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+            }
             if retryReason != nil {
                 return .failure(SessionError(
                     .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired or it was resumed without the required OCSP staple, and the request was not retried.",

@@ -65,6 +65,10 @@ final class SignedResponseChecker: Sendable {
     /// signature, and what to verify the response against.
     func prepare(_ request: Request) throws(SessionError) -> (Request, Pending?) {
         guard let entry = entry(for: request.url), entry.verifier != nil else { return (request, nil) }
+        // Session.data(for:) reads a streamed or file body into memory first; fail closed if not.
+        if let body = request.uploadBody, body.bytes == nil {
+            throw SessionError(.invalidRequest, "A streamed body cannot be signed before it is read.", url: request.url.absoluteString)
+        }
         let challenge: SignatureChallenge
         do {
             challenge = try SignatureChallenge(
