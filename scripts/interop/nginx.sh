@@ -10,6 +10,9 @@
 # by the client CA made here (base + 8), one that only asks for one and answers with what it
 # received (base + 9), the target of the first one's /redirect-elsewhere.
 #
+# Each of the first four servers answers /upload, after reading the whole request body (up to
+# 64 MiB), with "received N bytes by METHOD" (streamed uploads over HTTP/1.1 and HTTP/2).
+#
 # interop.env (sourced by .ci/run, read by the tests through SERVERTRUST_INTEROP_DIR) names
 # every port. Base port: SERVERTRUST_NGINX_BASE_PORT (default 18440).
 set -euo pipefail
@@ -147,6 +150,9 @@ server() {  # port protocols leaf-chain http2 stapling
 $( [ "$5" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/leaf-ecdsa.ocsp;\n' "$pki" )
     location / { return 200 "interop $1\n"; }
     location /redirect { return 302 https://interop.servertrust.test:$((base + 1))/; }
+    # Request bodies: nginx reads the whole body (proxy_request_buffering), then the upstream
+    # below answers with the length it was forwarded. \$ in an unquoted heredoc: nginx variables.
+    location = /upload { client_max_body_size 64m; proxy_pass http://unix:$dir/upload.sock:/upload-length; }
   }
 CONF
 }
@@ -186,6 +192,13 @@ CONF
     server $((base + 4)) "TLSv1.2" rsa h1 none
     server $((base + 6)) "TLSv1.3" live-good h1 none
     server $((base + 7)) "TLSv1.2" live-revoked h1 none
+    cat <<CONF
+  server {
+    listen unix:$dir/upload.sock;
+    client_max_body_size 64m;
+    location = /upload-length { return 200 "received \$content_length bytes by \$request_method\n"; }
+  }
+CONF
     mtls_server $((base + 8)) "TLSv1.3" on
     mtls_server $((base + 9)) "TLSv1.2" optional
     echo "}"
