@@ -297,6 +297,8 @@ public final class Session: Sendable {
             })
         } catch let error as SessionError where error.code == .requestBodyTooLarge {
             throw error
+        } catch is CancellationError {
+            throw SessionError(.cancelled, "The task was cancelled while \(name) was being read.", url: url)
         } catch {
             throw SessionError(.uploadFailed, "Reading \(name) failed: \((error as? SessionError)?.reason ?? "\(error)")", url: url)
         }
