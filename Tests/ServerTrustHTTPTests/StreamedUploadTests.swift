@@ -18,7 +18,11 @@ import ServerTrustTestSupport
         let session = try fixture.session()
         defer { session.shutdown() }
         let body = GeneratedChunks(count: 512, chunkSize: 64 << 10)
+        let clock = ContinuousClock()
+        let started = clock.now
         let response = try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(body)))
+        // A figure for the report, never asserted.
+        print("StreamedUploadTests: 32 MiB streamed in \(clock.now - started); peak buffered \(session.peakBufferedUploadBytes) bytes")
         #expect(response.status == 200)
         #expect(response.header("X-Received-Method") == "PUT")
         #expect(response.header("X-Received-Transfer-Encoding") == "chunked")
@@ -170,6 +174,32 @@ import ServerTrustTestSupport
         #expect(probe.nextCalls == 0)
         #expect(session.uploadProducersStarted == 0)
         #expect(fixture.server.requestsServed == 0)
+    }
+
+    @Test func tinyChunksAndDataElementsFromAnAsyncThrowingStreamArriveInOrder() async throws {
+        let fixture = try fixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        // 200 000 chunks of 5 bytes: many chunks per read, and the buffer's compaction.
+        let tiny = GeneratedChunks(count: 200_000, chunkSize: 5)
+        let response = try await session.data(for: Request(method: "POST", url: fixture.url("/sink"), uploadBody: .stream(tiny)))
+        #expect(response.header("X-Body-SHA256") == hex(sha256(tiny.allBytes)))
+
+        let expected = GeneratedChunks(count: 64, chunkSize: 30_011).allBytes
+        let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+        let feeder = Task {
+            var offset = 0
+            while offset < expected.count {
+                let end = min(offset + 30_011, expected.count)
+                continuation.yield(Data(expected[offset..<end]))
+                offset = end
+            }
+            continuation.finish()
+        }
+        defer { feeder.cancel() }
+        let fromData = try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(chunks, length: expected.count)))
+        #expect(fromData.header("X-Received-Content-Length") == "\(expected.count)")
+        #expect(fromData.header("X-Body-SHA256") == hex(sha256(expected)))
     }
 
     @Test func replayability() {
