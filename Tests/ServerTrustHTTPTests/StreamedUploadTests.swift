@@ -176,6 +176,27 @@ import ServerTrustTestSupport
         #expect(fixture.server.requestsServed == 0)
     }
 
+    /// The connection guard's path: a kept-alive connection opened under the session's policy is
+    /// re-evaluated under the request's own pins before the request goes out, and refused.
+    @Test func aConnectionTheGuardRefusesNeverStartsTheProducer() async throws {
+        let fixture = try fixture()
+        let session = try fixture.session { $0.maximumConnectionsPerHost = 1 }
+        defer { session.shutdown() }
+        _ = try await session.get(fixture.url("/status/200").absoluteString)
+        let probe = UploadProbe()
+        let body = GeneratedChunks(count: 10, chunkSize: 1000, probe: probe)
+        let wrongPins = try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin])
+        let error = await outcome {
+            try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(body), trustEvaluator: wrongPins))
+        }.sessionError
+        #expect(error?.code == .trustEvaluationFailed)
+        #expect(error?.trustError?.code == .pinMismatch)
+        #expect(fixture.server.acceptedConnections == 1)  // refused on the reused connection, by the guard
+        #expect(probe.nextCalls == 0)
+        #expect(session.uploadProducersStarted == 0)
+        #expect(fixture.server.requestsServed == 1)
+    }
+
     @Test func tinyChunksAndDataElementsFromAnAsyncThrowingStreamArriveInOrder() async throws {
         let fixture = try fixture()
         let session = try fixture.session()
