@@ -38,6 +38,26 @@ import ServerTrustTestSupport
         #expect(filed.text == "got \(body.totalBytes) bytes")
     }
 
+    /// Once buffered for signing the body is bytes, so a 307 resends it (a stream could not be).
+    @Test func aBufferedStreamIsResentOnA307AndBothHopsAreVerified() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        fixture.serveSigned(keys) { request in
+            request.path == "/v1/moved"
+                ? SignedReply(status: 307, body: "moved\n", headers: [("Location", "/v1/upload")])
+                : SignedReply(body: "got \(request.body.count) bytes")
+        }
+        let session = try fixture.signingSession([SessionFixture.host: .enforced(roots: keys.roots)])
+        defer { session.shutdown() }
+        let body = GeneratedChunks(count: 3, chunkSize: 10_000)
+        let response = try await session.data(for: Request(method: "POST", url: fixture.url("/v1/moved"), uploadBody: .stream(body)))
+        #expect(response.status == 200)
+        #expect(response.hopVerifications == [.verified, .verified])
+        #expect(response.text == "got \(body.totalBytes) bytes")
+        #expect(fixture.server.recentRequests.map(\.path) == ["/v1/moved", "/v1/upload"])
+        #expect(fixture.server.recentRequests.map(\.body) == [body.allBytes, body.allBytes])
+    }
+
     @Test func aStreamOrFileOverTheLimitIsRefusedBeforeAnythingIsSent() async throws {
         let (fixture, keys) = try signedFixture()
         let session = try fixture.signingSession([SessionFixture.host: .enforced(roots: keys.roots)]) {

@@ -9,7 +9,8 @@ extension Request {
     /// connection has passed its trust policy and curl asks for the first body byte; it is
     /// cancelled when the request ends, fails or is cancelled.
     ///
-    /// A streamed body cannot be sent twice: a redirect that keeps the body (307, 308) fails
+    /// A streamed body cannot be sent twice: a redirect that keeps the body (307, 308; 301 and
+    /// 302 for methods other than `POST`) fails
     /// with ``SessionError/Code/bodyNotReplayable``, and a retry policy must not resend it
     /// (``isReplayable``). A file is read again from the start for each hop.
     public struct Body: Sendable {

@@ -119,7 +119,9 @@ public final class Session: Sendable {
         var current = request
         var hops = HopLog()
         while true {
-            let (signed, pending) = try signedResponses.prepare(try await bufferedForSigning(current))
+            // Kept buffered: a redirect that resends the body sends these bytes again.
+            current = try await bufferedForSigning(current)
+            let (signed, pending) = try signedResponses.prepare(current)
             let outcome = try await reportingTrustFailures(url: current.url) { try await perform(signed) }
             reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
