@@ -33,6 +33,37 @@ import ServerTrust
         #expect(session.peakBufferedUploadBytes <= UploadStream.bufferLimit + body.chunkSize)
     }
 
+    /// Four uploads at once with one connection per host allowed, so HTTP/2 multiplexes them;
+    /// each pauses and resumes on its own.
+    @Test func concurrentStreamsOnOneHTTP2ConnectionAreEachReceivedWhole() async throws {
+        let nginx = try NginxInterop.environment()
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: nginx.root))
+        configuration.resolve = nginx.resolve
+        configuration.maximumConnectionsPerHost = 1
+        let session = try Session(configuration: configuration)
+        defer { session.shutdown() }
+        let url = URL(string: nginx.url("TLS13_ECDSA_H2_STAPLED", "/upload"))!
+        _ = try await session.data(for: Request(url: url))  // the connection, so the uploads share it
+        let sizes = [8 << 20, 4 << 20, 6 << 20 + 1, 3 << 20 + 7]
+        let texts = try await withThrowingTaskGroup(of: (Int, String, String).self) { group in
+            for size in sizes {
+                group.addTask {
+                    let body = GeneratedChunks(count: size / 1000, chunkSize: 1000)
+                    let response = try await session.data(for: Request(method: "PUT", url: url, uploadBody: .stream(body)))
+                    return (body.totalBytes, response.httpVersion, response.text)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(texts.count == sizes.count)
+        for (size, version, text) in texts {
+            #expect(version == "HTTP/2")
+            #expect(text == "received \(size) bytes by PUT\n")
+        }
+        #expect(session.peakBufferedUploadBytes <= UploadStream.bufferLimit + 1000)
+    }
+
     @Test(arguments: servers)
     func aStreamOfKnownLengthAndAFileAreReceivedWhole(server: NginxInteropTests.Server) async throws {
         let nginx = try NginxInterop.environment()
