@@ -3,8 +3,8 @@ public import Foundation
 extension Request {
     /// A request body: bytes in memory, a stream of chunks, or a file read from disk as it is sent.
     ///
-    /// A stream or a file is uploaded with back-pressure: the session holds at most about
-    /// ``Session/uploadBufferLimit`` bytes of it (plus one chunk) at a time, and the producer
+    /// A stream or a file is uploaded with back-pressure: the session holds at most 1 MiB of it
+    /// (plus one chunk) at a time, and the producer
     /// waits until curl has sent what it holds. The producer is started only once the request's
     /// connection has passed its trust policy and curl asks for the first body byte; it is
     /// cancelled when the request ends, fails or is cancelled.
