@@ -16,6 +16,18 @@ public enum CurlRuntime {
         return String(cString: ssl)
     }
 
+    /// Whether libcurl was built with zlib (gzip and deflate content decoding).
+    static var hasZlib: Bool { hasFeature(Int32(CURL_VERSION_LIBZ)) }
+    /// Whether libcurl was built with Brotli (`br` content decoding).
+    static var hasBrotli: Bool { hasFeature(Int32(CURL_VERSION_BROTLI)) }
+    /// Whether libcurl was built with zstd (`zstd` content decoding).
+    static var hasZstd: Bool { hasFeature(Int32(CURL_VERSION_ZSTD)) }
+
+    private static func hasFeature(_ bit: Int32) -> Bool {
+        guard let info = CServerTrustCurlShims_version_info() else { return false }
+        return info.pointee.features & bit != 0
+    }
+
     /// Fails unless libcurl's TLS backend is OpenSSL: our verify callback is installed on an
     /// OpenSSL `SSL_CTX`, and with another backend it would never run — pinning would be off.
     public static func requireOpenSSLBackend() throws {

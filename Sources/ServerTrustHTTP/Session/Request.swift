@@ -17,10 +17,15 @@ public struct Request: Sendable {
     /// ``Session/Configuration/requestTimeout``; nil (the default) uses the session's.
     /// Must be positive.
     public var timeout: Duration?
+    /// The content codings to ask for and decode for this request (each redirect hop),
+    /// overriding ``Session/Configuration/contentDecoding``; `[]` turns decoding off; nil (the
+    /// default) uses the session's. A coding the runtime libcurl lacks is refused
+    /// (``SessionError/Code/invalidRequest``).
+    public var contentDecoding: [ContentCoding]?
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil
     ) {
         self.method = method
         self.url = url
@@ -28,6 +33,7 @@ public struct Request: Sendable {
         self.body = body
         self.trustEvaluator = trustEvaluator
         self.timeout = timeout
+        self.contentDecoding = contentDecoding
     }
 
     /// The first value of a header, compared case-insensitively.
