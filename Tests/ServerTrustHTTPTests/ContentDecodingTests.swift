@@ -277,17 +277,42 @@ import ServerTrustTestSupport
         }
     }
 
-    /// A coding the session did not ask for and cannot decode (`br` here) is refused, not
-    /// handed out encoded as if it were the body.
-    @Test func aSignedBodyInACodingTheSessionCannotDecodeFailsClosed() async throws {
+    /// A coding the session did not ask for and cannot decode (`br`, which libcurl knows, or
+    /// `compress`, which it does not) is refused, not handed out encoded as if it were the body.
+    @Test(arguments: ["br", "compress"])
+    func aSignedBodyInACodingTheSessionCannotDecodeFailsClosed(coding: String) async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        fixture.serveSigned(keys) { _ in SignedReply(body: "pretend brotli", headers: [("Content-Encoding", "br")]) }
+        fixture.serveSigned(keys) { _ in SignedReply(body: "pretend \(coding)", headers: [("Content-Encoding", coding)]) }
         let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) { $0.contentDecoding = [.gzip] }
         defer { session.shutdown() }
-        let error = await outcome { try await session.get(fixture.url("/v1/br").absoluteString) }.sessionError
+        let error = await outcome { try await session.get(fixture.url("/v1/coded").absoluteString) }.sessionError
         #expect(error?.code == .contentDecodingFailed)
-        #expect(error?.reason.contains("\"br\"") == true)
+        #expect(error?.reason.contains("\"\(coding)\"") == true)
+        #expect(error?.curlCode == 0)  // the session refused it, after verification; libcurl did not decode
+    }
+
+    /// Informational mode returns a body whose signature failed, so it is still decoded; when it
+    /// cannot be, the session throws, and the signature failure was reported first.
+    @Test func informationalModeReportsTheSignatureFailureBeforeTheDecodingError() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let compressed = TestCompression.compress(Self.original, as: .gzip)
+        var flipped = compressed
+        flipped[compressed.count / 2] ^= 0xFF
+        let tampered = flipped
+        fixture.serveSigned(keys) { _ in
+            var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
+            reply.body = tampered
+            reply.signedBody = compressed
+            return reply
+        }
+        let log = VerificationFailureLog()
+        let session = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: log) { $0.contentDecoding = [.gzip] }
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get(fixture.url("/v1/report").absoluteString) }.sessionError
+        #expect(error?.code == .contentDecodingFailed)
+        #expect(log.failures.map(\.error.code) == [.bodyMismatch])
     }
 
     @Test func aSignedHostWithDecodingOffGetsTheBodyAsSentAndNoAcceptEncoding() async throws {
