@@ -23,10 +23,10 @@ public enum CurlRuntime {
     /// Whether libcurl was built with zstd (`zstd` content decoding).
     static var hasZstd: Bool { hasFeature(Int32(CURL_VERSION_ZSTD)) }
 
-    private static func hasFeature(_ bit: Int32) -> Bool {
-        guard let info = CServerTrustCurlShims_version_info() else { return false }
-        return info.pointee.features & bit != 0
-    }
+    /// `curl_version_info`'s feature bits, read once (the library does not change under us).
+    private static let features: Int32 = CServerTrustCurlShims_version_info()?.pointee.features ?? 0
+
+    private static func hasFeature(_ bit: Int32) -> Bool { features & bit != 0 }
 
     /// Fails unless libcurl's TLS backend is OpenSSL: our verify callback is installed on an
     /// OpenSSL `SSL_CTX`, and with another backend it would never run — pinning would be off.

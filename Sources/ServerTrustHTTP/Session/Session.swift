@@ -226,8 +226,9 @@ public final class Session: Sendable {
             throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: url.absoluteString)
         }
         let policy = try self.policy(forRawHost: rawHost, override: request.trustEvaluator)
+        // The session's own list was checked in init; a request's override is checked here.
+        if let override = request.contentDecoding { try ContentDecodingPlan.validate(override, url: url.absoluteString) }
         let codings = request.contentDecoding ?? configuration.contentDecoding
-        try ContentDecodingPlan.validate(codings, url: url.absoluteString)
         let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
         return Transfer(
             url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
