@@ -50,6 +50,13 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib, for decoding gzip/deflate response bodies after their signature is verified
+        // (libcurl decodes the others, but only after the bytes are out of reach of a signature).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Wrappers for OpenSSL macros the Swift importer cannot see. No curl here: the
         // ServerTrust module must build without libcurl in its dependency graph.
         .target(name: "CServerTrustShims", dependencies: ["COpenSSL"]),
@@ -63,7 +70,7 @@ let package = Package(
         .target(
             name: "ServerTrustHTTP",
             dependencies: [
-                "ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims",
+                "ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift
@@ -105,7 +112,7 @@ let package = Package(
         ),
         .target(
             name: "ServerTrustTestSupport",
-            dependencies: ["ServerTrust", "COpenSSL", "CServerTrustShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ServerTrust", "COpenSSL", "CServerTrustShims", "CZlib", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -19,6 +19,11 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
               servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
 
+            --compressed asks for every content coding this libcurl decodes (deflate, gzip, and br \
+            and zstd when built in) and prints the decoded body; for a host checked with \
+            --verify-signature only gzip and deflate are asked for, and the body is decoded after its \
+            signature has been verified over the bytes as received.
+
             --client-cert/--client-key (or --client-pkcs12) present a client certificate to the \
             URL's host only, when it asks for one; redirect targets on other hosts get none.
             """
@@ -48,6 +53,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the response headers before the body.")
     var include = false
 
+    @Flag(name: .long, help: "Ask for a compressed response (Accept-Encoding) and print it decoded, as curl's --compressed.")
+    var compressed = false
+
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
@@ -71,6 +79,7 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
+        if compressed { configuration.contentDecoding = ContentCoding.supportedByLibcurl }
         if unsafeWriteTLSSecretsToSSLKEYLOGFILE {
             FileHandle.standardError.write(Data("warning: --unsafe-write-tls-secrets-to-sslkeylogfile: TLS secrets go to \(ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] ?? "(SSLKEYLOGFILE is not set)"); anyone with that file and a capture reads and alters this traffic\n".utf8))
             configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE = true

@@ -22,7 +22,9 @@ enum FetchJSON {
     /// A response: the reporting fields, and `status`, `url` (the final one), `httpVersion`,
     /// `headers` (`[[name, value]]`), `body` (as UTF-8 text), `trust` (``Trust`` of the final
     /// connection), `hops` (one ``Trust`` per redirect hop before it), `verification` (the
-    /// signed-response result, ``Verification``) and `hopVerifications` (one per hop).
+    /// signed-response result, ``Verification``), `hopVerifications` (one per hop) and
+    /// `decodedContentEncodings` (the content codings removed from `body`, e.g. `["gzip"]` with
+    /// `--compressed`; `[]` when the body is as received).
     struct Success: Encodable {
         let reporting: Reporting
         let response: Response
@@ -33,7 +35,7 @@ enum FetchJSON {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case status, url, httpVersion, headers, body, trust, hops, verification, hopVerifications
+            case status, url, httpVersion, headers, body, trust, hops, verification, hopVerifications, decodedContentEncodings
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -48,6 +50,7 @@ enum FetchJSON {
             try container.encode(response.hops.map(Trust.init), forKey: .hops)
             try container.encode(Verification(response.verification), forKey: .verification)
             try container.encode(response.hopVerifications.map(Verification.init), forKey: .hopVerifications)
+            try container.encode(response.decodedContentEncodings.map(\.name), forKey: .decodedContentEncodings)
         }
     }
 

@@ -22,6 +22,9 @@ import Testing
         expectGolden(result.standardOutput, """
             {
               "body" : "hello from the CLI fixture\\n",
+              "decodedContentEncodings" : [
+
+              ],
               "headers" : [
                 [
                   "Content-Type",

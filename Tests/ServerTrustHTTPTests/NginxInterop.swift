@@ -13,6 +13,8 @@ enum NginxInterop {
         var rsaLeafPin: String { values["SERVERTRUST_INTEROP_RSA_LEAF_PIN"]! }
         /// The AIA OCSP URL of the live leaves: the `openssl ocsp -port` responder nginx.sh runs.
         var ocspResponderURL: String { "http://127.0.0.1:\(port("OCSP_RESPONDER"))/" }
+        /// The text file nginx serves gzip-compressed under `/compressed/interop.txt`.
+        var compressibleFile: String { values["SERVERTRUST_INTEROP_COMPRESSIBLE_FILE"]! }
         func port(_ name: String) -> Int { Int(values["SERVERTRUST_INTEROP_\(name)"]!)! }
         func url(_ portName: String, _ path: String = "/") -> String { "https://\(host):\(port(portName))\(path)" }
         /// Every server's port for the interop host name (an interop.env written before the

@@ -10,7 +10,9 @@
 # by the client CA made here (base + 8), one that only asks for one and answers with what it
 # received (base + 9), the target of the first one's /redirect-elsewhere.
 #
-# Each of the first four servers answers /upload, after reading the whole request body (up to
+# The four plain servers also serve /compressed/interop.txt (a few KB of text written here) with
+# nginx's gzip filter on, for the session's response decompression.
+# They also answer /upload, after reading the whole request body (up to
 # 64 MiB), with "received N bytes by METHOD" (streamed uploads over HTTP/1.1 and HTTP/2).
 #
 # interop.env (sourced by .ci/run, read by the tests through SERVERTRUST_INTEROP_DIR) names
@@ -150,6 +152,13 @@ server() {  # port protocols leaf-chain http2 stapling
 $( [ "$5" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/leaf-ecdsa.ocsp;\n' "$pki" )
     location / { return 200 "interop $1\n"; }
     location /redirect { return 302 https://interop.servertrust.test:$((base + 1))/; }
+    location /compressed/ {
+      alias $dir/www/;
+      default_type text/plain;
+      gzip on;
+      gzip_types text/plain;
+      gzip_min_length 1;
+    }
     # Request bodies: nginx reads the whole body (proxy_request_buffering), then the upstream
     # below answers with the length it was forwarded. \$ in an unquoted heredoc: nginx variables.
     location = /upload { client_max_body_size 64m; proxy_pass http://unix:$dir/upload.sock:/upload-length; }
@@ -174,6 +183,9 @@ mtls_server() {  # port protocols verify-mode
   }
 CONF
 }
+# Compressible text for /compressed/ (gzip), 100 numbered lines.
+mkdir -p "$dir/www"
+for i in $(seq 100); do printf 'line %03d: ServerTrust interop text, compressed by nginx gzip on the way out.\n' "$i"; done > "$dir/www/interop.txt"
 {
     cat <<CONF
 daemon off;
@@ -237,6 +249,7 @@ SERVERTRUST_INTEROP_TLS13_LIVE_OCSP_GOOD=$((base + 6))
 SERVERTRUST_INTEROP_TLS12_LIVE_OCSP_REVOKED=$((base + 7))
 SERVERTRUST_INTEROP_MTLS_REQUIRED=$((base + 8))
 SERVERTRUST_INTEROP_MTLS_OPTIONAL=$((base + 9))
+SERVERTRUST_INTEROP_COMPRESSIBLE_FILE=$dir/www/interop.txt
 SERVERTRUST_INTEROP_ROOT=$pki/root.pem
 SERVERTRUST_INTEROP_CLIENT_CERT=$pki/client.pem
 SERVERTRUST_INTEROP_CLIENT_KEY=$pki/client.key

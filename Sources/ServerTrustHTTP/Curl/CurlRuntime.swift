@@ -16,6 +16,18 @@ public enum CurlRuntime {
         return String(cString: ssl)
     }
 
+    /// Whether libcurl was built with zlib (gzip and deflate content decoding).
+    static var hasZlib: Bool { hasFeature(Int32(CURL_VERSION_LIBZ)) }
+    /// Whether libcurl was built with Brotli (`br` content decoding).
+    static var hasBrotli: Bool { hasFeature(Int32(CURL_VERSION_BROTLI)) }
+    /// Whether libcurl was built with zstd (`zstd` content decoding).
+    static var hasZstd: Bool { hasFeature(Int32(CURL_VERSION_ZSTD)) }
+
+    /// `curl_version_info`'s feature bits, read once (the library does not change under us).
+    private static let features: Int32 = CServerTrustCurlShims_version_info()?.pointee.features ?? 0
+
+    private static func hasFeature(_ bit: Int32) -> Bool { features & bit != 0 }
+
     /// Fails unless libcurl's TLS backend is OpenSSL: our verify callback is installed on an
     /// OpenSSL `SSL_CTX`, and with another backend it would never run — pinning would be off.
     public static func requireOpenSSLBackend() throws {

@@ -65,6 +65,9 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
         try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
+        // Per request: a signed-response host gets the body undecoded, to verify it first.
+        try easy.set(CURLOPT_ACCEPT_ENCODING, transfer.contentDecoding.acceptEncoding)
+        try easy.set(CURLOPT_HTTP_CONTENT_DECODING, transfer.contentDecoding.decodesInLibcurl ? 1 : 0)
         // A retry the guard asked for (expired stamp, resumed without a staple) gets a new
         // connection and a full handshake, never a resumed session.
         let fresh = transfer.isOnFreshConnection

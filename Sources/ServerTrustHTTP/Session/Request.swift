@@ -24,10 +24,15 @@ public struct Request: Sendable {
     /// ``Session/Configuration/requestTimeout``; nil (the default) uses the session's.
     /// Must be positive.
     public var timeout: Duration?
+    /// The content codings to ask for and decode for this request (each redirect hop),
+    /// overriding ``Session/Configuration/contentDecoding``; `[]` turns decoding off; nil (the
+    /// default) uses the session's. A coding the runtime libcurl lacks is refused
+    /// (``SessionError/Code/invalidRequest``).
+    public var contentDecoding: [ContentCoding]?
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil
     ) {
         self.method = method
         self.url = url
@@ -35,12 +40,13 @@ public struct Request: Sendable {
         self.uploadBody = body.map(Body.bytes)
         self.trustEvaluator = trustEvaluator
         self.timeout = timeout
+        self.contentDecoding = contentDecoding
     }
 
     /// A request with a streamed, file or in-memory body (``Body``).
     public init(
         method: String, url: URL, headers: [(name: String, value: String)] = [], uploadBody: Body,
-        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil
     ) {
         self.method = method
         self.url = url
@@ -48,6 +54,7 @@ public struct Request: Sendable {
         self.uploadBody = uploadBody
         self.trustEvaluator = trustEvaluator
         self.timeout = timeout
+        self.contentDecoding = contentDecoding
     }
 
     /// The first value of a header, compared case-insensitively.

@@ -6,6 +6,7 @@ public struct Response: Sendable {
     public let status: Int
     /// Header fields of the final hop, in order.
     public let headers: [(name: String, value: String)]
+    /// The body, decoded when ``decodedContentEncodings`` is not empty.
     public let body: [UInt8]
     /// The URL of the final hop (after redirects).
     public let url: URL
@@ -36,6 +37,12 @@ public struct Response: Sendable {
     /// `hopVerifications[i]` is the result for the response whose connection `hops[i]` reports.
     /// A hop to a host without a policy is ``ResponseVerification/notRequested``.
     public internal(set) var hopVerifications: [ResponseVerification] = []
+    /// The content codings the session removed from ``body``, in the order the server applied
+    /// them (``Session/Configuration/contentDecoding``); empty when ``body`` is the bytes as
+    /// received. The `Content-Encoding` and `Content-Length` fields in ``headers`` are kept as
+    /// the server sent them, so they describe the encoded body, not ``body``. A signature
+    /// (``verification``) was checked over the encoded bytes, before they were decoded.
+    public internal(set) var decodedContentEncodings: [ContentCoding] = []
 
     /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
     /// report-only evaluator rejected the server (an enforced rejection throws instead), or

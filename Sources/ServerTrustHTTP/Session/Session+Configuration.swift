@@ -38,8 +38,32 @@ extension Session {
         public var userAgent: String = "ServerTrust/1 libcurl/\(CurlRuntime.libcurlVersion)"
         /// The anchors default validation uses. Default: the system CA bundle, loaded once.
         public var anchors: Anchors = .system
-        /// The largest response body accepted. Default 64 MiB.
+        /// The largest response body accepted. Default 64 MiB. With ``contentDecoding`` it
+        /// bounds the *decoded* body too: a small compressed body that inflates past it (a
+        /// decompression bomb) fails with ``SessionError/Code/responseTooLarge``, stopped
+        /// within 64 KiB of the limit, not after inflating everything.
         public var maximumResponseBodySize: Int = 64 << 20
+        /// The content codings to ask for (`Accept-Encoding`, in this order) and to decode.
+        /// Default empty: nothing is asked for and every body is returned as received, with
+        /// whatever `Content-Encoding` the server chose.
+        ///
+        /// ``ContentCoding/gzip`` and ``ContentCoding/deflate`` always work;
+        /// ``ContentCoding/brotli`` and ``ContentCoding/zstd`` only when the runtime libcurl has
+        /// them (``ContentCoding/supportedByLibcurl`` lists what it has): configuring one it
+        /// lacks fails at `Session.init` with ``SessionError/Code/invalidRequest``, rather than
+        /// silently asking for less. ``Request/contentDecoding`` overrides this per request.
+        ///
+        /// libcurl decodes, as the body arrives (so ``Session/stream(_:)`` yields decoded
+        /// chunks). For a host with an informational or enforced ``signedResponses`` policy the
+        /// signature covers the bytes as sent, so the session asks only for gzip and deflate
+        /// (those it decodes itself, with zlib), receives the body undecoded, verifies the
+        /// signature over it, and only then decodes it. Either way the decoded size is bounded
+        /// by ``maximumResponseBodySize``, a body that is not valid data of its coding, or whose
+        /// `Content-Encoding` names a coding the session cannot decode, fails with
+        /// ``SessionError/Code/contentDecodingFailed``, and ``Response/decodedContentEncodings``
+        /// says what was undone; the `Content-Encoding` and `Content-Length` header fields are
+        /// kept as received.
+        public var contentDecoding: [ContentCoding] = []
         /// The largest streamed or file request body (``Request/Body``) sent to a host with a
         /// signed-response policy. Such a body is read into memory before the request is sent,
         /// as the request signature covers its SHA-256 digest; a larger one is refused with

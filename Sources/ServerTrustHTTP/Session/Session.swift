@@ -52,7 +52,8 @@ public final class Session: Sendable {
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
-    ///   that is not positive; a ``TrustError`` when the system anchors cannot be loaded or a
+    ///   that is not positive, or a ``Configuration/contentDecoding`` coding the runtime libcurl
+    ///   cannot decode; a ``TrustError`` when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
     ///   invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
@@ -66,6 +67,7 @@ public final class Session: Sendable {
             throw SessionError(
                 .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
         }
+        try ContentDecodingPlan.validate(configuration.contentDecoding)
         self.configuration = configuration
         self.trustManager = trustManager
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
@@ -131,10 +133,13 @@ public final class Session: Sendable {
                 current = next
                 continue
             }
+            // Decoded only now, after the signature check on the bytes as received.
+            let (body, decoded) = try outcome.contentDecoding.finish(
+                outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: current.url.absoluteString)
             return Response(
-                status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url,
+                status: outcome.head.status, headers: outcome.head.headers, body: body, url: current.url,
                 trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
-                verification: hops.verification, hopVerifications: hops.verifications)
+                verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded)
         }
     }
 
@@ -151,6 +156,8 @@ public final class Session: Sendable {
     /// Sends `request` and returns as soon as the head has arrived; the body follows as a
     /// stream of chunks, paced by the consumer (the transfer pauses when 1 MiB waits unread).
     /// ``Configuration/maximumResponseBodySize`` does not apply; iterate, or `collect(upTo:)`.
+    /// With ``Configuration/contentDecoding`` the chunks are decoded by libcurl as they arrive
+    /// (the `Content-Encoding` header is kept as received).
     ///
     /// Refused (``SessionError/Code/invalidRequest``) for a hop whose host has an informational
     /// or enforced signed-response policy: a signature covers the whole body, and a stream would
@@ -233,12 +240,16 @@ public final class Session: Sendable {
             throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: url.absoluteString)
         }
         let policy = try self.policy(forRawHost: rawHost, override: request.trustEvaluator)
+        // The session's own list was checked in init; a request's override is checked here.
+        if let override = request.contentDecoding { try ContentDecodingPlan.validate(override, url: url.absoluteString) }
+        let codings = request.contentDecoding ?? configuration.contentDecoding
+        let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
         let upload = try self.upload(of: request, url: url.absoluteString)
         let transfer = Transfer(
             url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
-            timeout: request.timeout ?? configuration.requestTimeout, stream: stream, onHead: onHead, upload: upload,
-            onCompletion: completion)
+            timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream, onHead: onHead,
+            upload: upload, onCompletion: completion)
         // Broken by UploadStream.close() when the transfer ends: the handler captures the transfer.
         upload?.setResumeHandler { [loop] in loop.resume(transfer) }
         return transfer

@@ -10,7 +10,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case trustEvaluationFailed, invalidRequest, transferFailed, timedOut, cancelled
             case tooManyRedirects, insecureRedirect, responseTooLarge, sessionShutDown, unsupportedBackend
-            case responseSignatureInvalid
+            case responseSignatureInvalid, contentDecodingFailed
             case uploadFailed, bodyNotReplayable, requestBodyTooLarge
         }
         private let base: Base
@@ -39,6 +39,10 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An enforced signed-response policy rejected the response (of the final hop or a
         /// redirect); ``SessionError/signatureError`` says why.
         public static let responseSignatureInvalid = Code(.responseSignatureInvalid)
+        /// The response body could not be decoded (``Session/Configuration/contentDecoding``):
+        /// its compressed data is garbled or truncated, or its `Content-Encoding` names a coding
+        /// the session cannot decode. The body is withheld, never handed out still encoded.
+        public static let contentDecodingFailed = Code(.contentDecodingFailed)
         /// The request body could not be produced: its stream threw, produced more or fewer
         /// bytes than its declared length, or its file could not be opened or read.
         public static let uploadFailed = Code(.uploadFailed)
@@ -98,6 +102,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let responseTooLarge = SessionError(.responseTooLarge, "")
     public static let sessionShutDown = SessionError(.sessionShutDown, "")
     public static let responseSignatureInvalid = SessionError(.responseSignatureInvalid, "")
+    public static let contentDecodingFailed = SessionError(.contentDecodingFailed, "")
     public static let uploadFailed = SessionError(.uploadFailed, "")
     public static let bodyNotReplayable = SessionError(.bodyNotReplayable, "")
     public static let requestBodyTooLarge = SessionError(.requestBodyTooLarge, "")

@@ -24,6 +24,8 @@ final class Transfer: @unchecked Sendable {
         var head: ResponseHead
         var body: [UInt8]
         var report: TrustReport
+        /// Who decodes the body, and whether anything was asked for.
+        var contentDecoding: ContentDecodingPlan
     }
 
     let url: String
@@ -36,6 +38,8 @@ final class Transfer: @unchecked Sendable {
     /// The time limit of this request: its own, else the session's; nil for none.
     let timeout: Duration?
     let stream: BodyStream?
+    /// The `Accept-Encoding` sent and whether libcurl decodes the body.
+    let contentDecoding: ContentDecodingPlan
     /// The streamed or file request body, read by curl through ``sendBody(into:)``; nil for
     /// none or an in-memory ``body``.
     let upload: UploadStream?
@@ -66,7 +70,7 @@ final class Transfer: @unchecked Sendable {
 
     init(
         url: String, method: String, headers: [(name: String, value: String)], body: [UInt8]?, policy: TrustPolicy,
-        isTLS: Bool, bodyLimit: Int?, timeout: Duration? = nil, stream: BodyStream?,
+        isTLS: Bool, bodyLimit: Int?, timeout: Duration? = nil, contentDecoding: ContentDecodingPlan = .off, stream: BodyStream?,
         onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)? = nil,
         upload: UploadStream? = nil, onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
     ) {
@@ -78,6 +82,7 @@ final class Transfer: @unchecked Sendable {
         self.isTLS = isTLS
         self.bodyLimit = bodyLimit
         self.timeout = timeout
+        self.contentDecoding = contentDecoding
         self.stream = stream
         self.upload = upload
         self.onHead = onHead
@@ -299,6 +304,11 @@ final class Transfer: @unchecked Sendable {
             if bodyTooLarge {
                 return .failure(SessionError(.responseTooLarge, "The response body exceeds the \(bodyLimit ?? 0)-byte limit.", curlCode: Int(code.rawValue), url: url))
             }
+            if code == CURLE_BAD_CONTENT_ENCODING {
+                return .failure(SessionError(
+                    .contentDecodingFailed, "libcurl could not decode the response body (Content-Encoding: \(ContentCoding.tokens(of: head.headers).joined(separator: ", "))).",
+                    curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+            }
             let text = String(cString: curl_easy_strerror(code))
             let kind: SessionError.Code = code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .transferFailed
             return .failure(SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
@@ -309,6 +319,6 @@ final class Transfer: @unchecked Sendable {
         }
         var finalHead = head
         if let easy { finalHead.status = easy.info(CURLINFO_RESPONSE_CODE) }
-        return .success(Outcome(head: finalHead, body: received, report: report))
+        return .success(Outcome(head: finalHead, body: received, report: report, contentDecoding: contentDecoding))
     }
 }

@@ -1,0 +1,51 @@
+/// How one transfer asks for content codings and who decodes them: libcurl as the body
+/// arrives, or — for a host whose responses are signature-checked — the session, after the
+/// signature has been verified over the bytes as received.
+struct ContentDecodingPlan: Sendable {
+    /// The `Accept-Encoding` value (`CURLOPT_ACCEPT_ENCODING`); nil: none is sent and nothing
+    /// is decoded.
+    let acceptEncoding: String?
+    /// libcurl decodes (`CURLOPT_HTTP_CONTENT_DECODING` 1), else the session does afterwards.
+    let decodesInLibcurl: Bool
+
+    /// Nothing asked for, nothing decoded: bodies as received.
+    static let off = ContentDecodingPlan(acceptEncoding: nil, decodesInLibcurl: false)
+
+    private init(acceptEncoding: String?, decodesInLibcurl: Bool) {
+        self.acceptEncoding = acceptEncoding
+        self.decodesInLibcurl = decodesInLibcurl
+    }
+
+    /// The plan for `codings` (duplicates dropped, order kept); for a signature-checked host
+    /// only the codings the session decodes itself are asked for, and with none left, none.
+    init(_ codings: [ContentCoding], verifiesSignatures: Bool) {
+        var seen = Set<ContentCoding>()
+        let asked = codings.filter { seen.insert($0).inserted && (!verifiesSignatures || $0.isDecodedBySession) }
+        self.init(acceptEncoding: asked.isEmpty ? nil : asked.map(\.name).joined(separator: ", "), decodesInLibcurl: !verifiesSignatures)
+    }
+
+    /// Refuses a coding the runtime libcurl cannot decode: asking for it would be a promise the
+    /// session cannot keep.
+    static func validate(_ codings: [ContentCoding], url: String? = nil) throws(SessionError) {
+        let missing = codings.filter { !$0.isSupportedByLibcurl }
+        guard missing.isEmpty else {
+            throw SessionError(
+                .invalidRequest,
+                "contentDecoding lists \(missing.map(\.name).joined(separator: ", ")), which this libcurl (\(CurlRuntime.libcurlVersion)) cannot decode; it decodes \(ContentCoding.supportedByLibcurl.map(\.name).joined(separator: ", ")).",
+                url: url)
+        }
+    }
+
+    /// The body to hand out and the codings removed from it. Called after the signature check.
+    ///
+    /// libcurl has already decoded (or failed the transfer with `CURLE_BAD_CONTENT_ENCODING`
+    /// for a coding it does not know), so only the record is made; otherwise the session
+    /// decodes here, bounded by `limit`.
+    func finish(_ body: [UInt8], headers: [(name: String, value: String)], limit: Int, url: String) throws(SessionError) -> (body: [UInt8], decoded: [ContentCoding]) {
+        guard acceptEncoding != nil else { return (body, []) }
+        guard !decodesInLibcurl else {
+            return (body, body.isEmpty ? [] : ContentCoding.tokens(of: headers).compactMap(ContentCoding.init(token:)))
+        }
+        return try ContentDecoder.decode(body, headers: headers, limit: limit, url: url)
+    }
+}
