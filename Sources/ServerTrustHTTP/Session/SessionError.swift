@@ -46,8 +46,9 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The request body could not be produced: its stream threw, produced more or fewer
         /// bytes than its declared length, or its file could not be opened or read.
         public static let uploadFailed = Code(.uploadFailed)
-        /// The request body was needed a second time (a 307 or 308 redirect, or libcurl
-        /// rewinding to resend it) and it is a stream, which can be read once
+        /// The request body was needed a second time (a redirect that resends it — 307, 308,
+        /// or 301/302 for a method other than `POST` — or libcurl rewinding to resend it) and
+        /// it is a stream, which can be read once
         /// (``Request/Body/isReplayable``).
         public static let bodyNotReplayable = Code(.bodyNotReplayable)
         /// A streamed or file body for a signed-response host is larger than
