@@ -223,6 +223,26 @@ import ServerTrustTestSupport
         #expect(fromData.header("X-Body-SHA256") == hex(sha256(expected)))
     }
 
+    /// A retry policy that ignored `isReplayable` could not send a one-shot sequence short or
+    /// empty: the same stream body is refused the second time, before anything is sent.
+    @Test func theSameStreamBodySentTwiceIsRefusedTheSecondTime() async throws {
+        let fixture = try fixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        let probe = UploadProbe()
+        let chunks = GeneratedChunks(count: 4, chunkSize: 1000, probe: probe)
+        let request = Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(chunks))
+        let first = try await session.data(for: request)
+        #expect(first.header("X-Body-Length") == "4000")
+        let connections = fixture.server.acceptedConnections
+        let error = await outcome { try await session.data(for: request) }.sessionError
+        #expect(error?.code == .bodyNotReplayable)
+        #expect(error?.reason.contains("already read") == true)
+        #expect(probe.produced == 4000)
+        #expect(fixture.server.requestsServed == 1)
+        #expect(fixture.server.acceptedConnections == connections)
+    }
+
     @Test func replayability() {
         #expect(Request.Body.bytes([1]).isReplayable)
         #expect(Request.Body.file(URL(fileURLWithPath: "/tmp/x")).isReplayable)

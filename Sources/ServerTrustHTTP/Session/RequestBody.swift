@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 extension Request {
     /// A request body: bytes in memory, a stream of chunks, or a file read from disk as it is sent.
@@ -34,9 +35,14 @@ extension Request {
         ///     stream that ends short of it or runs past it fails the request
         ///     (``SessionError/Code/uploadFailed``). Nil (the default): HTTP/1.1 sends the body
         ///     with `Transfer-Encoding: chunked`, HTTP/2 as DATA frames until the stream ends.
+        ///
+        /// The body is read once: sending the same `Body` again (in another request, or a retry)
+        /// fails with ``SessionError/Code/bodyNotReplayable`` before anything is sent, as many
+        /// sequences (an `AsyncStream`) would yield nothing the second time. Make a new body per
+        /// request.
         public static func stream<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, length: Int? = nil) -> Body
         where Chunks.Element: Collection<UInt8> {
-            Body(storage: .stream(UploadSource { sink in
+            Body(storage: .stream(UploadSource(once: true) { sink in
                 for try await chunk in chunks {
                     try await sink.write(Array(chunk))
                 }
@@ -66,9 +72,34 @@ extension Request {
 }
 
 /// A type-erased body producer: writes the body's chunks to a sink, in order, then returns.
+///
+/// A one-time source (a stream) refuses a second run with ``SessionError/Code/bodyNotReplayable``:
+/// whatever path would send it twice, a one-shot sequence is never silently sent short or empty.
 struct UploadSource: Sendable {
-    let produce: @Sendable (UploadSink) async throws -> Void
-    init(_ produce: @escaping @Sendable (UploadSink) async throws -> Void) { self.produce = produce }
+    private let run: @Sendable (UploadSink) async throws -> Void
+    private let spent: SpentFlag?
+
+    init(once: Bool = false, _ run: @escaping @Sendable (UploadSink) async throws -> Void) {
+        self.run = run
+        spent = once ? SpentFlag() : nil
+    }
+
+    /// Whether a one-time source has already been run.
+    var isSpent: Bool { spent?.isSet ?? false }
+
+    func produce(_ sink: UploadSink) async throws {
+        if let spent, !spent.set() {
+            throw SessionError(.bodyNotReplayable, "The request body stream was already read; a stream body can be sent once.")
+        }
+        try await run(sink)
+    }
+
+    private final class SpentFlag: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isSet: Bool { flag.load(ordering: .acquiring) }
+        /// Sets the flag; false if it was already set.
+        func set() -> Bool { flag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
+    }
 }
 
 /// Where a producer writes: an upload's buffer (``UploadStream/write(_:)``, which waits while

@@ -272,6 +272,10 @@ public final class Session: Sendable {
             if let length, length < 0 {
                 throw SessionError(.invalidRequest, "The body stream's declared length is negative (\(length)).", url: url)
             }
+            if source.isSpent {
+                throw SessionError(
+                    .bodyNotReplayable, "The request body stream was already read by an earlier request; a stream body can be sent once.", url: url)
+            }
             return (source, length, "the request body stream")
         case .file(let fileURL)?:
             let file = try UploadFile(fileURL, requestURL: url)
@@ -308,8 +312,8 @@ public final class Session: Sendable {
                     bytes += chunk
                 }
             })
-        } catch let error as SessionError where error.code == .requestBodyTooLarge {
-            throw error
+        } catch let error as SessionError where error.code == .requestBodyTooLarge || error.code == .bodyNotReplayable {
+            throw SessionError(error.code, error.reason, url: url)
         } catch is CancellationError {
             throw SessionError(.cancelled, "The task was cancelled while \(name) was being read.", url: url)
         } catch {

@@ -198,7 +198,9 @@ final class UploadStream: Sendable {
             state.task = nil
             guard !state.closed else { return false }
             if state.failure == nil {
-                if let error {
+                if let error = error as? SessionError, error.code == .bodyNotReplayable {
+                    state.failure = SessionError(error.code, error.reason, url: url)
+                } else if let error {
                     let detail = (error as? SessionError)?.reason ?? "\(error)"
                     state.failure = SessionError(.uploadFailed, "Reading \(name) failed: \(detail)", url: url)
                 } else if let length, state.produced != length {
