@@ -17,7 +17,7 @@ struct RequestObservation {
 
     init(_ request: Request, metrics: SessionMetrics?, tracer: any Tracer) {
         self.metrics = metrics
-        method = request.method.uppercased()
+        method = request.method  // bounded and upper-cased only when a metric or span needs it
         start = metrics == nil ? nil : .now
         guard !(tracer is NoOpTracer) else {
             self.tracer = nil
