@@ -241,6 +241,7 @@ final class Transfer: @unchecked Sendable {
     func finish(_ code: CURLcode) {
         guard !finished else { return }
         finished = true
+        recordHandshakeDuration()
         let result = outcome(code)
         if case .failure(let error) = result, !headDelivered, let onHead {
             headDelivered = true
