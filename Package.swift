@@ -31,6 +31,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // Session metrics and traces (ServerTrustHTTP only): small pure-Swift API packages, a
+        // default dependency (a clean build of ServerTrustHTTP costs a few seconds more).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Only with the HummingbirdSigning trait: every use below is conditional on it, so a
         // package that does not enable it neither builds nor (SwiftPM 6.1+) resolves Hummingbird.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -72,6 +76,8 @@ let package = Package(
             dependencies: [
                 "ServerTrust", "CCurl", "COpenSSL", "CServerTrustShims", "CServerTrustCurlShims", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSwift
         ),
@@ -117,7 +123,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ServerTrustHTTPTests",
-            dependencies: ["ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: strictSwift
         ),
         // Runs the built `servertrust` binary against in-process servers; depending on the

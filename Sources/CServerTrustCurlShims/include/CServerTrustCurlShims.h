@@ -15,6 +15,7 @@ CURLcode CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(CURL *handle, CURLco
 CURLcode CServerTrustCurlShims_easy_setopt_prereq_callback(CURL *handle, int (*cb)(void *, char *, char *, int, int));
 CURLcode CServerTrustCurlShims_easy_setopt_xferinfo_callback(CURL *handle, int (*cb)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
 CURLcode CServerTrustCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode CServerTrustCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode CServerTrustCurlShims_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
 CURLcode CServerTrustCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLcode CServerTrustCurlShims_easy_getinfo_tls_ssl_ptr(CURL *handle, void **ssl);

@@ -1,6 +1,8 @@
+public import CoreMetrics
 public import Foundation
 public import Logging
 public import ServerTrust
+public import Tracing
 
 extension Session {
     /// Everything a session is configured with. The defaults are safe for production.
@@ -117,6 +119,20 @@ extension Session {
         /// set falling back to default validation, logged by its ``PinSetTrustEvaluator``'s
         /// logger) is counted and reported but not logged again.
         public var logger: Logger = TrustLogging.defaultLogger
+
+        /// Where the session's metrics go (requests, failures by code, trust evaluations and
+        /// failures by evaluator, handshake and request durations, revocation fetches and cache
+        /// lookups; the names and labels are listed in <doc:Observability>). Default nil: the
+        /// factory `MetricsSystem.factory` returns when the session is created — the one
+        /// bootstrapped, else swift-metrics' no-op handler, in which case the session records
+        /// nothing. No label ever holds a host, URL or path.
+        public var metricsFactory: (any MetricsFactory)? = nil
+        /// Traces each `data(for:)`/`stream(_:)` call as a span, each hop as a child span with an
+        /// event for its trust evaluation, and injects the hop's context into its headers (W3C
+        /// `traceparent` with an OpenTelemetry tracer); see <doc:Observability>. Default nil:
+        /// `InstrumentationSystem.tracer`, read at each call (so `withTracer` scopes apply); with
+        /// its default `NoOpTracer` no span is started and no header added.
+        public var tracer: (any Tracer)? = nil
 
         /// Let libcurl write this process's TLS secrets to the file the `SSLKEYLOGFILE`
         /// environment variable names (NSS key log format), for decrypting captured traffic while

@@ -1,5 +1,6 @@
 public import Foundation
 public import ServerTrust
+import Tracing
 
 /// An async/await HTTPS client over libcurl that applies a trust policy to every connection.
 ///
@@ -27,6 +28,8 @@ public final class Session: Sendable {
     private let clientIdentities: ClientIdentityTable
     /// Upload figures (tests: the back-pressure bound, whether a producer ran).
     let uploadStatistics = UploadStatistics()
+    /// ``Configuration/metricsFactory`` resolved once; nil when it is the no-op handler.
+    private let metrics: SessionMetrics?
 
     private struct PolicyKey: Hashable {
         let host: String
@@ -75,7 +78,10 @@ public final class Session: Sendable {
         signedResponses = try SignedResponseChecker(configuration: configuration)
         clientIdentities = try ClientIdentityTable(configuration.clientIdentities)
         anchors = try configuration.anchors.resolve()
-        revocationFetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
+        let metrics = SessionMetrics(factory: configuration.metricsFactory)
+        self.metrics = metrics
+        let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
+        revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
         loop = try MultiLoop(configuration: configuration)
     }
 
@@ -98,6 +104,8 @@ public final class Session: Sendable {
     var peakBufferedUploadBytes: Int { uploadStatistics.peakBufferedBytes }
     /// Upload producers started: a stream's iteration or a file's reading (tests).
     var uploadProducersStarted: Int { uploadStatistics.producersStarted }
+    /// Whether the session records metrics: false when its factory is the no-op handler (tests).
+    var metricsEnabled: Bool { metrics != nil }
     /// Policies in the session's cache (tests).
     var cachedPolicies: Int { policies.withLock { $0.byHost.count } }
 
@@ -118,13 +126,27 @@ public final class Session: Sendable {
     ///   ``SessionError/Code/uploadFailed``, ``SessionError/Code/bodyNotReplayable`` and
     ///   ``SessionError/Code/requestBodyTooLarge`` for a body that could not be sent.
     public func data(for request: Request) async throws -> Response {
+        let observation = observe(request)
+        do {
+            let response = try await send(request, observation)
+            observation.succeeded(status: response.status)
+            return response
+        } catch {
+            throw observation.failed(error)
+        }
+    }
+
+    private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
         var current = request
         var hops = HopLog()
         while true {
             // Kept buffered: a redirect that resends the body sends these bytes again.
             current = try await bufferedForSigning(current)
-            let (signed, pending) = try signedResponses.prepare(current)
-            let outcome = try await reportingTrustFailures(url: current.url) { try await perform(signed) }
+            let (prepared, pending) = try signedResponses.prepare(current)
+            var signed = prepared
+            let hop = observation.startHop(&signed, index: hops.count)
+            let outcome = try await hop.observing { try await reportingTrustFailures(url: current.url) { try await perform(signed) } }
+            hop.succeeded(status: outcome.head.status, httpVersion: outcome.head.httpVersion, trust: outcome.report)
             reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
                 pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
@@ -163,11 +185,25 @@ public final class Session: Sendable {
     /// or enforced signed-response policy: a signature covers the whole body, and a stream would
     /// hand out bytes before they could be verified. Use ``data(for:)`` for such hosts.
     public func stream(_ request: Request) async throws -> StreamingResponse {
+        let observation = observe(request)
+        do {
+            let response = try await sendStreaming(request, observation)
+            observation.succeeded(status: response.status)
+            return response
+        } catch {
+            throw observation.failed(error)
+        }
+    }
+
+    private func sendStreaming(_ request: Request, _ observation: RequestObservation) async throws -> StreamingResponse {
         var current = request
         var hops = HopLog()
         while true {
             try signedResponses.refuseStreaming(current)
-            let (head, report, body) = try await reportingTrustFailures(url: current.url) { try await performStreaming(current) }
+            var traced = current
+            let hop = observation.startHop(&traced, index: hops.count)
+            let (head, report, body) = try await hop.observing { try await reportingTrustFailures(url: current.url) { try await performStreaming(traced) } }
+            hop.succeeded(status: head.status, httpVersion: head.httpVersion, trust: report)
             reportTrustFailures(of: report, url: current.url)
             // Every hop of a stream is unchecked: a checked host was refused above.
             hops.record(report, verification: .notRequested)
@@ -180,6 +216,12 @@ public final class Session: Sendable {
                 status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops.reports, httpVersion: head.httpVersion,
                 body: body)
         }
+    }
+
+    /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
+    /// ``Configuration/tracer``.
+    private func observe(_ request: Request) -> RequestObservation {
+        RequestObservation(request, metrics: metrics, tracer: configuration.tracer ?? InstrumentationSystem.tracer)
     }
 
     // MARK: One hop
@@ -421,7 +463,7 @@ public final class Session: Sendable {
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: clientIdentities.identity(forNormalizedHost: host))
+            clientIdentity: clientIdentities.identity(forNormalizedHost: host), metrics: metrics)
         if cacheable {
             let (filed, evicted) = policies.withLock { cache in
                 // Two requests may resolve the same host at once: the first one filed wins, so

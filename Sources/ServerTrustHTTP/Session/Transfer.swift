@@ -253,6 +253,7 @@ final class Transfer: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         upload?.close()
+        recordHandshakeDuration()
         let result = outcome(code)
         if case .failure(let error) = result, !headDelivered, let onHead {
             headDelivered = true

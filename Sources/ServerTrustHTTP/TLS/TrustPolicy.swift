@@ -37,11 +37,13 @@ final class TrustPolicy: Sendable {
     /// (``Session/Configuration/clientIdentities``), or nil. Chosen by host, like the rest of
     /// the policy, so a redirect to another host is made under that host's policy, without it.
     let clientIdentity: ClientIdentity?
+    /// The session's metrics (``Session/Configuration/metricsFactory``), nil when it has none.
+    let metrics: SessionMetrics?
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
          logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
-         writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil) {
+         writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.host = host
         self.pattern = pattern
@@ -55,6 +57,7 @@ final class TrustPolicy: Sendable {
         self.maximumConnectionLifetime = maximumConnectionLifetime
         self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
         self.clientIdentity = clientIdentity
+        self.metrics = metrics
     }
 
     /// Whether new connections of this policy may resume a TLS session.
@@ -84,6 +87,7 @@ final class TrustPolicy: Sendable {
         }
         let report = TrustReport(policy: self, trust: trust, failure: failure)
         counters.recordEvaluation()
+        metrics?.evaluated(report)
         logger.debug(
             "Trust evaluation for \(host): \(failure == nil ? "accepted" : "rejected")",
             metadata: ["host": .string(host), "evaluator": .string(evaluator.name), "result": .string(report.result.description)])
