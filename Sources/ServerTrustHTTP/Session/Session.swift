@@ -50,8 +50,9 @@ public final class Session: Sendable {
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
-    ///   that is not positive, or a ``Configuration/contentDecoding`` coding the runtime libcurl
-    ///   cannot decode; a ``TrustError`` when the system anchors cannot be loaded or a
+    ///   that is not positive, a ``Configuration/contentDecoding`` coding the runtime libcurl
+    ///   cannot decode, or a ``Configuration/retryPolicy`` field out of range; a ``TrustError``
+    ///   when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
     ///   invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
@@ -66,6 +67,7 @@ public final class Session: Sendable {
                 .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
         }
         try ContentDecodingPlan.validate(configuration.contentDecoding)
+        try configuration.retryPolicy.validate()
         self.configuration = configuration
         self.trustManager = trustManager
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
@@ -101,6 +103,7 @@ public final class Session: Sendable {
     // MARK: Requests
 
     /// Sends `request` and returns the whole response, following redirects per the configuration.
+    /// Each hop that fails before any response byte is retried per ``Configuration/retryPolicy``.
     ///
     /// - Throws: ``SessionError``; ``SessionError/Code/trustEvaluationFailed`` carries the
     ///   ``TrustError`` that rejected the server; ``SessionError/Code/responseSignatureInvalid``
@@ -109,12 +112,14 @@ public final class Session: Sendable {
         var current = request
         var hops = HopLog()
         while true {
-            let (signed, pending) = try signedResponses.prepare(current)
-            let outcome = try await reportingTrustFailures(url: current.url) { try await perform(signed) }
+            let ((pending, outcome), attempts) = try await withRetries(current) {
+                let (signed, pending) = try signedResponses.prepare(current)
+                return (pending, try await reportingTrustFailures(url: current.url) { try await perform(signed) })
+            }
             reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
                 pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
-            hops.record(outcome.report, verification: verification)
+            hops.record(outcome.report, verification: verification, attempts: attempts)
             if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
                 current = next
                 continue
@@ -125,7 +130,8 @@ public final class Session: Sendable {
             return Response(
                 status: outcome.head.status, headers: outcome.head.headers, body: body, url: current.url,
                 trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
-                verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded)
+                verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded,
+                attempts: attempts, hopAttempts: hops.attempts)
         }
     }
 
@@ -153,10 +159,12 @@ public final class Session: Sendable {
         var hops = HopLog()
         while true {
             try signedResponses.refuseStreaming(current)
-            let (head, report, body) = try await reportingTrustFailures(url: current.url) { try await performStreaming(current) }
+            let ((head, report, body), attempts) = try await withRetries(current) {
+                try await reportingTrustFailures(url: current.url) { try await performStreaming(current) }
+            }
             reportTrustFailures(of: report, url: current.url)
             // Every hop of a stream is unchecked: a checked host was refused above.
-            hops.record(report, verification: .notRequested)
+            hops.record(report, verification: .notRequested, attempts: attempts)
             if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
                 body.onTermination()
                 current = next
@@ -164,7 +172,7 @@ public final class Session: Sendable {
             }
             return StreamingResponse(
                 status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops.reports, httpVersion: head.httpVersion,
-                body: body)
+                body: body, attempts: attempts, hopAttempts: hops.attempts)
         }
     }
 
@@ -422,6 +430,10 @@ public struct StreamingResponse: Sendable {
     public let hops: [TrustReport]
     public let httpVersion: String
     public let body: ResponseBody
+    /// How many times the final hop was attempted, as ``Response/attempts``.
+    public let attempts: Int
+    /// Every hop's attempts, parallel to ``hops``, as ``Response/hopAttempts``.
+    public let hopAttempts: [Int]
 
     /// The final hop's trust result, as ``Response/trustResult``.
     public var trustResult: TrustResult { trust.result }
