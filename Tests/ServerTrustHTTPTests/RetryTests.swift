@@ -238,7 +238,7 @@ import ServerTrustTestSupport
     }
 
     /// A loopback port nothing listens on: bound, never listened on, closed.
-    private static func closedLoopbackPort() throws -> Int {
+    static func closedLoopbackPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }
