@@ -30,6 +30,7 @@ import ServerTrustTestSupport
         let retries = logs.at(.notice).filter { $0.message.hasPrefix("Retrying GET") }
         #expect(retries.map { $0.metadata["attempt"] } == ["2", "3"])
         #expect(retries.allSatisfy { $0.metadata["reason"]?.contains("curl 52") == true }, "\(retries)")
+        #expect(retries.allSatisfy { $0.metadata["host"] == SessionFixture.host && $0.metadata["delay"] == "0.0 seconds" }, "\(retries)")
     }
 
     @Test func aPOSTIsNotRetriedAndEndsWithTheEmptyReply() async throws {

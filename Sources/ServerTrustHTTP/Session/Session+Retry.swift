@@ -25,8 +25,9 @@ extension Session {
                 let delay = policy.delay(beforeRetry: attempts, random: configuration.retryRandom())
                 configuration.logger.notice(
                     "Retrying \(request.method) after a connection failure",
+                    // The host, not the URL: a query or user-info may carry secrets logs must not keep.
                     metadata: [
-                        "url": "\(request.url.absoluteString)", "attempt": "\(attempts + 1)", "delay": "\(delay)",
+                        "host": "\(request.url.host ?? "")", "attempt": "\(attempts + 1)", "delay": "\(delay)",
                         "reason": "\(error.reason) (curl \(error.curlCode)\(error.curlMessage.isEmpty ? "" : ": \(error.curlMessage)"))",
                     ])
                 // Task.sleep throws only when the task is cancelled, and then at once.
