@@ -75,7 +75,9 @@ import ServerTrustTestSupport
         let logs = CapturedLogs()
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: nginx.root))
-        let closedPort = try RetryTests.closedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closedPort = refusing.port
         configuration.resolve = ["\(nginx.host):\(closedPort):127.0.0.1"]
         configuration.retryPolicy = Session.RetryPolicy(maximumRetries: 2, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
         configuration.logger = logs.logger
