@@ -162,6 +162,9 @@ $( [ "$5" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/l
     # Request bodies: nginx reads the whole body (proxy_request_buffering), then the upstream
     # below answers with the length it was forwarded. \$ in an unquoted heredoc: nginx variables.
     location = /upload { client_max_body_size 64m; proxy_pass http://unix:$dir/upload.sock:/upload-length; }
+    # Closes the connection (HTTP/2: resets the stream) without a byte of response; logged so
+    # the retry tests can count the attempts nginx saw.
+    location /drop { access_log $dir/logs/drop.log; return 444; }
   }
 CONF
 }
@@ -250,6 +253,7 @@ SERVERTRUST_INTEROP_TLS12_LIVE_OCSP_REVOKED=$((base + 7))
 SERVERTRUST_INTEROP_MTLS_REQUIRED=$((base + 8))
 SERVERTRUST_INTEROP_MTLS_OPTIONAL=$((base + 9))
 SERVERTRUST_INTEROP_COMPRESSIBLE_FILE=$dir/www/interop.txt
+SERVERTRUST_INTEROP_DROP_LOG=$dir/logs/drop.log
 SERVERTRUST_INTEROP_ROOT=$pki/root.pem
 SERVERTRUST_INTEROP_CLIENT_CERT=$pki/client.pem
 SERVERTRUST_INTEROP_CLIENT_KEY=$pki/client.key

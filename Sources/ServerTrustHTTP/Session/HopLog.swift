@@ -10,12 +10,15 @@ struct HopLog {
     private(set) var reports: [TrustReport] = []
     /// Every hop's signed-response verification, parallel to ``reports``.
     private(set) var verifications: [ResponseVerification] = []
+    /// Every hop's attempts (``Session/RetryPolicy``), parallel to ``reports``.
+    private(set) var attempts: [Int] = []
 
     var count: Int { reports.count }
 
-    mutating func record(_ report: TrustReport, verification: ResponseVerification) {
+    mutating func record(_ report: TrustReport, verification: ResponseVerification, attempts: Int = 1) {
         reports.append(report)
         verifications.append(verification)
+        self.attempts.append(attempts)
     }
 
     /// The first failing hop's failure; otherwise the final hop's result (`.verified`, or

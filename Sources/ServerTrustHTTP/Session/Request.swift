@@ -30,9 +30,18 @@ public struct Request: Sendable {
     /// (``SessionError/Code/invalidRequest``).
     public var contentDecoding: [ContentCoding]?
 
+    /// Whether the request may be sent twice with the effect of once, so that
+    /// ``Session/Configuration/retryPolicy`` may retry it. Default nil: by ``method`` — `GET`,
+    /// `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE` are (RFC 9110 §9.2.2), `POST`, `PATCH` and
+    /// others are not. Set `true` for a request the server deduplicates (an idempotency key),
+    /// `false` to never retry this one. Redirect hops keep the value. A streamed body
+    /// (``Body/isReplayable`` false) is never retried, whatever this says.
+    public var isIdempotent: Bool?
+
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil,
+        isIdempotent: Bool? = nil
     ) {
         self.method = method
         self.url = url
@@ -41,12 +50,14 @@ public struct Request: Sendable {
         self.trustEvaluator = trustEvaluator
         self.timeout = timeout
         self.contentDecoding = contentDecoding
+        self.isIdempotent = isIdempotent
     }
 
     /// A request with a streamed, file or in-memory body (``Body``).
     public init(
         method: String, url: URL, headers: [(name: String, value: String)] = [], uploadBody: Body,
-        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil
+        trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil,
+        isIdempotent: Bool? = nil
     ) {
         self.method = method
         self.url = url
@@ -55,6 +66,16 @@ public struct Request: Sendable {
         self.trustEvaluator = trustEvaluator
         self.timeout = timeout
         self.contentDecoding = contentDecoding
+        self.isIdempotent = isIdempotent
+    }
+
+    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// ``isIdempotent``, else whether ``method`` is idempotent; never for a body that cannot be
+    /// sent twice (a stream: ``Body/isReplayable``), whatever ``isIdempotent`` says.
+    var mayBeRetried: Bool {
+        guard uploadBody?.isReplayable ?? true else { return false }
+        return isIdempotent ?? Self.idempotentMethods.contains(method.uppercased())
     }
 
     /// The first value of a header, compared case-insensitively.

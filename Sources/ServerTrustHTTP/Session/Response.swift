@@ -43,6 +43,11 @@ public struct Response: Sendable {
     /// the server sent them, so they describe the encoded body, not ``body``. A signature
     /// (``verification``) was checked over the encoded bytes, before they were decoded.
     public internal(set) var decodedContentEncodings: [ContentCoding] = []
+    /// How many times the final hop was sent: 1, or more when
+    /// ``Session/Configuration/retryPolicy`` retried it after a connection failure.
+    public internal(set) var attempts = 1
+    /// Every hop's attempts, parallel to ``hops`` (same count, same order).
+    public internal(set) var hopAttempts: [Int] = []
 
     /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
     /// report-only evaluator rejected the server (an enforced rejection throws instead), or

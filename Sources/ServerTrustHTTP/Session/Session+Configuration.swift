@@ -14,6 +14,11 @@ extension Session {
         public var requestTimeout: Duration? = .seconds(60)
         /// Redirect handling. Default: follow up to 5 hops, each evaluated under its own host's policy.
         public var redirectPolicy: RedirectPolicy = .follow(maximumHops: 5)
+        /// Retries of idempotent requests whose connection failed before any response byte
+        /// (refused, reset, HTTP/2 `GOAWAY`), with capped, jittered exponential backoff. Default
+        /// ``RetryPolicy/none``. A trust rejection is never retried; see ``RetryPolicy``.
+        /// Validated when the session is created.
+        public var retryPolicy: RetryPolicy = .none
         /// Connections kept per host. Default 8.
         public var maximumConnectionsPerHost: Int = 8
         /// Idle connections the session keeps open for reuse, across hosts. Default nil: the
@@ -154,6 +159,9 @@ extension Session {
         /// Testing hook: sets curl's `VERIFYPEER` to 0, as a naive pinning client would; the TLS
         /// bridge must still enforce the policy.
         var unsafeCurlVerifyPeerOff = false
+        /// Testing hook: the random numbers in `[0, 1)` that jitter retry delays; called once
+        /// per retry, just before its backoff starts.
+        var retryRandom: @Sendable () -> Double = { Double.random(in: 0..<1) }
         /// Testing hook: the clock signed-response challenges are stamped and checked with.
         var signatureClock: @Sendable () -> Date = { Date() }
 

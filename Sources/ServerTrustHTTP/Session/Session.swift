@@ -55,8 +55,9 @@ public final class Session: Sendable {
     ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
-    ///   that is not positive, or a ``Configuration/contentDecoding`` coding the runtime libcurl
-    ///   cannot decode; a ``TrustError`` when the system anchors cannot be loaded or a
+    ///   that is not positive, a ``Configuration/contentDecoding`` coding the runtime libcurl
+    ///   cannot decode, or a ``Configuration/retryPolicy`` field out of range; a ``TrustError``
+    ///   when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
     ///   invalid; a ``ResponseSignatureError``
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
@@ -71,6 +72,7 @@ public final class Session: Sendable {
                 .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
         }
         try ContentDecodingPlan.validate(configuration.contentDecoding)
+        try configuration.retryPolicy.validate()
         self.configuration = configuration
         self.trustManager = trustManager
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
@@ -115,6 +117,7 @@ public final class Session: Sendable {
     // MARK: Requests
 
     /// Sends `request` and returns the whole response, following redirects per the configuration.
+    /// Each hop that fails before any response byte is retried per ``Configuration/retryPolicy``.
     ///
     /// A streamed or file body (``Request/Body``) is uploaded with back-pressure; for a host
     /// with a signed-response policy it is first read into memory, up to
@@ -142,15 +145,22 @@ public final class Session: Sendable {
         while true {
             // Kept buffered: a redirect that resends the body sends these bytes again.
             current = try await bufferedForSigning(current)
-            let (prepared, pending) = try signedResponses.prepare(current)
-            var signed = prepared
-            let hop = observation.startHop(&signed, index: hops.count)
-            let outcome = try await hop.observing { try await reportingTrustFailures(url: current.url) { try await perform(signed) } }
-            hop.succeeded(status: outcome.head.status, httpVersion: outcome.head.httpVersion, trust: outcome.report)
+            let hopRequest = current
+            let hopIndex = hops.count
+            let ((pending, outcome), attempts) = try await withRetries(hopRequest) {
+                let (prepared, pending) = try signedResponses.prepare(hopRequest)
+                var signed = prepared
+                let hop = observation.startHop(&signed, index: hopIndex)
+                let outcome = try await hop.observing {
+                    try await reportingTrustFailures(url: hopRequest.url) { try await perform(signed) }
+                }
+                hop.succeeded(status: outcome.head.status, httpVersion: outcome.head.httpVersion, trust: outcome.report)
+                return (pending, outcome)
+            }
             reportTrustFailures(of: outcome.report, url: current.url)
             let verification = try signedResponses.verify(
                 pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
-            hops.record(outcome.report, verification: verification)
+            hops.record(outcome.report, verification: verification, attempts: attempts)
             if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
                 current = next
                 continue
@@ -161,7 +171,8 @@ public final class Session: Sendable {
             return Response(
                 status: outcome.head.status, headers: outcome.head.headers, body: body, url: current.url,
                 trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
-                verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded)
+                verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded,
+                attempts: attempts, hopAttempts: hops.attempts)
         }
     }
 
@@ -200,13 +211,20 @@ public final class Session: Sendable {
         var hops = HopLog()
         while true {
             try signedResponses.refuseStreaming(current)
-            var traced = current
-            let hop = observation.startHop(&traced, index: hops.count)
-            let (head, report, body) = try await hop.observing { try await reportingTrustFailures(url: current.url) { try await performStreaming(traced) } }
-            hop.succeeded(status: head.status, httpVersion: head.httpVersion, trust: report)
+            let hopRequest = current
+            let hopIndex = hops.count
+            let ((head, report, body), attempts) = try await withRetries(hopRequest) {
+                var traced = hopRequest
+                let hop = observation.startHop(&traced, index: hopIndex)
+                let streamed = try await hop.observing {
+                    try await reportingTrustFailures(url: hopRequest.url) { try await performStreaming(traced) }
+                }
+                hop.succeeded(status: streamed.0.status, httpVersion: streamed.0.httpVersion, trust: streamed.1)
+                return streamed
+            }
             reportTrustFailures(of: report, url: current.url)
             // Every hop of a stream is unchecked: a checked host was refused above.
-            hops.record(report, verification: .notRequested)
+            hops.record(report, verification: .notRequested, attempts: attempts)
             if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
                 body.onTermination()
                 current = next
@@ -214,7 +232,7 @@ public final class Session: Sendable {
             }
             return StreamingResponse(
                 status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops.reports, httpVersion: head.httpVersion,
-                body: body)
+                body: body, attempts: attempts, hopAttempts: hops.attempts)
         }
     }
 
@@ -562,6 +580,10 @@ public struct StreamingResponse: Sendable {
     public let hops: [TrustReport]
     public let httpVersion: String
     public let body: ResponseBody
+    /// How many times the final hop was attempted, as ``Response/attempts``.
+    public let attempts: Int
+    /// Every hop's attempts, parallel to ``hops``, as ``Response/hopAttempts``.
+    public let hopAttempts: [Int]
 
     /// The final hop's trust result, as ``Response/trustResult``.
     public var trustResult: TrustResult { trust.result }

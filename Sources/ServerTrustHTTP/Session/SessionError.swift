@@ -75,6 +75,13 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Set for ``Code/trustEvaluationFailed`` when a chain was evaluated: the rejected
     /// evaluation, with the policy, the presented and validated chains and any findings.
     public let rejectedTrust: TrustReport?
+    /// How many times the failing hop's transfer was attempted: 1, or more when
+    /// ``Session/Configuration/retryPolicy`` retried it (``Session/RetryPolicy``). A failure
+    /// found after a transfer succeeded (a signature, a redirect, decoding) reports 1.
+    public internal(set) var attempts = 1
+    /// Set by a transfer that failed at the connection level before any response byte: the
+    /// kind of failure a ``Session/RetryPolicy`` may retry. Nil for every other failure.
+    var retryableFailure: Session.RetryPolicy.Failures?
 
     init(
         _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil,

@@ -312,7 +312,11 @@ final class Transfer: @unchecked Sendable {
             }
             let text = String(cString: curl_easy_strerror(code))
             let kind: SessionError.Code = code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .transferFailed
-            return .failure(SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
+            var error = SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url)
+            // A header callback means the server answered (a status line, a 1xx, a proxy's
+            // CONNECT reply): from then on the request may have had its effect.
+            if headerBytes == 0 { error.retryableFailure = Session.RetryPolicy.Failures.kind(curlCode: code, curlMessage: curlMessage) }
+            return .failure(error)
         }
         guard let report else {
             // Fail closed: a TLS response whose connection was never evaluated is not returned.

@@ -166,6 +166,11 @@ final class HTTPConnection {
         head += "\r\n"
         let sendsBody = hasBody && request?.method != "HEAD"
         let total = sendsBody ? response.body.count : 0
+        if let cut = response.truncatedAfter {
+            let bytes = Array((Array(head.utf8) + response.body.slice(0..<min(total, cut))).prefix(cut))
+            if !bytes.isEmpty { _ = stream.write(bytes) }
+            return false  // the connection closes here
+        }
         let chunkSize = max(response.pacing?.chunkSize ?? 64 * 1024, 1)
         // Small responses go out in one write: a separate header segment would meet Nagle and
         // delayed ACK on the client's side of loopback.

@@ -80,6 +80,18 @@ public struct LocalHTTPResponse: Sendable {
     public var pacing: (chunkSize: Int, interval: Duration)?
     /// Close the connection after this response. Default: false (keep-alive).
     public var closesConnection: Bool
+    /// Send only the first `n` bytes of the response (head first), then close the connection
+    /// cleanly (TLS `close_notify`, then FIN); 0 sends nothing at all, as nginx's `return 444`.
+    /// For testing clients against a server that drops requests. Default: nil (the whole response).
+    public var truncatedAfter: Int? = nil
+
+    /// A response of which no byte is sent: the connection closes as soon as the request has
+    /// been read (nginx's `return 444`).
+    public static var noResponse: LocalHTTPResponse {
+        var response = LocalHTTPResponse()
+        response.truncatedAfter = 0
+        return response
+    }
 
     public init(
         status: Int = 200, headers: [(name: String, value: String)] = [], body: Body = .empty,
