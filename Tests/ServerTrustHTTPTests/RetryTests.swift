@@ -57,6 +57,38 @@ import ServerTrustTestSupport
         #expect(fixture.server.requestsServed == 1)
     }
 
+    @Test func aStreamedBodyIsNeverRetriedEvenForAPUTMarkedIdempotent() async throws {
+        let fixture = try SessionFixture()
+        fixture.server.setHandler(LocalHTTPHandlers.dropping(first: -1))
+        let session = try fixture.session(configure: Self.retrying(3))
+        defer { session.shutdown() }
+        let probe = UploadProbe()
+        let chunks = GeneratedChunks(count: 4, chunkSize: 1000, probe: probe)
+        let request = Request(
+            method: "PUT", url: fixture.url("/status/200"), uploadBody: .stream(chunks, length: chunks.totalBytes), isIdempotent: true)
+        let error = await outcome { try await session.data(for: request) }.sessionError
+        #expect(error?.code == .transferFailed)
+        #expect(error?.curlCode == 52)  // CURLE_GOT_NOTHING: the server read the body and closed
+        #expect(error?.attempts == 1)
+        #expect(fixture.server.requestsServed == 1)
+        #expect(probe.produced == chunks.totalBytes)
+    }
+
+    @Test func aFileBodyIsRetriedAndSentWholeEachTime() async throws {
+        let fixture = try SessionFixture()
+        fixture.server.setHandler(LocalHTTPHandlers.dropping(first: 2))
+        let session = try fixture.session(configure: Self.retrying(3))
+        defer { session.shutdown() }
+        let chunks = GeneratedChunks(count: 4, chunkSize: 1000)
+        let file = try patternFile(chunks)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let response = try await session.data(for: Request(method: "PUT", url: fixture.url("/status/200"), uploadBody: .file(file)))
+        #expect(response.status == 200)
+        #expect(response.attempts == 3)
+        #expect(fixture.server.recentRequests.map(\.method) == ["PUT", "PUT", "PUT"])
+        #expect(fixture.server.recentRequests.allSatisfy { $0.body == chunks.allBytes })
+    }
+
     @Test func aPOSTMarkedIdempotentIsRetriedWithItsBody() async throws {
         let fixture = try SessionFixture()
         fixture.server.setHandler(LocalHTTPHandlers.dropping(first: 1))
