@@ -89,9 +89,8 @@ public final class ClientIdentity: @unchecked Sendable {
     /// Calls `body` with the leaf's `X509*`, the intermediates' `X509*`s and the `EVP_PKEY*`.
     /// The pointers must not escape; OpenSSL functions that keep them take references of their own.
     ///
-    /// SPI: raw OpenSSL pointers are not part of the public API.
-    @_spi(OpenSSLBridge)
-    public func withUnsafeOpenSSLObjects<Result>(
+    /// Package access: raw OpenSSL pointers are not part of the public API.
+    package func withUnsafeOpenSSLObjects<Result>(
         _ body: (_ certificate: OpaquePointer, _ intermediates: [OpaquePointer], _ privateKey: OpaquePointer) throws -> Result
     ) rethrows -> Result {
         try body(certificate.x509, intermediates.map(\.x509), privateKey)

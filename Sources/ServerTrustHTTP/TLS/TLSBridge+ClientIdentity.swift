@@ -1,6 +1,6 @@
 internal import COpenSSL
 internal import CServerTrustShims
-@_spi(OpenSSLBridge) import ServerTrust
+internal import ServerTrust
 
 /// Client certificates (mutual TLS) on the TLS bridge: ``TLSBridge/configure(sslContext:for:)``
 /// installs the policy's ``ServerTrust/ClientIdentity`` on each new connection's `SSL_CTX`.

@@ -1,7 +1,6 @@
 import Foundation
 internal import COpenSSL
 internal import CServerTrustShims
-@_spi(OpenSSLBridge) import ServerTrust
 internal import ServerTrust
 
 /// The OpenSSL side of a connection: the callbacks libcurl lets us install and the state they
