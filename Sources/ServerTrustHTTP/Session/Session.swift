@@ -26,6 +26,9 @@ public final class Session: Sendable {
     /// ``Configuration/maximumConnectionLifetime`` in seconds.
     private let connectionLifetime: TimeInterval
     private let clientIdentities: ClientIdentityTable
+    private var redirects: RedirectRules {
+        RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
+    }
     /// Upload figures (tests: the back-pressure bound, whether a producer ran).
     let uploadStatistics = UploadStatistics()
     /// ``Configuration/metricsFactory`` resolved once; nil when it is the no-op handler.
@@ -161,7 +164,7 @@ public final class Session: Sendable {
             let verification = try signedResponses.verify(
                 pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
             hops.record(outcome.report, verification: verification, attempts: attempts)
-            if let next = try nextHop(after: current, head: outcome.head, hopsSoFar: hops.count) {
+            if let next = try redirects.nextRequest(after: current, status: outcome.head.status, headers: outcome.head.headers, hopsSoFar: hops.count) {
                 current = next
                 continue
             }
@@ -225,7 +228,7 @@ public final class Session: Sendable {
             reportTrustFailures(of: report, url: current.url)
             // Every hop of a stream is unchecked: a checked host was refused above.
             hops.record(report, verification: .notRequested, attempts: attempts)
-            if let next = try nextHop(after: current, head: head, hopsSoFar: hops.count) {
+            if let next = try redirects.nextRequest(after: current, status: head.status, headers: head.headers, hopsSoFar: hops.count) {
                 body.onTermination()
                 current = next
                 continue
@@ -502,57 +505,6 @@ public final class Session: Sendable {
         return policy
     }
 
-    // MARK: Redirects
-
-    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
-    /// The request for the next hop, or nil when `head` is not a redirect to follow.
-    private func nextHop(after request: Request, head: ResponseHead, hopsSoFar: Int) throws(SessionError) -> Request? {
-        let maximum = configuration.redirectPolicy.maximumHops
-        guard maximum > 0, Self.redirectStatuses.contains(head.status),
-            let location = head.headers.first(where: { $0.name.lowercased() == "location" })?.value
-        else { return nil }
-        guard hopsSoFar <= maximum else {
-            throw SessionError(.tooManyRedirects, "More than \(maximum) redirects.", url: request.url.absoluteString)
-        }
-        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL, target.host != nil else {
-            throw SessionError(.invalidRequest, "The redirect Location \"\(location)\" is not a valid URL.", url: request.url.absoluteString)
-        }
-        let fromScheme = request.url.scheme?.lowercased()
-        let toScheme = target.scheme?.lowercased()
-        guard toScheme == "https" || (toScheme == "http" && fromScheme == "http" && configuration.allowsPlainHTTP) else {
-            throw SessionError(
-                .insecureRedirect, "Refusing a redirect from \(fromScheme ?? "?"): to \(toScheme ?? "?"): (\(target.absoluteString)).",
-                url: request.url.absoluteString)
-        }
-        var next = request
-        next.url = target
-        if head.status == 303 && request.method != "HEAD" || (head.status == 301 || head.status == 302) && request.method == "POST" {
-            next.method = "GET"
-            next.body = nil
-            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
-        }
-        if let body = next.uploadBody, !body.isReplayable {
-            throw SessionError(
-                .bodyNotReplayable,
-                "The \(head.status) redirect to \(target.absoluteString) must resend the request body, and a streamed body can be read only once; send a file or bytes body, or send to the final URL.",
-                url: request.url.absoluteString)
-        }
-        if !Self.sameOrigin(request.url, target) {
-            next.headers.removeAll { ["authorization", "cookie", "proxy-authorization"].contains($0.name.lowercased()) }
-        }
-        if HostName.normalize(request.url.host ?? "") != HostName.normalize(target.host ?? "") {
-            next.trustEvaluator = nil  // a per-request evaluator speaks for its own host only
-        }
-        return next
-    }
-
-    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
-        return a.scheme?.lowercased() == b.scheme?.lowercased()
-            && HostName.normalize(a.host ?? "") == HostName.normalize(b.host ?? "") && port(a) == port(b)
-    }
-
     private func parse(_ text: String) throws(SessionError) -> URL {
         guard let url = URL(string: text), url.scheme != nil else {
             throw SessionError(.invalidRequest, "\"\(text)\" is not an absolute URL.")
@@ -569,27 +521,4 @@ public func withSession<T>(
     let session = try Session(configuration: configuration, trustManager: trustManager)
     defer { session.shutdown() }
     return try await body(session)
-}
-
-/// A response whose body is still arriving.
-public struct StreamingResponse: Sendable {
-    public let status: Int
-    public let headers: [(name: String, value: String)]
-    public let url: URL
-    public let trust: TrustReport
-    public let hops: [TrustReport]
-    public let httpVersion: String
-    public let body: ResponseBody
-    /// How many times the final hop was attempted, as ``Response/attempts``.
-    public let attempts: Int
-    /// Every hop's attempts, parallel to ``hops``, as ``Response/hopAttempts``.
-    public let hopAttempts: [Int]
-
-    /// The final hop's trust result, as ``Response/trustResult``.
-    public var trustResult: TrustResult { trust.result }
-
-    /// The first value of a header, compared case-insensitively.
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
 }

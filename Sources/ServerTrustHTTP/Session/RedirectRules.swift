@@ -1,0 +1,73 @@
+import Foundation
+internal import ServerTrust
+
+/// What a session does with a redirect: whether to follow it, and the next hop's request.
+///
+/// - Follows 301, 302, 303, 307 and 308 with a `Location`, at most ``maximumHops`` times
+///   (``SessionError/Code/tooManyRedirects`` past that).
+/// - Refuses to leave TLS: https → http is ``SessionError/Code/insecureRedirect``, and http → http
+///   only with ``allowsPlainHTTP``.
+/// - 303 (except for `HEAD`), and 301/302 for `POST`, become a `GET` without the body and its
+///   `Content-Type`/`Content-Length`; every other redirect resends the body, which a stream cannot
+///   do (``SessionError/Code/bodyNotReplayable``).
+/// - Across origins (scheme, normalised host, port) `Authorization`, `Cookie` and
+///   `Proxy-Authorization` are dropped; across hosts a request's own trust evaluator is dropped
+///   too, as it speaks for its own host only. The next hop's host is evaluated under its own
+///   policy by the session.
+struct RedirectRules: Sendable {
+    var maximumHops: Int
+    var allowsPlainHTTP: Bool
+
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
+    /// The request for the next hop, or nil when the response is not a redirect to follow.
+    /// - Parameter hopsSoFar: the hops already made, this response's included.
+    func nextRequest(
+        after request: Request, status: Int, headers: [(name: String, value: String)], hopsSoFar: Int
+    ) throws(SessionError) -> Request? {
+        guard maximumHops > 0, Self.redirectStatuses.contains(status),
+            let location = headers.first(where: { $0.name.lowercased() == "location" })?.value
+        else { return nil }
+        guard hopsSoFar <= maximumHops else {
+            throw SessionError(.tooManyRedirects, "More than \(maximumHops) redirects.", url: request.url.absoluteString)
+        }
+        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL, target.host != nil else {
+            throw SessionError(.invalidRequest, "The redirect Location \"\(location)\" is not a valid URL.", url: request.url.absoluteString)
+        }
+        let fromScheme = request.url.scheme?.lowercased()
+        let toScheme = target.scheme?.lowercased()
+        guard toScheme == "https" || (toScheme == "http" && fromScheme == "http" && allowsPlainHTTP) else {
+            throw SessionError(
+                .insecureRedirect, "Refusing a redirect from \(fromScheme ?? "?"): to \(toScheme ?? "?"): (\(target.absoluteString)).",
+                url: request.url.absoluteString)
+        }
+        var next = request
+        next.url = target
+        if status == 303 && request.method != "HEAD" || (status == 301 || status == 302) && request.method == "POST" {
+            next.method = "GET"
+            next.body = nil
+            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        if let body = next.uploadBody, !body.isReplayable {
+            throw SessionError(
+                .bodyNotReplayable,
+                "The \(status) redirect to \(target.absoluteString) must resend the request body, and a streamed body can be read only once; send a file or bytes body, or send to the final URL.",
+                url: request.url.absoluteString)
+        }
+        if !Self.sameOrigin(request.url, target) {
+            next.headers.removeAll { Self.credentialHeaders.contains($0.name.lowercased()) }
+        }
+        if HostName.normalize(request.url.host ?? "") != HostName.normalize(target.host ?? "") {
+            next.trustEvaluator = nil  // a per-request evaluator speaks for its own host only
+        }
+        return next
+    }
+
+    /// Same scheme, normalised host and (default-filled) port.
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased()
+            && HostName.normalize(a.host ?? "") == HostName.normalize(b.host ?? "") && port(a) == port(b)
+    }
+}
