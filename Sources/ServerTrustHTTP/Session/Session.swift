@@ -26,7 +26,7 @@ public final class Session: Sendable {
     /// ``Configuration/maximumConnectionLifetime`` in seconds.
     private let connectionLifetime: TimeInterval
     private let clientIdentities: ClientIdentityTable
-    private var redirects: RedirectRules {
+    var redirects: RedirectRules {
         RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
     }
     /// Upload figures (tests: the back-pressure bound, whether a producer ran).
@@ -143,40 +143,28 @@ public final class Session: Sendable {
     }
 
     private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
-        var current = request
-        var hops = HopLog()
-        while true {
+        let final = try await followHops(
+            request, observation: observation,
             // Kept buffered: a redirect that resends the body sends these bytes again.
-            current = try await bufferedForSigning(current)
-            let hopRequest = current
-            let hopIndex = hops.count
-            let ((pending, outcome), attempts) = try await withRetries(hopRequest) {
-                let (prepared, pending) = try signedResponses.prepare(hopRequest)
-                var signed = prepared
-                let hop = observation.startHop(&signed, index: hopIndex)
-                let outcome = try await hop.observing {
-                    try await reportingTrustFailures(url: hopRequest.url) { try await perform(signed) }
-                }
-                hop.succeeded(status: outcome.head.status, httpVersion: outcome.head.httpVersion, trust: outcome.report)
-                return (pending, outcome)
-            }
-            reportTrustFailures(of: outcome.report, url: current.url)
-            let verification = try signedResponses.verify(
-                pending, status: outcome.head.status, headers: outcome.head.headers, body: outcome.body, url: current.url)
-            hops.record(outcome.report, verification: verification, attempts: attempts)
-            if let next = try redirects.nextRequest(after: current, status: outcome.head.status, headers: outcome.head.headers, hopsSoFar: hops.count) {
-                current = next
-                continue
-            }
-            // Decoded only now, after the signature check on the bytes as received.
-            let (body, decoded) = try outcome.contentDecoding.finish(
-                outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: current.url.absoluteString)
-            return Response(
-                status: outcome.head.status, headers: outcome.head.headers, body: body, url: current.url,
-                trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
-                verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded,
-                attempts: attempts, hopAttempts: hops.attempts)
-        }
+            prepare: { try await bufferedForSigning($0) },
+            send: { request in
+                let (signed, pending) = try signedResponses.prepare(request)
+                return BufferedHop(outcome: try await perform(signed), pending: pending)
+            },
+            verify: { hop, request in
+                try signedResponses.verify(
+                    hop.pending, status: hop.head.status, headers: hop.head.headers, body: hop.outcome.body, url: request.url)
+            },
+            leave: { _ in })
+        let (outcome, url, hops) = (final.result.outcome, final.request.url, final.hops)
+        // Decoded only now, after the signature check on the bytes as received.
+        let (body, decoded) = try outcome.contentDecoding.finish(
+            outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: url.absoluteString)
+        return Response(
+            status: outcome.head.status, headers: outcome.head.headers, body: body, url: url,
+            trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
+            verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded,
+            attempts: final.attempts, hopAttempts: hops.attempts)
     }
 
     /// `GET url`.
@@ -210,33 +198,23 @@ public final class Session: Sendable {
     }
 
     private func sendStreaming(_ request: Request, _ observation: RequestObservation) async throws -> StreamingResponse {
-        var current = request
-        var hops = HopLog()
-        while true {
-            try signedResponses.refuseStreaming(current)
-            let hopRequest = current
-            let hopIndex = hops.count
-            let ((head, report, body), attempts) = try await withRetries(hopRequest) {
-                var traced = hopRequest
-                let hop = observation.startHop(&traced, index: hopIndex)
-                let streamed = try await hop.observing {
-                    try await reportingTrustFailures(url: hopRequest.url) { try await performStreaming(traced) }
-                }
-                hop.succeeded(status: streamed.0.status, httpVersion: streamed.0.httpVersion, trust: streamed.1)
-                return streamed
-            }
-            reportTrustFailures(of: report, url: current.url)
-            // Every hop of a stream is unchecked: a checked host was refused above.
-            hops.record(report, verification: .notRequested, attempts: attempts)
-            if let next = try redirects.nextRequest(after: current, status: head.status, headers: head.headers, hopsSoFar: hops.count) {
-                body.onTermination()
-                current = next
-                continue
-            }
-            return StreamingResponse(
-                status: head.status, headers: head.headers, url: current.url, trust: report, hops: hops.reports, httpVersion: head.httpVersion,
-                body: body, attempts: attempts, hopAttempts: hops.attempts)
-        }
+        let final = try await followHops(
+            request, observation: observation,
+            prepare: { request in
+                try signedResponses.refuseStreaming(request)
+                return request
+            },
+            send: { request in
+                let (head, report, body) = try await performStreaming(request)
+                return StreamedHop(head: head, report: report, body: body)
+            },
+            // Every hop of a stream is unchecked: a checked host was refused in `prepare`.
+            verify: { _, _ in .notRequested },
+            leave: { $0.body.onTermination() })
+        let (hop, hops) = (final.result, final.hops)
+        return StreamingResponse(
+            status: hop.head.status, headers: hop.head.headers, url: final.request.url, trust: hop.report, hops: hops.reports,
+            httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopAttempts: hops.attempts)
     }
 
     /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
@@ -394,7 +372,7 @@ public final class Session: Sendable {
     // MARK: Failure reports
 
     /// Runs one hop; when trust evaluation rejected it, reports the rejection before rethrowing.
-    private func reportingTrustFailures<T>(url: URL, _ hop: () async throws -> T) async throws -> T {
+    func reportingTrustFailures<T>(url: URL, _ hop: () async throws -> T) async throws -> T {
         do {
             return try await hop()
         } catch let error as SessionError {
@@ -405,7 +383,7 @@ public final class Session: Sendable {
 
     /// Reports the rejection and the findings of one hop's evaluation to the reporter and the
     /// hook. Never throws, never waits: delivery runs on the reporter's own task.
-    private func reportTrustFailures(of report: TrustReport, url: URL) {
+    func reportTrustFailures(of report: TrustReport, url: URL) {
         let reporter = configuration.failureReporter
         let hook = configuration.onTrustFailure
         guard reporter != nil || hook != nil else { return }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// One attempt's result, as the hop driver sees it.
+protocol HopResult: Sendable {
+    var head: ResponseHead { get }
+    var report: TrustReport { get }
+}
+
+/// A hop of ``Session/data(for:)``: the whole transfer and the signed-response challenge it answers.
+struct BufferedHop: HopResult {
+    let outcome: Transfer.Outcome
+    let pending: SignedResponseChecker.Pending?
+    var head: ResponseHead { outcome.head }
+    var report: TrustReport { outcome.report }
+}
+
+/// A hop of ``Session/stream(_:)``: the head, and the body still arriving.
+struct StreamedHop: HopResult {
+    let head: ResponseHead
+    let report: TrustReport
+    let body: ResponseBody
+}
+
+/// The last hop of a call, with what the driver recorded on the way.
+struct FinalHop<Result: HopResult> {
+    let result: Result
+    /// The final hop's request (its URL is the response's).
+    let request: Request
+    let hops: HopLog
+    /// The final hop's attempts.
+    let attempts: Int
+}
+
+extension Session {
+    /// The hop driver of both ``data(for:)`` and ``stream(_:)``.
+    ///
+    /// For each hop: `prepare` the request; `send` it — each attempt (``Configuration/retryPolicy``)
+    /// traced as its own hop span, with its trust rejection reported; report the accepted hop's
+    /// report-only findings; record its trust report, `verify`'s signed-response result and its
+    /// attempts; then follow a redirect per ``RedirectRules`` (after `leave` on the hop left behind)
+    /// or return the final hop. Every hop, redirects included, is admitted by its own host's policy
+    /// inside `send`.
+    func followHops<Result: HopResult>(
+        _ request: Request, observation: RequestObservation,
+        prepare: (Request) async throws -> Request,
+        send: (Request) async throws -> Result,
+        verify: (Result, Request) throws -> ResponseVerification,
+        leave: (Result) -> Void
+    ) async throws -> FinalHop<Result> {
+        var current = request
+        var hops = HopLog()
+        while true {
+            current = try await prepare(current)
+            let hopRequest = current
+            let hopIndex = hops.count
+            let (result, attempts) = try await withRetries(hopRequest) {
+                var traced = hopRequest
+                let span = observation.startHop(&traced, index: hopIndex)
+                let result = try await span.observing {
+                    try await reportingTrustFailures(url: hopRequest.url) { try await send(traced) }
+                }
+                span.succeeded(status: result.head.status, httpVersion: result.head.httpVersion, trust: result.report)
+                return result
+            }
+            reportTrustFailures(of: result.report, url: current.url)
+            let verification = try verify(result, current)
+            hops.record(result.report, verification: verification, attempts: attempts)
+            if let next = try redirects.nextRequest(
+                after: current, status: result.head.status, headers: result.head.headers, hopsSoFar: hops.count)
+            {
+                leave(result)
+                current = next
+                continue
+            }
+            return FinalHop(result: result, request: current, hops: hops, attempts: attempts)
+        }
+    }
+}
