@@ -37,6 +37,9 @@ final class TrustPolicy: Sendable {
     /// (``Session/Configuration/clientIdentities``), or nil. Chosen by host, like the rest of
     /// the policy, so a redirect to another host is made under that host's policy, without it.
     let clientIdentity: ClientIdentity?
+    /// ``ServerTrustEvaluating/mayFetchRevocationData``, read once: such a policy's transfers
+    /// run on a loop of their own (``RevocationLoops``).
+    let mayFetchRevocationData: Bool
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
@@ -55,6 +58,7 @@ final class TrustPolicy: Sendable {
         self.maximumConnectionLifetime = maximumConnectionLifetime
         self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
         self.clientIdentity = clientIdentity
+        mayFetchRevocationData = evaluator.mayFetchRevocationData
     }
 
     /// Whether new connections of this policy may resume a TLS session.
