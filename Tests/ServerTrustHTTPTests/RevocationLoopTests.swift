@@ -160,6 +160,7 @@ import ServerTrustTestSupport
         #expect(setup.gate.isHolding)
         #expect(!slowFinished.withLock { $0 })
         #expect(session.liveRevocationLoops == 1)
+        #expect(session.activeTransfers == 1, "the slow host's transfer, parked on its own loop")
 
         setup.gate.open()
         let result = await slow.value

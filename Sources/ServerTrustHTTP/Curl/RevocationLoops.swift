@@ -26,7 +26,8 @@ internal import ServerTrust
 ///
 /// Connections stay inside a loop (each multi handle has its own connection cache), which is
 /// where a policy's requests go; ``Session/Configuration/maximumConnectionsPerHost`` applies
-/// per loop.
+/// per loop, and TLS sessions are never shared between loops, even with
+/// ``Session/Configuration/unsafeShareTLSSessionsAcrossPolicies``.
 final class RevocationLoops: Sendable {
     /// The most policies with a loop of their own.
     static let dedicatedLimit = 8
