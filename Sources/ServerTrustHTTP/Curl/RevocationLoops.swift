@@ -154,18 +154,19 @@ final class RevocationLoops: Sendable {
     }
 
     /// Stops every loop, failing the transfers still running, and waits for every thread.
-    /// Idempotent; later ``acquire(_:cacheable:)`` calls return nil.
+    /// Idempotent, and a second caller waits too; later ``acquire(_:cacheable:)`` calls return nil.
     func shutdown() {
         let loops = state.withLock { state -> [MultiLoop] in
             state.stopped = true
-            var loops = state.retiring + state.entries.values.filter(\.dedicated).map(\.loop)
-            if let overflow = state.overflow { loops.append(overflow) }
+            // Kept as retiring, so a concurrent second call waits for the same threads.
+            state.retiring += state.entries.values.filter(\.dedicated).map(\.loop)
+            if let overflow = state.overflow { state.retiring.append(overflow) }
             state.entries.removeAll()
-            state.retiring.removeAll()
             state.overflow = nil
             state.overflowUsers = 0
             state.dedicated = 0
-            return loops
+            state.retiring.removeAll { $0.hasExited }
+            return state.retiring
         }
         // Outside the lock: a loop failing its transfers calls `release`, which takes it.
         for loop in loops { loop.shutdown() }
