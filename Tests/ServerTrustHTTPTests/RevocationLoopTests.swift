@@ -103,7 +103,9 @@ import ServerTrustTestSupport
     }
 
     /// Live OCSP for the slow host and the `*.rev` hosts; pins only for the other host.
-    private func session(_ setup: Setup, _ options: RevocationOptions, revocationHosts: Int = 0) throws -> Session {
+    private func session(
+        _ setup: Setup, _ options: RevocationOptions, revocationHosts: Int = 0, configure: (inout Session.Configuration) -> Void = { _ in }
+    ) throws -> Session {
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try setup.root.trustAnchors())
         configuration.resolve = [setup.slow.resolveEntry(host: Self.slowHost), setup.other.resolveEntry(host: Self.otherHost)]
@@ -113,6 +115,7 @@ import ServerTrustTestSupport
         let manager = try ServerTrustManager(evaluators: [
             Self.slowHost: revocation, "*.rev.servertrust.test": revocation, Self.otherHost: pins,
         ])
+        configure(&configuration)
         return try Session(configuration: configuration, trustManager: manager)
     }
 
@@ -217,6 +220,37 @@ import ServerTrustTestSupport
         let again = try await session.get(setup.url)
         #expect(again.status == 200)
         #expect(again.trust.revocation.first?.status == .good)
+        #expect(session.liveRevocationLoops == 1)
+    }
+
+    /// A stream's resume and cancel go to the loop that runs it: a paused transfer resumed on
+    /// another loop would stay paused (and time out), an abandoned one would stay in its loop.
+    @Test func aStreamFromARevocationHostIsResumedAndCancelledOnItsOwnLoop() async throws {
+        let setup = try setup()
+        setup.gate.open()
+        let session = try session(setup, Self.options(hard: true)) { $0.requestTimeout = .seconds(20) }
+        defer { session.shutdown() }
+        let size = 6 << 20
+        let url = URL(string: "https://\(Self.slowHost):\(setup.slow.port)/large/\(size)")!
+        let response = try await session.stream(Request(url: url))
+        #expect(response.trust.revocation.first?.status == .good)
+        var received = 0
+        var chunks = 0
+        for try await chunk in response.body {
+            received += chunk.count
+            chunks += 1
+            // A slow consumer, so the transfer pauses (1 MiB unread) and must be resumed.
+            if chunks == 1 { try await Task.sleep(for: .milliseconds(300)) }
+        }
+        #expect(received == size)
+
+        let abandoned = try await session.stream(Request(url: url))
+        let error = await outcome { try await abandoned.body.collect(upTo: 1000) }.sessionError
+        #expect(error?.code == .responseTooLarge)
+        // The cancel was queued before this request on the same loop, so once it has completed
+        // the abandoned transfer is gone — unless the cancel went to another loop.
+        #expect(try await session.get(setup.url).status == 200)
+        #expect(session.activeTransfers == 0)
         #expect(session.liveRevocationLoops == 1)
     }
 
