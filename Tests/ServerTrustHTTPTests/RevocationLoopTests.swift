@@ -228,9 +228,12 @@ import ServerTrustTestSupport
     @Test func aStreamFromARevocationHostIsResumedAndCancelledOnItsOwnLoop() async throws {
         let setup = try setup()
         setup.gate.open()
-        let session = try session(setup, Self.options(hard: true)) { $0.requestTimeout = .seconds(20) }
+        // The limit turns a resume sent to the wrong loop into a failure instead of a hang. It
+        // is generous: in the full suite on a loaded machine the consumer's task can wait
+        // seconds for a thread (a 20 s limit was hit once with the routing right).
+        let session = try session(setup, Self.options(hard: true)) { $0.requestTimeout = .seconds(120) }
         defer { session.shutdown() }
-        let size = 6 << 20
+        let size = 3 << 20
         let url = URL(string: "https://\(Self.slowHost):\(setup.slow.port)/large/\(size)")!
         let response = try await session.stream(Request(url: url))
         #expect(response.trust.revocation.first?.status == .good)
