@@ -1,5 +1,3 @@
-import ServerTrust
-
 extension Session {
     /// Books a loop for one transfer of `policy`, before it is made: the policy's own
     /// (``RevocationLoops``) when its evaluator may fetch revocation data in the handshake, else

@@ -11,8 +11,9 @@ public import ServerTrust
 ///
 /// One curl multi handle on one dedicated thread serves all requests, except those of hosts
 /// whose evaluator may fetch revocation data during the handshake
-/// (``ServerTrustEvaluating/mayFetchRevocationData``): each such host gets a thread of its own,
-/// so a slow OCSP responder or CRL server holds up that host only. Call ``shutdown()`` when
+/// (``ServerTrustEvaluating/mayFetchRevocationData``): up to eight such hosts get a thread of
+/// their own and the rest share one more, so a slow OCSP responder or CRL server holds up only
+/// the hosts on its thread, never the others. Call ``shutdown()`` when
 /// done, or use ``withSession(configuration:trustManager:_:)``; a session that is released is
 /// shut down in `deinit`.
 public final class Session: Sendable {
