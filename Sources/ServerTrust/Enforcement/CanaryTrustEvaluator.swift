@@ -56,6 +56,9 @@ public final class CanaryTrustEvaluator: ServerTrustEvaluating {
 
     public var usesStapledOCSPResponse: Bool { enforced.usesStapledOCSPResponse || trial.usesStapledOCSPResponse }
 
+    /// The trial runs in the handshake too, so its fetches count.
+    public var mayFetchRevocationData: Bool { enforced.mayFetchRevocationData || trial.mayFetchRevocationData }
+
     public var name: String { "CanaryTrustEvaluator(\(enforced.name), trial: \(trial.name))" }
 }
 

@@ -35,6 +35,9 @@ public final class InformationalTrustEvaluator: ServerTrustEvaluating {
 
     public var usesStapledOCSPResponse: Bool { evaluator.usesStapledOCSPResponse }
 
+    /// Report-only, but it runs in the handshake all the same: its fetches count.
+    public var mayFetchRevocationData: Bool { evaluator.mayFetchRevocationData }
+
     public var name: String { "InformationalTrustEvaluator(\(evaluator.name))" }
 }
 

@@ -14,12 +14,25 @@ public protocol ServerTrustEvaluating: Sendable {
     /// asks the server for a staple and runs the evaluation once the staple has arrived (in
     /// TLS 1.2 that is after the certificate chain). Default `false`.
     var usesStapledOCSPResponse: Bool { get }
+
+    /// Whether an evaluation may block on the network, fetching revocation data (live OCSP or
+    /// CRLs) or doing any other I/O of its own. Default `false`.
+    ///
+    /// A ``ServerTrustEvaluating`` runs inside the TLS handshake, which waits for it. A
+    /// `Session` runs the connections of a host whose evaluator says `true` on a thread of
+    /// their own, so a slow responder holds up that host's requests only, not the session's
+    /// other hosts. A custom evaluator that does blocking I/O (a network fetch, a lookup in a
+    /// remote service) should return `true`; one that may wait only on memory and the CPU
+    /// should keep the default.
+    var mayFetchRevocationData: Bool { get }
 }
 
 extension ServerTrustEvaluating {
     public var name: String { String(describing: type(of: self)) }
 
     public var usesStapledOCSPResponse: Bool { false }
+
+    public var mayFetchRevocationData: Bool { false }
 
     /// Runs `body`, attributing any ``TrustError`` it throws to this evaluator and host.
     func attributing<T>(host: String, _ body: () throws -> T) throws -> T {

@@ -26,7 +26,9 @@ final class MultiLoop: Sendable {
 
     private let multiPointer: UncheckedPointer
     private let state = Locked(State())
-    private let done = DispatchSemaphore(value: 0)
+    /// Entered in `init`, left when the thread has freed everything and is about to exit:
+    /// every ``waitForExit()`` caller waits on it, however many and however late.
+    private let exit = DispatchGroup()
     private let activeCount = Atomic<Int>(0)
     /// `curl_multi_wakeup` calls made for queued commands (tests check the batching).
     private let wakeUps = Atomic<Int>(0)
@@ -49,7 +51,8 @@ final class MultiLoop: Sendable {
     /// only, except for `curl_multi_wakeup`, which libcurl documents as thread-safe.
     private struct UncheckedPointer: @unchecked Sendable { let raw: UnsafeMutableRawPointer }
 
-    init(configuration: Session.Configuration) throws(SessionError) {
+    /// - Parameter threadName: the loop thread's name, as debuggers and `top -H` show it.
+    init(configuration: Session.Configuration, threadName: String = "ServerTrust.Session") throws(SessionError) {
         guard let multi = curl_multi_init() else { throw SessionError(.transferFailed, "curl_multi_init failed") }
         multiPointer = UncheckedPointer(raw: multi)
         self.configuration = configuration
@@ -60,8 +63,9 @@ final class MultiLoop: Sendable {
         // HTTP/1.1 paid ~16 k instructions per request in handshakes; docs/PERFORMANCE.md).
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.cacheSize(configuration))
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        exit.enter()
         let thread = Thread { [self] in run() }
-        thread.name = "ServerTrust.Session"
+        thread.name = threadName
         thread.start()
     }
 
@@ -83,18 +87,30 @@ final class MultiLoop: Sendable {
     func sweepShares() { _ = enqueue(.sweepShares) }
 
     /// Stops the loop, failing transfers still running, and waits for the thread to exit.
+    /// Not from the loop thread (it would wait for itself): use ``stop()`` there.
     func shutdown() {
-        let first = state.withLock { state in
-            guard !state.stopped else { return false }
+        stop()
+        waitForExit()
+    }
+
+    /// Asks the loop to stop, failing transfers still running, and returns at once; safe from
+    /// any thread, the loop's own included. Later submissions are refused. Idempotent.
+    func stop() {
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
             state.commands.append(.shutdown)
             // Under the lock, like enqueue's: once the loop has taken `.shutdown` it frees the
             // multi handle, and the take needs this lock.
             curl_multi_wakeup(multiPointer.raw)
-            return true
         }
-        if first { done.wait() }
     }
+
+    /// Waits until the thread has released every curl handle and is exiting.
+    func waitForExit() { exit.wait() }
+
+    /// Whether the thread has released every curl handle and is exiting (tests).
+    var hasExited: Bool { exit.wait(timeout: .now()) == .success }
 
     /// Queues `command`, waking the loop only when the queue was empty before it.
     ///
@@ -252,7 +268,7 @@ final class MultiLoop: Sendable {
         // after a process that called `shutdown()` has exited: do it now, before `shutdown()`
         // returns (LeakSanitizer reported them; docs/SECURITY-TESTING.md, finding 2).
         OPENSSL_thread_stop()
-        done.signal()
+        exit.leave()
     }
 }
 

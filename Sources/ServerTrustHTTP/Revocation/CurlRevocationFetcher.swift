@@ -10,9 +10,11 @@ public import ServerTrust
 /// recurses into a trust policy: `http://` URLs carry no TLS, and `https://` URLs are verified
 /// by libcurl's own default validation against the system bundle, with no revocation check.
 ///
-/// - Note: while a fetch runs, the session's other transfers wait (libcurl 7.88 has no
-///   asynchronous certificate verification). Keep the revocation time budget short; the shared
-///   cache and single-flight fetching make a fetch rare.
+/// - Note: while a fetch runs, the transfers on the same loop wait (libcurl 7.88 has no
+///   asynchronous certificate verification). A `Session` runs every policy whose evaluator
+///   ``ServerTrust/ServerTrustEvaluating/mayFetchRevocationData`` on a loop of its own, so
+///   that is the requests to that host only; other hosts go on. Keep the revocation time budget
+///   short all the same; the shared cache and single-flight fetching make a fetch rare.
 public struct CurlRevocationFetcher: RevocationFetcher {
     /// The User-Agent sent with revocation requests.
     public let userAgent: String

@@ -10,7 +10,11 @@ import Tracing
 /// *that request's* policy. Redirects are followed by the session, each hop under its own host's
 /// policy.
 ///
-/// One curl multi handle on one dedicated thread serves all requests. Call ``shutdown()`` when
+/// One curl multi handle on one dedicated thread serves all requests, except those of hosts
+/// whose evaluator may fetch revocation data during the handshake
+/// (``ServerTrustEvaluating/mayFetchRevocationData``): up to eight such hosts get a thread of
+/// their own and the rest share one more, so a slow OCSP responder or CRL server holds up only
+/// the hosts on its thread, never the others. Call ``shutdown()`` when
 /// done, or use ``withSession(configuration:trustManager:_:)``; a session that is released is
 /// shut down in `deinit`.
 public final class Session: Sendable {
@@ -18,7 +22,9 @@ public final class Session: Sendable {
     /// The per-host policies; nil means default validation for every host.
     public let trustManager: ServerTrustManager?
 
-    private let loop: MultiLoop
+    let loop: MultiLoop
+    /// The loops of policies that may fetch revocation data in the handshake.
+    let revocationLoops: RevocationLoops
     private let anchors: TrustAnchors
     private let revocationFetcher: any RevocationFetcher
     private let policies = Locked(PolicyCache())
@@ -88,23 +94,26 @@ public final class Session: Sendable {
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
         loop = try MultiLoop(configuration: configuration)
+        revocationLoops = RevocationLoops(configuration: configuration)
     }
 
-    deinit { loop.shutdown() }
+    deinit { shutdown() }
 
     /// Evaluations and failures of this session's policies (``Configuration/trustCounters``).
     public var counters: TrustCounters { configuration.trustCounters }
 
-    /// Requests whose transfer is in the multi handle right now.
-    var activeTransfers: Int { loop.activeTransfers }
-    /// How many times a submission woke the loop thread (tests check the batching).
-    var loopWakeUps: Int { loop.wakeUpCount }
+    // Test hooks: each sums over the main loop and the revocation loops still running (a
+    // stopped loop's counts go with it).
+    /// Requests whose transfer is in a multi handle right now.
+    var activeTransfers: Int { loops.reduce(0) { $0 + $1.activeTransfers } }
+    /// How many times a submission woke a loop thread (tests check the batching).
+    var loopWakeUps: Int { loops.reduce(0) { $0 + $1.wakeUpCount } }
     /// Easy handles the session has made (tests: finished handles are reused per policy).
-    var easyHandlesMade: Int { loop.easyHandlesMade }
+    var easyHandlesMade: Int { loops.reduce(0) { $0 + $1.easyHandlesMade } }
     /// curl share handles alive, one per policy still in use (tests: bounded, not one per request).
-    var liveShareHandles: Int { loop.liveShareHandles }
+    var liveShareHandles: Int { loops.reduce(0) { $0 + $1.liveShareHandles } }
     /// Finished easy handles kept for reuse (tests).
-    var idleEasyHandles: Int { loop.idleEasyHandles }
+    var idleEasyHandles: Int { loops.reduce(0) { $0 + $1.idleEasyHandles } }
     /// The most request-body bytes any upload buffered at once (tests: the back-pressure bound).
     var peakBufferedUploadBytes: Int { uploadStatistics.peakBufferedBytes }
     /// Upload producers started: a stream's iteration or a file's reading (tests).
@@ -115,7 +124,10 @@ public final class Session: Sendable {
     var cachedPolicies: Int { policies.withLock { $0.byHost.count } }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
-    public func shutdown() { loop.shutdown() }
+    public func shutdown() {
+        loop.shutdown()
+        revocationLoops.shutdown()
+    }
 
     // MARK: Requests
 
@@ -235,6 +247,7 @@ public final class Session: Sendable {
         let stream = BodyStream()
         let head = OneShot<(ResponseHead, TrustReport)>()
         let transfer = try makeTransfer(request, stream: stream, onHead: { head.resume(with: $0) }) { _ in }
+        let loop = self.loop(running: transfer)
         stream.setResumeHandler { [loop] in loop.resume(transfer) }
         let (responseHead, report) = try await run(transfer, awaiting: head)
         let body = ResponseBody(stream: stream) { [loop] in
@@ -245,7 +258,8 @@ public final class Session: Sendable {
 
     /// Submits `transfer` and waits for `result`, cancelling the transfer if the task is cancelled.
     private func run<T: Sendable>(_ transfer: Transfer, awaiting result: OneShot<T>) async throws -> T {
-        try await withTaskCancellationHandler {
+        let loop = self.loop(running: transfer)
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 result.attach(continuation)
                 loop.submit(transfer)
@@ -286,13 +300,15 @@ public final class Session: Sendable {
         let codings = request.contentDecoding ?? configuration.contentDecoding
         let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
         let upload = try self.upload(of: request, url: url.absoluteString)
+        let completion = try bookLoop(for: policy, cacheable: Self.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
         let transfer = Transfer(
             url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
             timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream, onHead: onHead,
             upload: upload, onCompletion: completion)
         // Broken by UploadStream.close() when the transfer ends: the handler captures the transfer.
-        upload?.setResumeHandler { [loop] in loop.resume(transfer) }
+        let runner = loop(running: transfer)
+        upload?.setResumeHandler { [runner] in runner.resume(transfer) }
         return transfer
     }
 
@@ -464,20 +480,25 @@ public final class Session: Sendable {
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
             clientIdentity: clientIdentities.identity(forNormalizedHost: host), metrics: metrics)
         if cacheable {
-            let (filed, evicted) = policies.withLock { cache in
+            let (filed, evictedThrough) = policies.withLock { cache -> (TrustPolicy, UInt64?) in
                 // Two requests may resolve the same host at once: the first one filed wins, so
                 // a host keeps one policy (and one stamp) however many spellings reach it.
-                if let filed = cache.byHost[key] { return (filed, false) }
-                let full = cache.byHost.count >= PolicyCache.limit
-                if full {
+                if let filed = cache.byHost[key] { return (filed, nil) }
+                var evictedThrough: UInt64?
+                if cache.byHost.count >= PolicyCache.limit {
+                    evictedThrough = cache.byHost.values.lazy.map(\.id).max()
                     cache.byHost.removeAll()
                     cache.byRawHost.removeAll()
                 }
                 cache.byHost[key] = policy
-                return (policy, full)
+                return (policy, evictedThrough)
             }
-            // The dropped policies' curl shares go once nothing else uses them (PolicyShares).
-            if evicted { loop.sweepShares() }
+            // The dropped policies' curl shares go once nothing else uses them (PolicyShares),
+            // and their revocation loops once their transfers have ended.
+            if let evictedThrough {
+                loop.sweepShares()
+                revocationLoops.evict(through: evictedThrough)
+            }
             return filed
         }
         return policy

@@ -39,6 +39,9 @@ final class TrustPolicy: Sendable {
     let clientIdentity: ClientIdentity?
     /// The session's metrics (``Session/Configuration/metricsFactory``), nil when it has none.
     let metrics: SessionMetrics?
+    /// ``ServerTrustEvaluating/mayFetchRevocationData``, read once: such a policy's transfers
+    /// run on a loop of their own (``RevocationLoops``).
+    let mayFetchRevocationData: Bool
 
     init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
@@ -58,6 +61,7 @@ final class TrustPolicy: Sendable {
         self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
         self.clientIdentity = clientIdentity
         self.metrics = metrics
+        mayFetchRevocationData = evaluator.mayFetchRevocationData
     }
 
     /// Whether new connections of this policy may resume a TLS session.
