@@ -141,12 +141,11 @@ final class Transfer: @unchecked Sendable {
             policy.stopResumingSessions()
             return refuseForRetry(.resumedWithoutStaple)
         }
-        let fresh = policy.evaluate(presented: chain, stapledOCSPResponse: staple)
+        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, staple: staple, notAfter: expired ? nil : record?.expiry)
         guard fresh.failure == nil else {
             guardFailure = fresh
             return false
         }
-        TLSBridge.stamp(ssl, with: EvaluationRecord(policy: policy, report: fresh, notAfter: expired ? nil : record?.expiry))
         // The handshake has finished: the server proved it holds the key, so what its
         // evaluation verified (a staple) may now be cached.
         fresh.evaluatedTrust?.handshakeCompleted()

@@ -16,23 +16,16 @@ internal import ServerTrust
 ///   compares the stamp with its own policy and re-evaluates the peer chain when they differ
 ///   (reused connection, resumed session, multiplexed stream). See ``Transfer``.
 enum TLSBridge {
-    /// SSL_CTX ex_data slot holding the retained ``ConnectionContext``.
-    static let connectionContextIndex: Int32 = CServerTrustShims_SSL_CTX_get_ex_new_index_releasing { pointer in
-        if let pointer { Unmanaged<ConnectionContext>.fromOpaque(pointer).release() }
-    }
-
-    /// SSL ex_data slot holding the retained ``EvaluationRecord`` (the policy stamp).
-    static let evaluationRecordIndex: Int32 = CServerTrustShims_SSL_get_ex_new_index_releasing { pointer in
-        if let pointer { Unmanaged<EvaluationRecord>.fromOpaque(pointer).release() }
-    }
+    /// The `SSL_CTX` slot holding the connection's ``ConnectionContext``.
+    static let connectionContexts = RetainedExData<ConnectionContext>(.sslContext)
+    /// The `SSL` slot holding the ``EvaluationRecord`` (the policy stamp).
+    static let evaluationRecords = RetainedExData<EvaluationRecord>(.ssl)
 
     /// Installs our verification on a fresh `SSL_CTX` for `context`'s policy.
     static func configure(sslContext ctx: OpaquePointer, for context: ConnectionContext) -> Bool {
-        let retained = Unmanaged.passRetained(context).toOpaque()
-        guard SSL_CTX_set_ex_data(ctx, connectionContextIndex, retained) == 1 else {
-            Unmanaged<ConnectionContext>.fromOpaque(retained).release()
-            return false
-        }
+        // libcurl 7.88 makes an SSL_CTX per connection and calls us once for it. A second
+        // configuration would replace the context its callbacks were given: refuse it.
+        guard connectionContexts.object(in: ctx) == nil, let retained = connectionContexts.store(context, in: ctx) else { return false }
         // The SSL_CTX now owns one reference and outlives every handshake on it, so the
         // unretained pointer handed to OpenSSL stays valid for every callback.
         SSL_CTX_set_cert_verify_callback(ctx, verifyCallback, retained)
@@ -79,13 +72,12 @@ enum TLSBridge {
         let presented = presentedChain(storeContext)
         let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
         let staple = ssl.flatMap(stapledOCSPResponse)
-        let report = context.policy.evaluate(presented: presented, stapledOCSPResponse: staple)
+        let report = admit(ssl, under: context.policy, presented: presented, staple: staple)
         guard report.failure == nil else {
             context.recordFailure(report)
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
             return 0
         }
-        if let ssl { stamp(ssl, with: EvaluationRecord(policy: context.policy, report: report)) }
         X509_STORE_CTX_set_error(storeContext, X509_V_OK)
         return 1
     }
@@ -97,12 +89,11 @@ enum TLSBridge {
         guard let ssl, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
         if SSL_session_reused(ssl) == 1 { return 1 }
-        let report = context.policy.evaluate(presented: peerChain(ssl), stapledOCSPResponse: stapledOCSPResponse(ssl))
+        let report = admit(ssl, under: context.policy, presented: peerChain(ssl), staple: stapledOCSPResponse(ssl))
         guard report.failure == nil else {
             context.recordFailure(report)
             return 0
         }
-        stamp(ssl, with: EvaluationRecord(policy: context.policy, report: report))
         return 1
     }
 
@@ -137,21 +128,24 @@ enum TLSBridge {
         return Array(UnsafeBufferPointer(start: response, count: length))
     }
 
-    /// The record stamped on `ssl`, if any.
-    static func record(of ssl: OpaquePointer) -> EvaluationRecord? {
-        SSL_get_ex_data(ssl, evaluationRecordIndex).map { Unmanaged<EvaluationRecord>.fromOpaque($0).takeUnretainedValue() }
+    /// Evaluates a connection's chain under `policy` and, when the policy accepts it, stamps
+    /// `ssl` with the evaluation: the one "evaluate, then stamp" of the verify and status
+    /// callbacks and of the guard's re-evaluation before a request (``Transfer``).
+    /// - Parameter notAfter: an expiry the connection already had (``EvaluationRecord``).
+    /// - Returns: the report; a rejection has a `failure` and leaves `ssl` unstamped.
+    static func admit(
+        _ ssl: OpaquePointer?, under policy: TrustPolicy, presented: [Certificate], staple: [UInt8]?, notAfter: Date? = nil
+    ) -> TrustReport {
+        let report = policy.evaluate(presented: presented, stapledOCSPResponse: staple)
+        if report.failure == nil, let ssl { stamp(ssl, with: EvaluationRecord(policy: policy, report: report, notAfter: notAfter)) }
+        return report
     }
 
-    /// Replaces the stamp on `ssl`, releasing the previous one (OpenSSL does not).
-    static func stamp(_ ssl: OpaquePointer, with record: EvaluationRecord) {
-        let previous = SSL_get_ex_data(ssl, evaluationRecordIndex)
-        let retained = Unmanaged.passRetained(record).toOpaque()
-        if SSL_set_ex_data(ssl, evaluationRecordIndex, retained) == 1 {
-            if let previous { Unmanaged<EvaluationRecord>.fromOpaque(previous).release() }
-        } else {
-            Unmanaged<EvaluationRecord>.fromOpaque(retained).release()
-        }
-    }
+    /// The record stamped on `ssl`, if any.
+    static func record(of ssl: OpaquePointer) -> EvaluationRecord? { evaluationRecords.object(in: ssl) }
+
+    /// Replaces the stamp on `ssl`, releasing the previous one.
+    static func stamp(_ ssl: OpaquePointer, with record: EvaluationRecord) { evaluationRecords.store(record, in: ssl) }
 }
 
 /// Per-connection state reachable from OpenSSL callbacks: the policy the connection was
