@@ -25,13 +25,9 @@ public final class Session: Sendable {
     let loop: MultiLoop
     /// The loops of policies that may fetch revocation data in the handshake.
     let revocationLoops: RevocationLoops
-    private let anchors: TrustAnchors
-    private let revocationFetcher: any RevocationFetcher
-    private let policies = Locked(PolicyCache())
+    /// Policies by host, resolved once (``PolicyRegistry``).
+    private let policies: PolicyRegistry
     private let signedResponses: SignedResponseChecker
-    /// ``Configuration/maximumConnectionLifetime`` in seconds.
-    private let connectionLifetime: TimeInterval
-    private let clientIdentities: ClientIdentityTable
     var redirects: RedirectRules {
         RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
     }
@@ -39,25 +35,6 @@ public final class Session: Sendable {
     let uploadStatistics = UploadStatistics()
     /// ``Configuration/metricsFactory`` resolved once; nil when it is the no-op handler.
     private let metrics: SessionMetrics?
-
-    private struct PolicyKey: Hashable {
-        let host: String
-        let evaluator: ObjectIdentifier?
-    }
-
-    /// Resolved policies, by normalised host and by the URL's own spelling of the host.
-    ///
-    /// Two namespaces, never mixed: a raw spelling maps to the policy of *its* normalisation,
-    /// which is the one `byHost` holds for that normalised host, so every spelling of a host
-    /// (`API.Example.com`, `api.example.com.`, `[0:0::1]`) shares one `TrustPolicy`. A raw key
-    /// is never read as a normalised one: `HostName.normalize` is not idempotent
-    /// (`a.test..` → `a.test.` → `a.test`), so one shared table could hand `a.test.`'s policy
-    /// to a host that normalises to `a.test.`.
-    private struct PolicyCache {
-        var byHost: [PolicyKey: TrustPolicy] = [:]
-        var byRawHost: [PolicyKey: TrustPolicy] = [:]
-        static let limit = 10_000
-    }
 
     /// - Parameters:
     ///   - configuration: settings; the defaults are safe.
@@ -85,16 +62,31 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.trustManager = trustManager
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
-        connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        let connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         signedResponses = try SignedResponseChecker(configuration: configuration)
-        clientIdentities = try ClientIdentityTable(configuration.clientIdentities)
-        anchors = try configuration.anchors.resolve()
+        let clientIdentities = try ClientIdentityTable(configuration.clientIdentities)
+        let anchors = try configuration.anchors.resolve()
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
-        revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
-        loop = try MultiLoop(configuration: configuration)
-        revocationLoops = RevocationLoops(configuration: configuration)
+        let revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
+        let loop = try MultiLoop(configuration: configuration)
+        let revocationLoops = RevocationLoops(configuration: configuration)
+        self.loop = loop
+        self.revocationLoops = revocationLoops
+        let parts = PolicyParts(
+            configuration: configuration, anchors: anchors, revocationFetcher: revocationFetcher,
+            connectionLifetime: connectionLifetime, clientIdentities: clientIdentities, metrics: metrics)
+        policies = PolicyRegistry(
+            makePolicy: { host, override throws(SessionError) in
+                try Self.makePolicy(forHost: host, override: override, trustManager: trustManager, parts: parts)
+            },
+            // The dropped policies' curl shares go once nothing else uses them (PolicyShares),
+            // and their revocation loops once their transfers have ended.
+            onEviction: { evictedThrough in
+                loop.sweepShares()
+                revocationLoops.evict(through: evictedThrough)
+            })
     }
 
     deinit { shutdown() }
@@ -121,7 +113,7 @@ public final class Session: Sendable {
     /// Whether the session records metrics: false when its factory is the no-op handler (tests).
     var metricsEnabled: Bool { metrics != nil }
     /// Policies in the session's cache (tests).
-    var cachedPolicies: Int { policies.withLock { $0.byHost.count } }
+    var cachedPolicies: Int { policies.count }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
     public func shutdown() {
@@ -300,7 +292,7 @@ public final class Session: Sendable {
         let codings = request.contentDecoding ?? configuration.contentDecoding
         let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
         let upload = try self.upload(of: request, url: url.absoluteString)
-        let completion = try bookLoop(for: policy, cacheable: Self.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
+        let completion = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
         let transfer = Transfer(
             url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
@@ -420,38 +412,16 @@ public final class Session: Sendable {
 
     // MARK: Policies
 
-    /// The policy for a host as the URL spells it, looked up by that spelling first: normalising
-    /// costs more than the rest of the lookup (≈ 8.5 k instructions for an IP literal).
+    /// The policy for a host as the URL spells it (``PolicyRegistry/policy(forRawHost:override:)``).
     func policy(forRawHost rawHost: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
-        let (cacheable, identity) = Self.cacheIdentity(of: override)
-        let rawKey = PolicyKey(host: rawHost, evaluator: identity)
-        if cacheable, let cached = policies.withLock({ $0.byRawHost[rawKey] }) { return cached }
-        let policy = try self.policy(forHost: HostName.normalize(rawHost), override: override)
-        if cacheable {
-            policies.withLock { cache in
-                // Only a policy byHost still holds, so a spelling never outlives its host's entry.
-                guard cache.byHost[PolicyKey(host: policy.host, evaluator: identity)] === policy else { return }
-                if cache.byRawHost.count >= PolicyCache.limit { cache.byRawHost.removeAll() }
-                cache.byRawHost[rawKey] = policy
-            }
-        }
-        return policy
+        try policies.policy(forRawHost: rawHost, override: override)
     }
 
-    /// Whether a policy with this override may be cached, and the override's part of the key:
-    /// an evaluator that is not a class instance has no identity to key it by.
-    private static func cacheIdentity(of override: (any ServerTrustEvaluating)?) -> (cacheable: Bool, identity: ObjectIdentifier?) {
-        let identity = override.flatMap { type(of: $0) is AnyObject.Type ? ObjectIdentifier($0 as AnyObject) : nil }
-        return (override == nil || identity != nil, identity)
-    }
-
-    /// The policy for a normalised host, resolved once and cached: a manager lookup per request
-    /// would cost kept-alive throughput for nothing.
-    private func policy(forHost host: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
-        let (cacheable, identity) = Self.cacheIdentity(of: override)
-        let key = PolicyKey(host: host, evaluator: identity)
-        if cacheable, let cached = policies.withLock({ $0.byHost[key] }) { return cached }
-
+    /// A new policy for a normalised host: `override`, else the trust manager's match, else
+    /// default validation. Called by the registry when it holds none for the host.
+    private static func makePolicy(
+        forHost host: String, override: (any ServerTrustEvaluating)?, trustManager: ServerTrustManager?, parts: PolicyParts
+    ) throws(SessionError) -> TrustPolicy {
         let evaluator: any ServerTrustEvaluating
         var pattern: String?
         if let override {
@@ -472,36 +442,24 @@ public final class Session: Sendable {
         } else {
             evaluator = DefaultTrustEvaluator()
         }
-        let policy = TrustPolicy(
-            host: host, pattern: pattern, evaluator: evaluator, anchors: anchors,
-            validationOptions: configuration.validationOptions, revocationFetcher: revocationFetcher,
+        let configuration = parts.configuration
+        return TrustPolicy(
+            host: host, pattern: pattern, evaluator: evaluator, anchors: parts.anchors,
+            validationOptions: configuration.validationOptions, revocationFetcher: parts.revocationFetcher,
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
-            maximumConnectionLifetime: connectionLifetime,
+            maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: clientIdentities.identity(forNormalizedHost: host), metrics: metrics)
-        if cacheable {
-            let (filed, evictedThrough) = policies.withLock { cache -> (TrustPolicy, UInt64?) in
-                // Two requests may resolve the same host at once: the first one filed wins, so
-                // a host keeps one policy (and one stamp) however many spellings reach it.
-                if let filed = cache.byHost[key] { return (filed, nil) }
-                var evictedThrough: UInt64?
-                if cache.byHost.count >= PolicyCache.limit {
-                    evictedThrough = cache.byHost.values.lazy.map(\.id).max()
-                    cache.byHost.removeAll()
-                    cache.byRawHost.removeAll()
-                }
-                cache.byHost[key] = policy
-                return (policy, evictedThrough)
-            }
-            // The dropped policies' curl shares go once nothing else uses them (PolicyShares),
-            // and their revocation loops once their transfers have ended.
-            if let evictedThrough {
-                loop.sweepShares()
-                revocationLoops.evict(through: evictedThrough)
-            }
-            return filed
-        }
-        return policy
+            clientIdentity: parts.clientIdentities.identity(forNormalizedHost: host), metrics: parts.metrics)
+    }
+
+    /// What every policy of a session is made with.
+    private struct PolicyParts: Sendable {
+        let configuration: Configuration
+        let anchors: TrustAnchors
+        let revocationFetcher: any RevocationFetcher
+        let connectionLifetime: TimeInterval
+        let clientIdentities: ClientIdentityTable
+        let metrics: SessionMetrics?
     }
 
     private func parse(_ text: String) throws(SessionError) -> URL {
