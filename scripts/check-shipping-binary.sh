@@ -44,7 +44,7 @@ pattern='(^|[^A-Za-z0-9_])(ServerTrustTestSupport\.|CServerTrustTestShims_)'
 count=$(grep -cE "$pattern" "$symbols" || true)
 if [[ $count -gt 0 ]]; then
     echo "error: $binary links test-only code: $count symbols of ServerTrustTestSupport or CServerTrustTestShims, e.g." >&2
-    grep -E "$pattern" "$symbols" | head -n 10 | sed 's/^/  /' >&2
+    grep -m 10 -E "$pattern" "$symbols" | sed 's/^/  /' >&2
     echo "The shipping tool may depend on ServerTrustLab, never on ServerTrustTestSupport (Package.swift)." >&2
     exit 1
 fi
