@@ -135,7 +135,8 @@ let package = Package(
         ),
         // Test-only, never a product and never linked by `servertrust`: the attacker's pieces
         // (intercepting and body-rewriting CONNECT proxy, forged certificates, hostile OCSP
-        // responses) and test plumbing (captured logs, child processes). Re-exports ServerTrustLab.
+        // responses) and test plumbing (captured logs, child processes, compression). Re-exports
+        // ServerTrustLab.
         .target(
             name: "ServerTrustTestSupport",
             dependencies: [
