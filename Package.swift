@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "ServerTrust", targets: ["ServerTrust"]),
         .library(name: "ServerTrustHTTP", targets: ["ServerTrustHTTP"]),
         .executable(name: "servertrust", targets: ["servertrust"]),
+        // A local PKI and TLS servers for demos, examples and your own tests — never for
+        // production traffic. `servertrust demo` runs on it.
+        .library(name: "ServerTrustLab", targets: ["ServerTrustLab"]),
         // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin).
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
         // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
@@ -66,6 +69,11 @@ let package = Package(
         .target(name: "CServerTrustShims", dependencies: ["COpenSSL"]),
         // Wrappers for libcurl's variadic setopt/getinfo calls, used by ServerTrustHTTP only.
         .target(name: "CServerTrustCurlShims", dependencies: ["CCurl", "COpenSSL"]),
+        // Wrappers for the OpenSSL macros only ServerTrustLab calls (certificate builder, TLS server).
+        .target(name: "CServerTrustLabShims", dependencies: ["COpenSSL"]),
+        // Test-only wrappers (the intercepting proxy's client side): only ServerTrustTestSupport
+        // depends on it, so nothing of it ships in `servertrust`.
+        .target(name: "CServerTrustTestShims", dependencies: ["COpenSSL"]),
         .target(
             name: "ServerTrust",
             dependencies: ["COpenSSL", "CServerTrustShims", .product(name: "Logging", package: "swift-log")],
@@ -82,16 +90,17 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
-        // links ServerTrustTestSupport (in-process TestPKI and LocalTLSServer); that target needs
-        // only ServerTrust and OpenSSL, so it adds no system dependency. The plugin compiles
-        // Certificates/ into the constants the demo checks the sample chain with.
+        // links ServerTrustLab (TestPKI, LocalTLSServer), which needs only ServerTrust and
+        // OpenSSL and so adds no system dependency. It never links ServerTrustTestSupport:
+        // scripts/check-shipping-binary.sh fails the release build if a symbol of it appears.
+        // The plugin compiles Certificates/ into the constants the demo checks the sample chain with.
         .executableTarget(
             name: "servertrust",
             dependencies: [
                 "ServerTrust",
                 "ServerTrustHTTP",
                 "ServerTrustCodeGeneration",
-                "ServerTrustTestSupport",
+                "ServerTrustLab",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -116,9 +125,24 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["servertrust-generate"]
         ),
+        // The lab: an in-process PKI (TestPKI, TestCA, TestKey, CRLs) and local TLS and HTTP
+        // servers, for the demo and for tests — the package's own and its users'. A product,
+        // reviewed as library code; nothing in it is meant to attack a client.
+        .target(
+            name: "ServerTrustLab",
+            dependencies: ["ServerTrust", "COpenSSL", "CServerTrustShims", "CServerTrustLabShims"],
+            swiftSettings: strictSwift
+        ),
+        // Test-only, never a product and never linked by `servertrust`: the attacker's pieces
+        // (intercepting and body-rewriting CONNECT proxy, forged certificates, hostile OCSP
+        // responses) and test plumbing (captured logs, child processes, compression). Re-exports
+        // ServerTrustLab.
         .target(
             name: "ServerTrustTestSupport",
-            dependencies: ["ServerTrust", "COpenSSL", "CServerTrustShims", "CZlib", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ServerTrust", "ServerTrustLab", "COpenSSL", "CServerTrustShims", "CServerTrustLabShims",
+                "CServerTrustTestShims", "CZlib", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(

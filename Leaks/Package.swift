@@ -4,8 +4,8 @@ import PackageDescription
 // A leak check for the whole client path: many Session requests, each a full TLS handshake with
 // the evaluators in OpenSSL's verify callback, against an `openssl s_server` that
 // scripts/sanitizers.sh starts. Run it with `scripts/sanitizers.sh leaks` (LeakSanitizer).
-// A separate package: it is a tool, not a test, and it cannot
-// reach ServerTrustTestSupport (not a product), hence the external server.
+// A separate package: it is a tool, not a test. The server is external (not ServerTrustLab's
+// LocalTLSServer) so that the process LeakSanitizer checks holds the client path alone.
 let package = Package(
     name: "ServerTrustLeaks",
     dependencies: [

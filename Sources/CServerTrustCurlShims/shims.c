@@ -8,11 +8,8 @@ CURLcode CServerTrustCurlShims_easy_setopt_slist(CURL *handle, CURLoption option
 CURLcode CServerTrustCurlShims_easy_setopt_write_callback(CURL *handle, CURLoption option, size_t (*cb)(char *, size_t, size_t, void *)) { return curl_easy_setopt(handle, option, cb); }
 CURLcode CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(CURL *handle, CURLcode (*cb)(CURL *, void *, void *)) { return curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, cb); }
 CURLcode CServerTrustCurlShims_easy_setopt_prereq_callback(CURL *handle, int (*cb)(void *, char *, char *, int, int)) { return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, cb); }
-CURLcode CServerTrustCurlShims_easy_setopt_xferinfo_callback(CURL *handle, int (*cb)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, cb); }
 CURLcode CServerTrustCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode CServerTrustCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode CServerTrustCurlShims_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode CServerTrustCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode CServerTrustCurlShims_easy_getinfo_tls_ssl_ptr(CURL *handle, void **ssl) {
     struct curl_tlssessioninfo *info = NULL;
     CURLcode code = curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info);

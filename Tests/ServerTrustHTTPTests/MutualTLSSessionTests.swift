@@ -24,7 +24,7 @@ import ServerTrustTestSupport
             var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
             configuration.minimumTLSVersion = tlsVersion
             configuration.maximumTLSVersion = tlsVersion
-            configuration.requestsClientCertificate = true
+            configuration.requestsUnverifiedClientCertificate = true
             server = try LocalTLSServer(configuration)
             let client = try TestPKI.makeRoot(commonName: "mTLS Client Root").issueLeaf(commonName: "mtls-client", extendedKeyUsage: [.clientAuth])
             identity = try ClientIdentity(certificatePEM: client.certificate.pemEncoded, privateKeyPEM: client.key.pemPrivateKey)

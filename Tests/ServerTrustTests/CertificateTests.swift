@@ -237,6 +237,14 @@ import Testing
         #expect(leaf.crlDistributionPoints == ["http://crl.example/ca.crl"])
     }
 
+    @Test func everyURIOfAFullNameIsReadInOrderAndOtherNamesAreSkipped() throws {
+        // One distribution point whose fullName holds a URI, a DNS name and another URI.
+        let leaf = try TestPKI.makeRoot().issueLeaf(
+            dnsNames: ["a.example"], crlURL: "http://crl.example/a.crl,DNS:crl.example,URI:ldap://ldap.example/cn=CA"
+        ).certificate
+        #expect(leaf.crlDistributionPoints == ["http://crl.example/a.crl", "ldap://ldap.example/cn=CA"])
+    }
+
     @Test func certificatesWithoutRevocationPointersHaveNoURLs() throws {
         let leaf = try TestPKI.makeRoot().issueLeaf(dnsNames: ["a.example"]).certificate
         #expect(leaf.ocspURLs.isEmpty)

@@ -13,11 +13,8 @@ CURLcode CServerTrustCurlShims_easy_setopt_slist(CURL *handle, CURLoption option
 CURLcode CServerTrustCurlShims_easy_setopt_write_callback(CURL *handle, CURLoption option, size_t (*cb)(char *, size_t, size_t, void *));
 CURLcode CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(CURL *handle, CURLcode (*cb)(CURL *, void *, void *));
 CURLcode CServerTrustCurlShims_easy_setopt_prereq_callback(CURL *handle, int (*cb)(void *, char *, char *, int, int));
-CURLcode CServerTrustCurlShims_easy_setopt_xferinfo_callback(CURL *handle, int (*cb)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
 CURLcode CServerTrustCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode CServerTrustCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
-CURLcode CServerTrustCurlShims_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
-CURLcode CServerTrustCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLcode CServerTrustCurlShims_easy_getinfo_tls_ssl_ptr(CURL *handle, void **ssl);
 CURLMcode CServerTrustCurlShims_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLSHcode CServerTrustCurlShims_share_setopt_long(CURLSH *share, CURLSHoption option, long value);

@@ -235,11 +235,13 @@ extension Certificate {
         }
     }
 
-    /// URIs of the CRL distribution points extension.
+    /// URIs of the CRL distribution points extension: every URI of every point's fullName, in
+    /// order, empty ones left out.
+    ///
+    /// The same parse as live CRL checking uses (`CRLDistributionPoint`): bytes outside
+    /// printable ASCII, which no valid URI holds, show as `\xNN`, as in ``dnsNames``.
     public var crlDistributionPoints: [String] {
-        guard let joined = CServerTrustShims_crl_distribution_point_uris(x509) else { return [] }
-        defer { CServerTrustShims_free(joined) }
-        return String(cString: joined).split(separator: "\n").map(String.init)
+        distributionPoints.flatMap(\.uris).filter { !$0.isEmpty }
     }
 
     private func subjectAlternativeNames() -> (dns: [String], ip: [String]) {

@@ -1,4 +1,5 @@
 public import ServerTrust
+public import ServerTrustLab
 
 extension TestPKI {
     /// A certificate for `spec` that names itself as its issuer, like a self-signed one, but is

@@ -1,7 +1,7 @@
 public import ServerTrust
 public import Foundation
 internal import COpenSSL
-internal import CServerTrustShims
+public import ServerTrustLab
 
 /// Builds DER OCSP responses with OpenSSL (`OCSP_basic_add1_status`, `OCSP_basic_sign`,
 /// `OCSP_response_create`), correct by default and broken in exactly the way a test asks.

@@ -2,6 +2,7 @@ import Foundation
 internal import ServerTrust
 internal import COpenSSL
 internal import CServerTrustShims
+public import ServerTrustLab
 
 extension TestKey {
     /// The private key as a PEM `ENCRYPTED PRIVATE KEY` (PKCS#8, AES-256-CBC) block.

@@ -1,6 +1,7 @@
 import Foundation
 internal import ServerTrust
 internal import COpenSSL
+public import ServerTrustLab
 
 /// An HTTP `CONNECT` proxy in the test process, on `127.0.0.1` and an ephemeral port.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 internal import ServerTrust
+public import ServerTrustLab
 
 /// Reusable ``LocalHTTPHandler`` behaviours for servers that misbehave on purpose.
 public enum LocalHTTPHandlers {

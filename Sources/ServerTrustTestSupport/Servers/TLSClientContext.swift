@@ -1,6 +1,8 @@
 import Foundation
 internal import COpenSSL
-internal import CServerTrustShims
+internal import ServerTrustLab
+internal import CServerTrustTestShims
+internal import CServerTrustLabShims
 
 /// Owns one client `SSL_CTX` that accepts any server certificate and offers `http/1.1`: the
 /// intercepting proxy's way to the real origin (an attacker does not verify it either).
@@ -15,7 +17,7 @@ final class TLSClientContext: @unchecked Sendable {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw LocalServerError.openSSL("SSL_CTX_new") }
         self.ctx = ctx
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        _ = CServerTrustShims_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
+        _ = CServerTrustLabShims_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
         let protocols: [UInt8] = [8] + Array("http/1.1".utf8)
         guard SSL_CTX_set_alpn_protos(ctx, protocols, UInt32(protocols.count)) == 0 else {
             throw LocalServerError.openSSL("SSL_CTX_set_alpn_protos")
@@ -31,7 +33,7 @@ final class TLSClientContext: @unchecked Sendable {
         SSL_set_fd(ssl, fd)
         var address = in6_addr()
         let isAddress = inet_pton(AF_INET, serverName, &address) == 1 || inet_pton(AF_INET6, serverName, &address) == 1
-        if !isAddress { _ = CServerTrustShims_SSL_set_tlsext_host_name(ssl, serverName) }
+        if !isAddress { _ = CServerTrustTestShims_SSL_set_tlsext_host_name(ssl, serverName) }
         return ssl
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+internal import ServerTrustLab
 
 /// Copies bytes both ways between two sockets, each plain or TLS, on one thread, until both
 /// directions have closed or the server stops.

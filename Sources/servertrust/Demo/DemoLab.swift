@@ -1,6 +1,6 @@
 import Foundation
 import ServerTrust
-import ServerTrustTestSupport
+import ServerTrustLab
 
 /// The demo's world, made on the spot in memory: a genuine CA, a proxy CA the client machine
 /// also trusts, and one local TLS server per situation, all answering for ``host``.

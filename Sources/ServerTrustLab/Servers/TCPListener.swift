@@ -8,22 +8,22 @@ internal import ServerTrust
 /// reused under it): it `shutdown`s every tracked socket, which wakes blocked reads and writes,
 /// fires the ``StopSignal`` for sleepers and pollers, then joins the threads; each thread
 /// closes its own sockets.
-final class TCPListener: Sendable {
+package final class TCPListener: Sendable {
     /// One accepted connection, handed to the serve closure on its own thread.
-    struct Connection: Sendable {
+    package struct Connection: Sendable {
         /// The socket (blocking, `TCP_NODELAY`); the listener closes it when `serve` returns.
-        let fd: Int32
+        package let fd: Int32
         /// 1 for the first connection accepted, 2 for the next…
-        let number: Int
+        package let number: Int
         /// The listener, to ``TCPListener/track(_:)`` more sockets and read its ``stopSignal``.
-        let listener: TCPListener
+        package let listener: TCPListener
 
         /// Fires when the listener stops: for sleeps and `poll` sets.
-        var stopSignal: StopSignal { listener.stopSignal }
+        package var stopSignal: StopSignal { listener.stopSignal }
     }
 
-    let port: Int
-    let stopSignal: StopSignal
+    package let port: Int
+    package let stopSignal: StopSignal
     private let listenFD: Int32
     private let state = Locked(State())
 
@@ -39,15 +39,15 @@ final class TCPListener: Sendable {
     }
 
     /// Number of connections accepted so far.
-    var acceptedConnections: Int { state.withLock { $0.accepted } }
+    package var acceptedConnections: Int { state.withLock { $0.accepted } }
 
     /// Number of connections currently open.
-    var openConnections: Int { state.withLock { $0.open } }
+    package var openConnections: Int { state.withLock { $0.open } }
 
     /// Binds `127.0.0.1:0`, listens and starts the accept thread.
     ///
     /// - Parameter serve: runs on a new thread per connection; return to close the connection.
-    init(name: String, serve: @escaping @Sendable (Connection) -> Void) throws {
+    package init(name: String, serve: @escaping @Sendable (Connection) -> Void) throws {
         _ = Self.ignoreSIGPIPE
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw LocalServerError("socket", errno: errno) }
@@ -82,7 +82,7 @@ final class TCPListener: Sendable {
 
     /// Shuts every connection down, joins every thread. Idempotent; must not be called from a
     /// thread this listener started.
-    func stop() {
+    package func stop() {
         let acceptThread: ServerThread? = state.withLock { state in
             guard !state.stopped else { return nil }
             state.stopped = true
@@ -104,7 +104,7 @@ final class TCPListener: Sendable {
     /// Registers an extra socket (a proxy's upstream) to be shut down by `stop()`.
     ///
     /// - Returns: false when the listener is stopping; the caller then closes the socket.
-    func track(_ socket: Int32) -> Bool {
+    package func track(_ socket: Int32) -> Bool {
         state.withLock { state in
             guard !state.stopped else { return false }
             state.trackedSockets.insert(socket)
@@ -113,7 +113,7 @@ final class TCPListener: Sendable {
     }
 
     /// Unregisters and closes a socket registered with ``track(_:)``.
-    func untrackAndClose(_ socket: Int32) {
+    package func untrackAndClose(_ socket: Int32) {
         state.withLock { _ = $0.trackedSockets.remove(socket) }
         close(socket)
     }

@@ -1,15 +1,16 @@
-import ServerTrust
+package import ServerTrust
 internal import COpenSSL
 internal import CServerTrustShims
+internal import CServerTrustLabShims
 
 /// Turns a ``CertificateSpec`` into a signed certificate with OpenSSL.
 ///
 /// The certificate is built as an `X509*`, signed, DER-encoded and parsed back with
 /// ``Certificate/init(derEncoded:)``, so tests exercise exactly the public parsing path a
 /// server's certificates take.
-enum CertificateBuilder {
+package enum CertificateBuilder {
     /// Signs `spec` with `issuerKey`. `issuer` is nil for a self-signed certificate.
-    static func build(_ spec: CertificateSpec, issuer: Certificate?, issuerKey: TestKey) throws -> Certificate {
+    package static func build(_ spec: CertificateSpec, issuer: Certificate?, issuerKey: TestKey) throws -> Certificate {
         let x509 = try check(X509_new(), "X509_new")
         defer { X509_free(x509) }
         try check(X509_set_version(x509, 2), "X509_set_version")  // v3
@@ -41,7 +42,7 @@ enum CertificateBuilder {
     }
 
     /// Calls `body` with an `X509*` parsed from `certificate` (ServerTrust keeps its own private).
-    static func withX509<T>(_ certificate: Certificate, _ body: (OpaquePointer) throws -> T) throws -> T {
+    package static func withX509<T>(_ certificate: Certificate, _ body: (OpaquePointer) throws -> T) throws -> T {
         let der = certificate.derEncoded
         let x509 = try der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -127,7 +128,7 @@ enum CertificateBuilder {
             throw TestPKIError("GENERAL_NAME_new")
         }
         GENERAL_NAME_set0_value(name, type, value)
-        guard CServerTrustShims_sk_GENERAL_NAME_push(names, name) > 0 else {
+        guard CServerTrustLabShims_sk_GENERAL_NAME_push(names, name) > 0 else {
             GENERAL_NAME_free(name)
             throw TestPKIError("sk_GENERAL_NAME_push")
         }

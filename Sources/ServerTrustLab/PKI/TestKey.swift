@@ -2,23 +2,31 @@ public import ServerTrust
 import Foundation
 internal import COpenSSL
 
-/// A private key generated in-process for test certificates, CRLs and (later) OCSP responses.
+/// A private key generated in the process, for lab certificates, CRLs and OCSP responses.
 ///
 /// Owns one `EVP_PKEY*`, freed in `deinit`. The key is never modified after generation and
 /// OpenSSL 3 creates a fresh `EVP_PKEY_CTX` for every signature, so concurrent use from several
-/// tests is safe: `@unchecked Sendable`.
+/// threads is safe: `@unchecked Sendable`.
+///
+/// Making a key does not throw: OpenSSL fails to generate or encode a key of a supported
+/// algorithm only when it is itself broken, and then the process stops with OpenSSL's errors
+/// (`preconditionFailure`).
 public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     /// The kinds of key the builder can make.
     public enum Algorithm: Hashable, Sendable {
+        /// ECDSA over P-256.
         case ecP256
+        /// ECDSA over P-384.
         case ecP384
+        /// RSA with a modulus of `bits` bits.
         case rsa(bits: Int)
+        /// Ed25519.
         case ed25519
     }
 
     /// What kind of key this is.
     public let algorithm: Algorithm
-    let pkey: OpaquePointer
+    package let pkey: OpaquePointer
 
     private init(algorithm: Algorithm) {
         self.algorithm = algorithm
@@ -98,8 +106,9 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The digest to sign with: SHA-256, or none for Ed25519, which hashes internally.
-    var signingDigest: OpaquePointer? { algorithm == .ed25519 ? nil : EVP_sha256() }
+    package var signingDigest: OpaquePointer? { algorithm == .ed25519 ? nil : EVP_sha256() }
 
+    /// `TestKey(ecP256, sha256/…)`: the algorithm and the public key's pin, never the private key.
     public var description: String { "TestKey(\(algorithm), \(pin))" }
 
     private static func generate(_ algorithm: Algorithm) -> OpaquePointer {

@@ -2,6 +2,7 @@ import Foundation
 internal import ServerTrust
 internal import COpenSSL
 internal import CServerTrustShims
+internal import CServerTrustLabShims
 
 /// Owns one server `SSL_CTX` built from an identity and the TLS settings of a configuration.
 ///
@@ -9,13 +10,12 @@ internal import CServerTrustShims
 /// OpenSSL allows `SSL_new` and handshakes on many threads over one configured `SSL_CTX`
 /// (its session cache is locked internally). The staple is behind a lock (`Locked`). Hence
 /// `@unchecked Sendable`.
-final class TLSServerContext: @unchecked Sendable {
+package final class TLSServerContext: @unchecked Sendable {
     private let ctx: OpaquePointer
     private let staple: Locked<[UInt8]?>
     /// SHA-256 of the leaf presented.
     let leafFingerprint: [UInt8]
 
-    /// - Parameters:
     /// Where client certificates are recorded when the server asks for them; nil: it does not ask.
     private let clientCertificates: ClientCertificateLog?
 
@@ -23,7 +23,7 @@ final class TLSServerContext: @unchecked Sendable {
     ///   - sessionTickets, sessionCache: see ``LocalTLSServer/Configuration``.
     ///   - clientCertificates: ask every client for a certificate, accept whatever it sends (or
     ///     nothing), and record the subject of each one that arrives. Default nil: never ask.
-    init(
+    package init(
         identity: LocalTLSServer.Identity,
         versions: ClosedRange<LocalTLSServer.TLSVersion> = .v1_2 ... .v1_3,
         sessionTickets: Bool = true,
@@ -54,18 +54,18 @@ final class TLSServerContext: @unchecked Sendable {
             }, Unmanaged.passUnretained(clientCertificates).toOpaque())
         }
 
-        guard CServerTrustShims_SSL_CTX_set_min_proto_version(ctx, versions.lowerBound.openSSLVersion) == 1,
-              CServerTrustShims_SSL_CTX_set_max_proto_version(ctx, versions.upperBound.openSSLVersion) == 1 else {
+        guard CServerTrustLabShims_SSL_CTX_set_min_proto_version(ctx, versions.lowerBound.openSSLVersion) == 1,
+              CServerTrustLabShims_SSL_CTX_set_max_proto_version(ctx, versions.upperBound.openSSLVersion) == 1 else {
             throw LocalServerError.openSSL("Setting the TLS versions")
         }
-        let context = Array("ServerTrustTestSupport".utf8)
+        let context = Array("ServerTrustLab".utf8)
         _ = SSL_CTX_set_session_id_context(ctx, context, UInt32(context.count))
-        _ = CServerTrustShims_SSL_CTX_set_session_cache_mode(
+        _ = CServerTrustLabShims_SSL_CTX_set_session_cache_mode(
             ctx, sessionCache ? Int(SSL_SESS_CACHE_SERVER) : Int(SSL_SESS_CACHE_OFF))
         if !sessionTickets {
             // TLS 1.3 then issues stateful tickets naming a cache entry, or none without a cache.
-            _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_TICKET())
-            if !sessionCache { _ = CServerTrustShims_SSL_CTX_set_num_tickets(ctx, 0) }
+            _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustLabShims_SSL_OP_NO_TICKET())
+            if !sessionCache { _ = CServerTrustLabShims_SSL_CTX_set_num_tickets(ctx, 0) }
         }
 
         SSL_CTX_set_alpn_select_cb(ctx, { _, selected, selectedLength, offered, offeredLength, _ in
@@ -98,7 +98,7 @@ final class TLSServerContext: @unchecked Sendable {
             guard let copy = CRYPTO_malloc(response.count, #fileID, #line) else { return SSL_TLSEXT_ERR_ALERT_FATAL }
             response.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             let bytes = copy.assumingMemoryBound(to: UInt8.self)
-            guard CServerTrustShims_SSL_set_tlsext_status_ocsp_resp(ssl, bytes, response.count) == 1 else {
+            guard CServerTrustLabShims_SSL_set_tlsext_status_ocsp_resp(ssl, bytes, response.count) == 1 else {
                 CRYPTO_free(copy, #fileID, #line)
                 return SSL_TLSEXT_ERR_ALERT_FATAL
             }
@@ -114,7 +114,7 @@ final class TLSServerContext: @unchecked Sendable {
     }
 
     /// A new server `SSL*` on `fd`, owned by the caller (`SSL_free`).
-    func makeSSL(fd: Int32) -> OpaquePointer? {
+    package func makeSSL(fd: Int32) -> OpaquePointer? {
         guard let ssl = SSL_new(ctx) else { return nil }
         SSL_set_fd(ssl, fd)
         return ssl
@@ -150,8 +150,9 @@ final class TLSServerContext: @unchecked Sendable {
 
 /// The subjects (`X509_NAME_oneline` form, `/O=…/CN=…`) of the client certificates a server
 /// received, in arrival order, including those of handshakes that failed afterwards.
-final class ClientCertificateLog: Sendable {
+package final class ClientCertificateLog: Sendable {
     private let subjects = Locked<[String]>([])
-    func record(_ subject: String) { subjects.withLock { $0.append(subject) } }
-    var all: [String] { subjects.withLock { $0 } }
+    package init() {}
+    package func record(_ subject: String) { subjects.withLock { $0.append(subject) } }
+    package var all: [String] { subjects.withLock { $0 } }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Requests: `Content-Length` and chunked bodies, `Expect: 100-continue`; HTTP/1.0 closes
 /// after one response unless it asked for keep-alive. A malformed request gets a 400 and the
 /// connection closes. Used by one thread at a time.
-final class HTTPConnection {
+package final class HTTPConnection {
     /// The largest request head accepted.
     static let maximumHeadSize = 64 * 1024
     /// The largest request body accepted.
@@ -20,7 +20,7 @@ final class HTTPConnection {
     /// Where each read lands before it is appended to `buffer`.
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init(stream: any ByteStream, stopSignal: StopSignal, number: Int) {
+    package init(stream: any ByteStream, stopSignal: StopSignal, number: Int) {
         self.stream = stream
         self.stopSignal = stopSignal
         self.number = number
@@ -50,7 +50,7 @@ final class HTTPConnection {
     ///
     /// - Parameter acknowledgingExpectContinue: send `100 Continue` before reading a body the
     ///   client holds back for it (curl does so for large uploads).
-    func readRequest(acknowledgingExpectContinue: Bool) throws(RequestError) -> LocalHTTPRequest? {
+    package func readRequest(acknowledgingExpectContinue: Bool) throws(RequestError) -> LocalHTTPRequest? {
         guard let headEnd = try readHead() else { return nil }
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
@@ -90,7 +90,7 @@ final class HTTPConnection {
     /// Sends `request` to an origin, as a proxy forwarding it: the request line and header
     /// fields as received, minus framing (`Content-Length`, `Transfer-Encoding`) and `Expect`,
     /// then the de-chunked body with its own `Content-Length`. False if the connection broke.
-    func forward(_ request: LocalHTTPRequest) -> Bool {
+    package func forward(_ request: LocalHTTPRequest) -> Bool {
         let dropped = ["Content-Length", "Transfer-Encoding", "Expect"]
         var head = "\(request.method) \(request.target) \(request.version)\r\n"
         for (name, value) in request.headers where !dropped.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
@@ -107,7 +107,7 @@ final class HTTPConnection {
     /// interim `1xx` responses are skipped; the body is framed by `Transfer-Encoding: chunked`
     /// (returned de-chunked), `Content-Length`, or the connection closing; `HEAD`, `204` and
     /// `304` have none. Header fields are returned as received, framing fields included.
-    func readResponse(answering method: String) throws(RequestError) -> LocalHTTPResponse {
+    package func readResponse(answering method: String) throws(RequestError) -> LocalHTTPResponse {
         while true {
             guard let headEnd = try readHead() else { throw RequestError.closed }
             let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
@@ -147,16 +147,16 @@ final class HTTPConnection {
     }
 
     /// Bytes read past the last request (a tunnel's first bytes), removed from the buffer.
-    func takeBufferedBytes() -> [UInt8] {
+    package func takeBufferedBytes() -> [UInt8] {
         defer { buffer = [] }
         return buffer
     }
 
     /// Writes raw bytes.
-    func write(_ bytes: [UInt8]) -> Bool { stream.write(bytes) }
+    package func write(_ bytes: [UInt8]) -> Bool { stream.write(bytes) }
 
     /// Writes `response`; false if the connection broke or the server is stopping.
-    func send(_ response: LocalHTTPResponse, for request: LocalHTTPRequest?, closing: Bool) -> Bool {
+    package func send(_ response: LocalHTTPResponse, for request: LocalHTTPRequest?, closing: Bool) -> Bool {
         if response.delay > .zero, !stopSignal.sleep(for: response.delay) { return false }
         let hasBody = !(100..<200).contains(response.status) && response.status != 204 && response.status != 304
         var head = "HTTP/1.1 \(response.status) \(Self.reasonPhrase(response.status))\r\n"
@@ -270,7 +270,7 @@ final class HTTPConnection {
         return count > 0
     }
 
-    struct RequestError: Error {
+    package struct RequestError: Error {
         let status: Int
         let reason: String
 

@@ -1,20 +1,21 @@
 internal import COpenSSL
 
-/// A failure to build test material: bad input to a builder, or an OpenSSL call that failed.
+/// A failure to build lab material: bad input to a builder, or an OpenSSL call that failed.
 ///
-/// Test support throws rather than traps so a mistake in a test's PKI shows up as that test's
-/// failure, with OpenSSL's own explanation, instead of crashing the whole test process.
+/// The lab throws rather than traps, so a mistake in a PKI shows up as the failing call (a
+/// test's failure), with OpenSSL's own explanation, instead of crashing the whole process.
 public struct TestPKIError: Error, CustomStringConvertible, Sendable {
     /// What the builder was doing.
     public let message: String
     /// OpenSSL's error queue at the time, oldest first.
     public let openSSLErrors: [String]
 
-    init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
         openSSLErrors = drainTestOpenSSLErrors()
     }
 
+    /// The message, then OpenSSL's errors in parentheses.
     public var description: String {
         openSSLErrors.isEmpty ? message : message + " (" + openSSLErrors.joined(separator: "; ") + ")"
     }
@@ -32,11 +33,11 @@ func drainTestOpenSSLErrors() -> [String] {
 }
 
 /// Throws a ``TestPKIError`` when an OpenSSL call reports failure (anything but 1, or nil).
-func check(_ result: Int32, _ what: @autoclosure () -> String) throws {
+package func check(_ result: Int32, _ what: @autoclosure () -> String) throws {
     guard result == 1 else { throw TestPKIError("\(what()) failed") }
 }
 
-func check<T>(_ value: T?, _ what: @autoclosure () -> String) throws -> T {
+package func check<T>(_ value: T?, _ what: @autoclosure () -> String) throws -> T {
     guard let value else { throw TestPKIError("\(what()) failed") }
     return value
 }

@@ -3,8 +3,9 @@ public import Foundation
 
 /// Entry points of the in-process PKI: roots, PEM bundles, temporary files.
 ///
-/// Every certificate is generated when a test runs, so none can expire under the suite and no
-/// test depends on the `openssl` command line to make its material.
+/// Every certificate is generated in the process when it is asked for, so none can expire under
+/// a test suite and nothing depends on the `openssl` command line. Keys live in memory only; a
+/// lab PKI is for demos, examples and tests, never for production traffic.
 public enum TestPKI {
     /// A self-signed root CA.
     ///

@@ -1,21 +1,21 @@
 import Foundation
 internal import COpenSSL
 
-/// Why a local test server could not start, or could not take a new identity.
+/// Why a local server could not start, or could not take a new identity.
 public struct LocalServerError: Error, CustomStringConvertible, Sendable {
     /// What failed, with `errno` text or OpenSSL's error queue appended.
     public let description: String
 
-    init(_ what: String) {
+    package init(_ what: String) {
         description = what
     }
 
-    init(_ what: String, errno code: Int32) {
+    package init(_ what: String, errno code: Int32) {
         description = "\(what): \(String(cString: strerror(code)))"
     }
 
     /// `what`, followed by the OpenSSL error queue of this thread, which this drains.
-    static func openSSL(_ what: String) -> LocalServerError {
+    package static func openSSL(_ what: String) -> LocalServerError {
         var messages: [String] = []
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)

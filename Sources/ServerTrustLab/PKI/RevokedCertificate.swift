@@ -1,14 +1,17 @@
 public import ServerTrust
 public import Foundation
 
-/// One entry of a test CRL.
+/// One entry of a CRL made by ``TestCA/makeCRL(revoked:thisUpdate:nextUpdate:crlNumber:)``.
 public struct RevokedCertificate: Sendable {
     /// The serial number in hexadecimal, as ``Certificate/serialNumber`` prints it.
     public var serialNumber: String
+    /// When the certificate was revoked.
     public var revocationDate: Date
     /// The CRLReason code (RFC 5280 §5.3.1: 1 keyCompromise, 4 superseded…); nil omits the extension.
     public var reason: Int?
 
+    /// Revokes the certificate with serial number `serialNumber` (hexadecimal).
+    ///
     /// - Parameters:
     ///   - revocationDate: default an hour ago.
     ///   - reason: default none.

@@ -3,8 +3,8 @@ import Foundation
 internal import COpenSSL
 internal import CServerTrustShims
 
-/// An HTTPS/1.1 server in the test process, on `127.0.0.1` and an ephemeral port, for
-/// integration tests of TLS clients.
+/// An HTTPS/1.1 server in the process, on `127.0.0.1` and an ephemeral port, for demos and
+/// integration tests of TLS clients — never for production traffic.
 ///
 /// It runs from `init` until ``stop()`` (or `deinit`) on threads of its own — an accept thread
 /// and one per connection — never on Swift concurrency's pool, so tests can `await` clients
@@ -20,7 +20,7 @@ internal import CServerTrustShims
 /// Starting any local server sets SIGPIPE to be ignored process-wide: OpenSSL writes to sockets
 /// with `write(2)`, and a client that hangs up mid-response must not kill the test process.
 ///
-/// Tests can make the same address present another certificate to new handshakes with
+/// A demo or test can make the same address present another certificate to new handshakes with
 /// ``replaceIdentity(_:stapledOCSPResponse:)`` (an impostor after the first request); sessions
 /// issued under the previous identity then no longer resume.
 public final class LocalTLSServer: Sendable {
@@ -128,7 +128,7 @@ public final class LocalTLSServer: Sendable {
     /// Completed handshakes, oldest first.
     public var handshakes: [Handshake] { core.counts.withLock { $0.handshakes } }
 
-    /// With ``Configuration/requestsClientCertificate``: the subject (`/O=…/CN=…`) of every
+    /// With ``Configuration/requestsUnverifiedClientCertificate``: the subject (`/O=…/CN=…`) of every
     /// client certificate received, in order, including in handshakes that failed afterwards.
     public var clientCertificateSubjects: [String] { core.clientCertificates.all }
 
@@ -168,7 +168,7 @@ extension LocalTLSServer {
                 sessionTickets: configuration.sessionTickets,
                 sessionCache: configuration.sessionCache,
                 stapledOCSPResponse: configuration.stapledOCSPResponse,
-                clientCertificates: configuration.requestsClientCertificate ? clientCertificates : nil)
+                clientCertificates: configuration.requestsUnverifiedClientCertificate ? clientCertificates : nil)
         }
 
         var currentContext: TLSServerContext { context.withLock { $0 } }

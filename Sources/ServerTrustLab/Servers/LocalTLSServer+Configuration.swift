@@ -10,6 +10,7 @@ extension LocalTLSServer {
         /// RSA/EC PEM works too).
         public var privateKeyPEM: String
 
+        /// `chain` (leaf first) with the leaf's PEM private key.
         public init(chain: [Certificate], privateKeyPEM: String) {
             self.chain = chain
             self.privateKeyPEM = privateKeyPEM
@@ -25,14 +26,18 @@ extension LocalTLSServer {
 
         private let base: Base
 
+        /// TLS 1.2.
         public static let v1_2 = TLSVersion(base: .v1_2)
+        /// TLS 1.3.
         public static let v1_3 = TLSVersion(base: .v1_3)
 
         /// OpenSSL's version constant (`TLS1_2_VERSION`…).
         var openSSLVersion: Int32 { base.rawValue }
 
+        /// Older versions first.
         public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.base.rawValue < rhs.base.rawValue }
 
+        /// `TLSv1.2` or `TLSv1.3`, as OpenSSL names them.
         public var description: String { base == .v1_2 ? "TLSv1.2" : "TLSv1.3" }
     }
 
@@ -61,10 +66,13 @@ extension LocalTLSServer {
         /// Consulted first for every request; nil falls through to ``LocalHTTPRoutes``.
         /// Default: none.
         public var handler: LocalHTTPHandler?
-        /// Ask every client for a certificate (accepting any, or none) and record what arrives
-        /// in ``LocalTLSServer/clientCertificateSubjects``. Default: false.
-        public var requestsClientCertificate = false
+        /// Ask every client for a certificate, accept any certificate without verifying it (or
+        /// none), and record the subject of each one that arrives in
+        /// ``LocalTLSServer/clientCertificateSubjects``: to see whether a client sent one, not to
+        /// authenticate it. Default: false (no certificate is asked for).
+        public var requestsUnverifiedClientCertificate = false
 
+        /// A configuration presenting `identity`, with the defaults described on each property.
         public init(
             identity: Identity,
             minimumTLSVersion: TLSVersion = .v1_2,

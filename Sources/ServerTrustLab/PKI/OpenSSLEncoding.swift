@@ -1,15 +1,15 @@
-import Foundation
-internal import COpenSSL
+package import Foundation
+package import COpenSSL
 internal import CServerTrustShims
 
 /// Small conversions between Swift values and the OpenSSL objects the builders fill in.
-enum OpenSSLEncoding {
+package enum OpenSSLEncoding {
     /// Seconds since 1970 for `ASN1_TIME_set` and friends (UTCTime until 2049, then GeneralizedTime).
-    static func timeT(_ date: Date) -> time_t { time_t(date.timeIntervalSince1970.rounded(.down)) }
+    package static func timeT(_ date: Date) -> time_t { time_t(date.timeIntervalSince1970.rounded(.down)) }
 
     /// A serial number from upper- or lower-case hex, or 16 random bytes (positive, 128 bits of
     /// entropy less one) when `hex` is nil, as CAs are required to use.
-    static func serialNumber(hex: String?) throws -> UnsafeMutablePointer<ASN1_INTEGER> {
+    package static func serialNumber(hex: String?) throws -> UnsafeMutablePointer<ASN1_INTEGER> {
         var bignum: OpaquePointer?
         defer { BN_free(bignum) }
         if let hex {
@@ -26,7 +26,7 @@ enum OpenSSLEncoding {
     }
 
     /// The DER encoding OpenSSL's `i2d_*` functions produce, via their two-call protocol.
-    static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws -> [UInt8] {
+    package static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws -> [UInt8] {
         let length = encode(nil)
         guard length > 0 else { throw TestPKIError("DER encoding failed") }
         var bytes = [UInt8](repeating: 0, count: Int(length))
@@ -39,7 +39,7 @@ enum OpenSSLEncoding {
     }
 
     /// What `body` writes to a memory BIO.
-    static func bioOutput(_ body: (OpaquePointer) -> Int32) throws -> [UInt8] {
+    package static func bioOutput(_ body: (OpaquePointer) -> Int32) throws -> [UInt8] {
         let bio = try check(BIO_new(BIO_s_mem()), "BIO_new")
         defer { BIO_free(bio) }
         try check(body(bio), "writing to a memory BIO")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A plain HTTP/1.1 server in the test process, on `127.0.0.1` and an ephemeral port: an OCSP
+/// A plain HTTP/1.1 server in the process, on `127.0.0.1` and an ephemeral port: an OCSP
 /// responder or CRL distribution point for revocation tests, or any plain-HTTP peer.
 ///
 /// The same engine and routes as ``LocalTLSServer``, without TLS: the handler first, then

@@ -1,7 +1,7 @@
 public import ServerTrust
 public import Foundation
 
-/// A certificate authority made at test time: its certificate, its key, and who issued it.
+/// A certificate authority made in memory: its certificate, its key, and who issued it.
 ///
 /// Everything a CA signs (certificates here, CRLs in `CRLBuilder.swift`, OCSP responses in a
 /// builder of their own) is signed with ``key``; a new kind of signed object is added as an
@@ -131,5 +131,6 @@ public final class TestCA: Sendable, CustomStringConvertible {
         return TestLeaf(certificate: try issue(spec), key: key, issuer: self)
     }
 
+    /// `TestCA(CN=…, sha256/…)`: the name and the key's pin, never the key.
     public var description: String { "TestCA(\(name), \(key.pin))" }
 }

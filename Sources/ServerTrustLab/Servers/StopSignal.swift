@@ -4,9 +4,9 @@ import Synchronization
 /// A one-shot event that wakes every thread of a server when it stops: a pipe whose read end
 /// becomes readable once fired, so it can sit in a `poll` set beside sockets, and sleeps
 /// (`/slow`, `/drip`) end early instead of delaying `stop()`.
-final class StopSignal: Sendable {
+package final class StopSignal: Sendable {
     /// The read end, to add to a `poll` set with `POLLIN`.
-    let fd: Int32
+    package let fd: Int32
     private let writeFD: Int32
     private let fired = Atomic<Bool>(false)
 
@@ -23,16 +23,16 @@ final class StopSignal: Sendable {
         close(writeFD)
     }
 
-    var isFired: Bool { fired.load(ordering: .acquiring) }
+    package var isFired: Bool { fired.load(ordering: .acquiring) }
 
-    func fire() {
+    package func fire() {
         guard !fired.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
         _ = write(writeFD, &byte, 1)
     }
 
     /// Sleeps for `duration`; returns false if the signal fired first.
-    func sleep(for duration: Duration) -> Bool {
+    package func sleep(for duration: Duration) -> Bool {
         let deadline = ContinuousClock.now + duration
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -46,7 +46,7 @@ final class StopSignal: Sendable {
 
     /// Waits until `socket` is ready for `events`; false if the signal fired first or
     /// `timeoutMilliseconds` (-1: none) passed.
-    func wait(for events: Int16, on socket: Int32, timeoutMilliseconds: Int32 = -1) -> Bool {
+    package func wait(for events: Int16, on socket: Int32, timeoutMilliseconds: Int32 = -1) -> Bool {
         var entries = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
         while true {
             let ready = poll(&entries, 2, timeoutMilliseconds)

@@ -4,7 +4,7 @@ internal import COpenSSL
 /// A blocking, bidirectional byte stream: the HTTP engine's view of a connection, plain or TLS.
 ///
 /// A stream is used by one thread only (its connection's); it does not own the socket.
-protocol ByteStream: AnyObject {
+package protocol ByteStream: AnyObject {
     /// Reads at most `buffer.count` bytes; 0 means the peer closed (or the connection broke).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int
     /// Writes every byte; false if the connection broke.
@@ -12,18 +12,18 @@ protocol ByteStream: AnyObject {
 }
 
 extension ByteStream {
-    func write(_ bytes: [UInt8]) -> Bool {
+    package func write(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { write($0) }
     }
 }
 
 /// A plain TCP socket.
-final class SocketStream: ByteStream {
+package final class SocketStream: ByteStream {
     private let fd: Int32
 
-    init(fd: Int32) { self.fd = fd }
+    package init(fd: Int32) { self.fd = fd }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count < 0 && errno == EINTR { continue }
@@ -31,7 +31,7 @@ final class SocketStream: ByteStream {
         }
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let count = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
@@ -44,18 +44,18 @@ final class SocketStream: ByteStream {
 }
 
 /// A server-side TLS connection over a blocking socket; borrows the `SSL*`.
-final class TLSStream: ByteStream {
+package final class TLSStream: ByteStream {
     private let ssl: OpaquePointer
 
-    init(ssl: OpaquePointer) { self.ssl = ssl }
+    package init(ssl: OpaquePointer) { self.ssl = ssl }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if count <= 0 { ERR_clear_error() }
         return max(Int(count), 0)
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let count = SSL_write(ssl, bytes.baseAddress! + offset, Int32(clamping: bytes.count - offset))

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Everything that goes into one test certificate; the issuer supplies the rest.
+/// Everything that goes into one lab certificate; the issuer supplies the rest.
 ///
 /// The defaults describe a well-formed end-entity certificate valid from an hour ago for 30
 /// days; change one field to make the one defect a test is about.
@@ -8,12 +8,19 @@ public struct CertificateSpec: Sendable {
     /// A keyUsage bit, by its OpenSSL configuration name.
     public struct KeyUsage: Hashable, Sendable {
         let name: String
+        /// The `digitalSignature` bit.
         public static let digitalSignature = KeyUsage(name: "digitalSignature")
+        /// The `nonRepudiation` bit.
         public static let nonRepudiation = KeyUsage(name: "nonRepudiation")
+        /// The `keyEncipherment` bit.
         public static let keyEncipherment = KeyUsage(name: "keyEncipherment")
+        /// The `dataEncipherment` bit.
         public static let dataEncipherment = KeyUsage(name: "dataEncipherment")
+        /// The `keyAgreement` bit.
         public static let keyAgreement = KeyUsage(name: "keyAgreement")
+        /// The `keyCertSign` bit.
         public static let keyCertSign = KeyUsage(name: "keyCertSign")
+        /// The `cRLSign` bit.
         public static let cRLSign = KeyUsage(name: "cRLSign")
     }
 
@@ -23,15 +30,23 @@ public struct CertificateSpec: Sendable {
         /// A purpose by dotted OID, for purposes OpenSSL has no name for.
         public init(oid: String) { name = oid }
         private init(name: String) { self.name = name }
+        /// TLS server authentication.
         public static let serverAuth = ExtendedKeyUsage(name: "serverAuth")
+        /// TLS client authentication.
         public static let clientAuth = ExtendedKeyUsage(name: "clientAuth")
+        /// Code signing.
         public static let codeSigning = ExtendedKeyUsage(name: "codeSigning")
+        /// E-mail protection.
         public static let emailProtection = ExtendedKeyUsage(name: "emailProtection")
+        /// OCSP response signing (a delegated responder).
         public static let ocspSigning = ExtendedKeyUsage(name: "OCSPSigning")
+        /// Any purpose.
         public static let anyExtendedKeyUsage = ExtendedKeyUsage(name: "anyExtendedKeyUsage")
     }
 
+    /// The subject name.
     public var subject: TestName
+    /// The key the certificate certifies (its public half goes into the certificate).
     public var subjectKey: TestKey
     /// Hexadecimal; nil (the default) draws 16 random bytes.
     public var serialNumber: String?
@@ -66,6 +81,7 @@ public struct CertificateSpec: Sendable {
     /// Adds subjectKeyIdentifier and authorityKeyIdentifier. Default true.
     public var includeKeyIdentifiers: Bool
 
+    /// A specification with the defaults described on each property.
     public init(
         subject: TestName,
         subjectKey: TestKey,

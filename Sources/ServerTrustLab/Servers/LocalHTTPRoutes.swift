@@ -1,6 +1,6 @@
 import Foundation
 
-/// The routes every local test server answers after its custom handler declines a request.
+/// The routes every local server answers after its custom handler declines a request.
 ///
 /// | Route | Response |
 /// |---|---|

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One HTTP/1.1 request as a local test server received it.
+/// One HTTP/1.1 request as a local server received it.
 public struct LocalHTTPRequest: Sendable {
     /// The method, e.g. `GET`.
     public var method: String
@@ -16,6 +16,7 @@ public struct LocalHTTPRequest: Sendable {
     /// can tell a reused connection from a new one.
     public var connectionNumber: Int
 
+    /// A request as a handler or a test builds it; the servers fill in every field from the wire.
     public init(
         method: String, target: String, version: String = "HTTP/1.1",
         headers: [(name: String, value: String)] = [], body: [UInt8] = [], connectionNumber: Int = 0
@@ -62,7 +63,7 @@ public struct LocalHTTPRequest: Sendable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// A response for a local test server to send.
+/// A response for a local server to send.
 ///
 /// The server adds `Content-Length` (unless already set, or the status has no body) and
 /// `Connection: close` when it will close the connection after this response.
@@ -93,6 +94,7 @@ public struct LocalHTTPResponse: Sendable {
         return response
     }
 
+    /// A response; every argument defaults to its property's default.
     public init(
         status: Int = 200, headers: [(name: String, value: String)] = [], body: Body = .empty,
         delay: Duration = .zero, pacing: (chunkSize: Int, interval: Duration)? = nil, closesConnection: Bool = false
@@ -124,10 +126,13 @@ public struct LocalHTTPResponse: Sendable {
 
         private let storage: Storage
 
+        /// No body.
         public static let empty = Body(storage: .bytes([]))
 
+        /// These bytes.
         public static func bytes(_ bytes: [UInt8]) -> Body { Body(storage: .bytes(bytes)) }
 
+        /// The UTF-8 of `text`.
         public static func text(_ text: String) -> Body { Body(storage: .bytes(Array(text.utf8))) }
 
         /// `count` bytes of ``patternByte(at:)``, generated while sending.
@@ -149,7 +154,7 @@ public struct LocalHTTPResponse: Sendable {
         }
 
         /// Bytes `range` of the body.
-        func slice(_ range: Range<Int>) -> [UInt8] {
+        package func slice(_ range: Range<Int>) -> [UInt8] {
             switch storage {
             case .bytes(let bytes):
                 return Array(bytes[range])
