@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CServerTrustCurlShims
 
 extension Session {
     /// Whether and how a ``Session`` sends an idempotent request again after its connection
