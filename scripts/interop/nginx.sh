@@ -190,6 +190,10 @@ CONF
 mkdir -p "$dir/www"
 for i in $(seq 100); do printf 'line %03d: ServerTrust interop text, compressed by nginx gzip on the way out.\n' "$i"; done > "$dir/www/interop.txt"
 {
+    # Workers run as whoever started nginx: as root, nginx would otherwise drop them to an
+    # unprivileged user that can neither read files in a private (mktemp -d, 0700) directory nor
+    # connect to the upload backend's socket there. Ignored (with a notice) when not root.
+    [ "$(id -u)" = 0 ] && echo "user $(id -un) $(id -gn);"
     cat <<CONF
 daemon off;
 worker_processes 1;

@@ -6,15 +6,15 @@
 /// (which point at the share) are freed. Without this a session with a per-request evaluator,
 /// or with more hosts than its policy cache keeps, grew by one share per policy without end.
 ///
-/// Dead policies are found by a sweep over weak references, run when the table has doubled
-/// since the last one: amortised O(1) per new policy. Loop thread only.
+/// Dead policies are found by a sweep over their ``PolicyLifetime``s, run when the table has
+/// doubled since the last one: amortised O(1) per new policy. Loop thread only.
 struct PolicyShares: ~Copyable {
     private final class Entry {
         let share: ShareHandle?
-        weak var policy: TrustPolicy?
+        let lifetime: PolicyLifetime
         init(share: ShareHandle?, policy: TrustPolicy) {
             self.share = share
-            self.policy = policy
+            lifetime = policy.lifetime
         }
     }
 
@@ -37,7 +37,7 @@ struct PolicyShares: ~Copyable {
     /// Frees the share and idle handles of every policy that is gone; the handles first, as
     /// `curl_share_cleanup` refuses a share an easy handle still uses.
     mutating func sweep(idle: inout IdleEasyHandles) {
-        for (id, entry) in entries where entry.policy == nil {
+        for (id, entry) in entries where entry.lifetime.hasEnded {
             idle.removeAll(for: id)
             entries[id] = nil
         }

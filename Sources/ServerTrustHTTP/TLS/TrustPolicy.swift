@@ -9,6 +9,10 @@ import Synchronization
 /// Immutable after creation; shared between the loop thread and the OpenSSL callbacks that
 /// run on it, hence `Sendable`.
 final class TrustPolicy: Sendable {
+    /// Ends when this policy is deinitialised: what ``PolicyShares`` watches to free the
+    /// policy's share, instead of a weak reference (whose side table LeakSanitizer reports as a
+    /// leak when a process exits while one is alive).
+    let lifetime = PolicyLifetime()
     private static let nextID = Atomic<UInt64>(1)
 
     /// The stamp written on every `SSL*` this policy accepted.
@@ -64,6 +68,8 @@ final class TrustPolicy: Sendable {
         mayFetchRevocationData = evaluator.mayFetchRevocationData
     }
 
+    deinit { lifetime.end() }
+
     /// Whether new connections of this policy may resume a TLS session.
     var resumesSessions: Bool { resumption.load(ordering: .relaxed) }
     func stopResumingSessions() { resumption.store(false, ordering: .relaxed) }
@@ -108,4 +114,11 @@ final class TrustPolicy: Sendable {
         }
         return report
     }
+}
+
+/// Whether a ``TrustPolicy`` is still alive: set once, when it is deinitialised.
+final class PolicyLifetime: Sendable {
+    private let ended = Atomic<Bool>(false)
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+    func end() { ended.store(true, ordering: .releasing) }
 }
