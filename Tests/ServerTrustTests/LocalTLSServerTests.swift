@@ -185,13 +185,16 @@ import Testing
     @Test func stopClosesOpenConnectionsAndInterruptsSlowResponses() async throws {
         let (site, server) = try LocalSite.running()
         defer { site.removeFiles() }
-        // One connection that never starts TLS, one waiting on a ten-second response.
+        // One connection that never starts TLS, one waiting on a two-minute response: long enough
+        // that a run slowed down by a sanitizer or a loaded machine still sees both open (the
+        // response is never waited for: stop() cuts it).
         let idle = try connectedSocket(port: server.port)
         defer { close(idle) }
-        let slow = Task { try await curl(server, site: site, [server.url("/slow/10000")]) }
-        #expect(await eventually { server.requestsServed == 1 && server.openConnections == 2 })
+        // curl's own limit (a later --max-time wins) and the kill deadline outlast the wait below.
+        let slow = Task { try await curl(server, site: site, ["--max-time", "150", server.url("/slow/120000")], timeout: .seconds(180)) }
+        #expect(await eventually(timeout: .seconds(110)) { server.requestsServed == 1 && server.openConnections == 2 })
 
-        // Not timed: had stop() waited for the ten-second response, curl would have received it
+        // Not timed: had stop() waited for the two-minute response, curl would have received it
         // in full and succeeded; it fails instead, because stop() cut the connection.
         server.stop()
         #expect(server.openConnections == 0)
@@ -513,7 +516,7 @@ private struct ToolRun: Sendable {
 
 /// curl trusting only `site`'s root, with the server's names resolved to 127.0.0.1.
 private func curl(
-    _ server: LocalTLSServer, site: LocalSite, _ arguments: [String], input: String? = nil
+    _ server: LocalTLSServer, site: LocalSite, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(30)
 ) async throws -> ToolRun {
     var resolve: [String] = []
     for host in ["localhost", "api.servertrust.test"] {
@@ -522,7 +525,7 @@ private func curl(
     return try await runTool(
         "/usr/bin/curl",
         ["-q", "--silent", "--show-error", "--max-time", "20", "--cacert", site.rootPath] + resolve + arguments,
-        input: input)
+        input: input, timeout: timeout)
 }
 
 /// `openssl s_client` to the server as `localhost`, sending one request for `/close` and
