@@ -11,6 +11,15 @@ import ServerTrustTestSupport
     static let host = SessionFixture.host
     /// Compressible text, about 12 KB.
     static let original = Array((1...200).map { "line \($0): the quick brown fox jumps over the lazy dog\n" }.joined().utf8)
+
+    /// `original` gzipped, and a copy with one byte in the middle flipped (what a tampering hop
+    /// sends after the server signed the genuine bytes).
+    static func gzipWithOneByteFlipped() -> (genuine: [UInt8], tampered: [UInt8]) {
+        let genuine = TestCompression.compress(original, as: .gzip)
+        var tampered = genuine
+        tampered[genuine.count / 2] ^= 0xFF
+        return (genuine, tampered)
+    }
     /// 64 MiB of zeros, gzip-compressed to about 64 KiB.
     static let bomb = TestCompression.gzipBomb(decodedSize: 64 << 20)
 
@@ -219,10 +228,7 @@ import ServerTrustTestSupport
     @Test func aTamperedCompressedBodyFailsSignatureVerificationBeforeDecoding() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        let compressed = TestCompression.compress(Self.original, as: .gzip)
-        var flipped = compressed
-        flipped[compressed.count / 2] ^= 0xFF
-        let tampered = flipped
+        let (compressed, tampered) = Self.gzipWithOneByteFlipped()
         fixture.serveSigned(keys) { _ in
             var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
             reply.body = tampered
@@ -297,10 +303,7 @@ import ServerTrustTestSupport
     @Test func informationalModeReportsTheSignatureFailureBeforeTheDecodingError() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        let compressed = TestCompression.compress(Self.original, as: .gzip)
-        var flipped = compressed
-        flipped[compressed.count / 2] ^= 0xFF
-        let tampered = flipped
+        let (compressed, tampered) = Self.gzipWithOneByteFlipped()
         fixture.serveSigned(keys) { _ in
             var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
             reply.body = tampered
