@@ -202,6 +202,9 @@ error_log $dir/logs/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
+  # Kept-alive connections outlive a sanitizer-slowed test's pauses (the default is 75 s; the
+  # HTTP/2 reuse tests count one handshake for several requests).
+  keepalive_timeout 10m;
   keepalive_requests 100000;
   http2_max_requests 100000;
 CONF
