@@ -129,7 +129,7 @@ import ServerTrustTestSupport
 @Suite struct TransferHeaderTests {
     private func transfer(onHead: @escaping @Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void) throws -> Transfer {
         let policy = TrustPolicy(
-            host: "plain.servertrust.test", pattern: nil, evaluator: DefaultTrustEvaluator(),
+            host: NormalizedHost("plain.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
             anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let transfer = Transfer(

@@ -89,7 +89,7 @@ import ServerTrustTestSupport
     @Test(arguments: [false, true])
     func aConnectionFailureIsRetryableOnlyBeforeTheFirstHeaderLine(headerArrived: Bool) throws {
         let policy = TrustPolicy(
-            host: "plain.servertrust.test", pattern: nil, evaluator: DefaultTrustEvaluator(),
+            host: NormalizedHost("plain.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
             anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let result = Mutex<Result<Transfer.Outcome, SessionError>?>(nil)

@@ -43,6 +43,7 @@ import ServerTrustTestSupport
 
     private let spellings = [
         "api.servertrust.test", "API.ServerTrust.Test", "api.servertrust.test.", "API.SERVERTRUST.TEST.", "api.servertrust.test..",
+        "api.servertrust.test...", "[::1].", "[::FFFF:127.0.0.1].",
         "other.servertrust.test", "Other.ServerTrust.test.", "127.0.0.1", "127.0.0.1.", "127.1", "0x7f.0.0.1", "127.000.000.001",
         "[::1]", "::1", "[0:0:0:0:0:0:0:1]", "[::0001]", "[::FFFF:127.0.0.1]", "[::ffff:7f00:1]", "unlisted.example",
     ]

@@ -14,7 +14,7 @@ import ServerTrustTestSupport
 
     private func policy(_ fixture: SessionFixture, _ evaluator: any ServerTrustEvaluating) throws -> TrustPolicy {
         TrustPolicy(
-            host: SessionFixture.host, pattern: SessionFixture.host, evaluator: evaluator, anchors: try fixture.root.trustAnchors(),
+            host: NormalizedHost(SessionFixture.host), pattern: SessionFixture.host, evaluator: evaluator, anchors: try fixture.root.trustAnchors(),
             validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
     }

@@ -144,6 +144,31 @@ import Testing
         #expect(HostName.normalize(" example.com") == " example.com")
     }
 
+    /// The session's policy registry keys one table by normalised names and by the spellings
+    /// that reach them: that is only sound if normalising a normalised name changes nothing.
+    @Test func normalisingTwiceIsNormalisingOnce() {
+        let tricky = [
+            "a.test.", "a.test..", "a.test...", ".", "..", "", "[::1]", "[::1].", "[::1]..", "[[::1]]", "[::FFFF:192.0.2.1].",
+            "::1.", "192.0.2.1.", "192.0.2.1..", "[192.0.2.1]", "[]", "[:]", "A.TEST..", " a.test.", "a.test. ",
+        ]
+        for host in tricky {
+            #expect(HostName.normalize(HostName.normalize(host)) == HostName.normalize(host), "\(host.debugDescription)")
+            #expect(NormalizedHost(NormalizedHost(host).name) == NormalizedHost(host), "\(host.debugDescription)")
+        }
+        // Two or more trailing dots are an empty label, kept so the name is refused; one is the root.
+        #expect(HostName.normalize("a.test..") == "a.test..")
+        #expect(HostName.normalize("[::1].") == "::1")
+        // Every short string over the characters that normalisation treats specially.
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aA.[]:1fF0 ")
+        let unstable = (0..<20_000).compactMap { _ -> String? in
+            let host = String((0..<Int.random(in: 0...10, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let once = HostName.normalize(host)
+            return HostName.normalize(once) == once ? nil : "\(host.debugDescription) → \(once.debugDescription)"
+        }
+        #expect(unstable.isEmpty, "\(unstable.prefix(5))")
+    }
+
     @Test func onlyDottedQuadsAndIPv6AreAddresses() {
         #expect(HostName.isIPAddress("192.0.2.1"))
         #expect(HostName.isIPAddress("[::1]"))

@@ -16,13 +16,19 @@ public enum HostName {
     /// An IPv4-mapped IPv6 address (`[::ffff:192.0.2.1]`) becomes the IPv4 address it maps
     /// (`192.0.2.1`): that is where the connection goes, so it must find that address's policy.
     /// Nothing else is changed: whitespace is kept so that it can be refused, not silently fixed.
+    ///
+    /// Normalising is idempotent: `normalize(normalize(h)) == normalize(h)` for every `h`, so a
+    /// normalised name and a spelling of it can key one table (``NormalizedHost``). Two or more
+    /// trailing dots are an empty label and are kept whole — the name is refused as malformed —
+    /// rather than shortened one dot per pass (`a.test..` → `a.test.` → `a.test`); the trailing
+    /// dot goes before brackets are looked at, so `[::1].` and `[::1]` are both `::1`.
     public static func normalize(_ host: String) -> String {
-        if host.hasPrefix("["), host.hasSuffix("]"), host.utf8.count > 2 {
-            let inner = String(host.dropFirst().dropLast())
+        var name = String(decoding: host.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        if name.hasSuffix("."), !name.hasSuffix("..") { name.removeLast() }
+        if name.hasPrefix("["), name.hasSuffix("]"), name.utf8.count > 2 {
+            let inner = String(name.dropFirst().dropLast())
             if inner.contains(":"), let address = canonicalIPAddress(inner) { return address }
         }
-        var name = String(decoding: host.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-        if name.hasSuffix(".") { name.removeLast() }
         return canonicalIPAddress(name) ?? name
     }
 
@@ -113,4 +119,23 @@ public enum HostName {
         if label.hasPrefix("0x") { return label.utf8.dropFirst(2).allSatisfy(isHexDigit) }
         return label.utf8.allSatisfy { (0x30...0x39).contains($0) }
     }
+}
+
+/// A host name or IP address in ``HostName/normalize(_:)`` form: the one key hosts are
+/// compared, matched and cached by.
+///
+/// Made only by normalising, and normalising is idempotent, so a value made from any spelling
+/// of a host equals the value made from its `name`: a table may be keyed by normalised names
+/// and by the spellings that reach them at once without ever confusing two hosts.
+public struct NormalizedHost: Hashable, Sendable, CustomStringConvertible {
+    /// The normalised text: lowercase, without a trailing dot or brackets, IP addresses canonical.
+    public let name: String
+
+    /// Normalises `host` as spelled in a URL (`API.Example.com.`, `[2001:DB8::1]`).
+    public init(_ host: String) { name = HostName.normalize(host) }
+
+    /// Whether this is an IPv4 or IPv6 address rather than a DNS name.
+    public var isIPAddress: Bool { HostName.canonicalIPAddress(name) != nil }
+
+    public var description: String { name }
 }

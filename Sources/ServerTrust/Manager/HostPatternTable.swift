@@ -52,10 +52,11 @@ package struct HostPatternTable<Value> {
         }
     }
 
-    /// The most specific entry for a host already in ``HostName/normalize(_:)`` form, or nil.
-    /// A malformed name matches nothing but an exact entry spelled the same way, and exact
-    /// entries are validated names, so it matches nothing.
-    package func entry(forNormalizedHost name: String) -> Entry? {
+    /// The most specific entry for a normalised host, or nil. A malformed name matches nothing
+    /// but an exact entry spelled the same way, and exact entries are validated names, so it
+    /// matches nothing.
+    package func entry(for host: NormalizedHost) -> Entry? {
+        let name = host.name
         if HostName.canonicalIPAddress(name) != nil { return addresses[name] }
         guard HostName.dnsNameProblem(name) == nil else { return nil }
         if let entry = exactHosts[name] { return entry }
@@ -72,9 +73,9 @@ package struct HostPatternTable<Value> {
         }
     }
 
-    /// ``entry(forNormalizedHost:)`` for a host in any spelling (`API.example.com.`, `[::1]`).
+    /// ``entry(for:)`` for a host in any spelling (`API.example.com.`, `[::1]`).
     package func entry(forHost host: String) -> Entry? {
-        entry(forNormalizedHost: HostName.normalize(host))
+        entry(for: NormalizedHost(host))
     }
 }
 

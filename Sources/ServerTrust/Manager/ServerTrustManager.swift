@@ -96,9 +96,9 @@ public final class ServerTrustManager: Sendable {
     ///   always for a malformed host (empty, whitespace, NUL, empty labels, non-ASCII…), which
     ///   never matches.
     public func match(forHost host: String) throws -> Match? {
-        let name = HostName.normalize(host)
-        if let entry = table.entry(forNormalizedHost: name) { return entry.value }
-        if HostName.canonicalIPAddress(name) == nil, let problem = HostName.dnsNameProblem(name) {
+        let name = NormalizedHost(host)
+        if let entry = table.entry(for: name) { return entry.value }
+        if !name.isIPAddress, let problem = HostName.dnsNameProblem(name.name) {
             throw TrustError(
                 .noEvaluatorForHost, "Host name \(host.debugDescription) is malformed: it \(problem); it matches no pattern.",
                 host: host)

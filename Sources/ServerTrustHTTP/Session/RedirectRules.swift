@@ -58,7 +58,7 @@ struct RedirectRules: Sendable {
         if !Self.sameOrigin(request.url, target) {
             next.headers.removeAll { Self.credentialHeaders.contains($0.name.lowercased()) }
         }
-        if HostName.normalize(request.url.host ?? "") != HostName.normalize(target.host ?? "") {
+        if NormalizedHost(request.url.host ?? "") != NormalizedHost(target.host ?? "") {
             next.trustEvaluator = nil  // a per-request evaluator speaks for its own host only
         }
         return next
@@ -68,6 +68,6 @@ struct RedirectRules: Sendable {
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
         return a.scheme?.lowercased() == b.scheme?.lowercased()
-            && HostName.normalize(a.host ?? "") == HostName.normalize(b.host ?? "") && port(a) == port(b)
+            && NormalizedHost(a.host ?? "") == NormalizedHost(b.host ?? "") && port(a) == port(b)
     }
 }

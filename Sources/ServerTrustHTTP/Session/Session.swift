@@ -420,7 +420,7 @@ public final class Session: Sendable {
     /// A new policy for a normalised host: `override`, else the trust manager's match, else
     /// default validation. Called by the registry when it holds none for the host.
     private static func makePolicy(
-        forHost host: String, override: (any ServerTrustEvaluating)?, trustManager: ServerTrustManager?, parts: PolicyParts
+        forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trustManager: ServerTrustManager?, parts: PolicyParts
     ) throws(SessionError) -> TrustPolicy {
         let evaluator: any ServerTrustEvaluating
         var pattern: String?
@@ -428,16 +428,16 @@ public final class Session: Sendable {
             evaluator = override
         } else if let trustManager {
             do {
-                if let match = try trustManager.match(forHost: host) {
+                if let match = try trustManager.match(forHost: host.name) {
                     evaluator = match.evaluator
                     pattern = match.pattern.description
                 } else {
                     evaluator = DefaultTrustEvaluator()
                 }
             } catch let error as TrustError {
-                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host)
+                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
             } catch {
-                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host)
+                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host.name)
             }
         } else {
             evaluator = DefaultTrustEvaluator()
@@ -449,7 +449,7 @@ public final class Session: Sendable {
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: parts.clientIdentities.identity(forNormalizedHost: host), metrics: parts.metrics)
+            clientIdentity: parts.clientIdentities.identity(for: host), metrics: parts.metrics)
     }
 
     /// What every policy of a session is made with.

@@ -40,8 +40,8 @@ struct ClientIdentityTable: Sendable {
         self.table = table
     }
 
-    /// The identity for a host in ``HostName/normalize(_:)`` form, or nil.
-    func identity(forNormalizedHost host: String) -> ClientIdentity? {
-        table.patterns.isEmpty ? nil : table.entry(forNormalizedHost: host)?.value
+    /// The identity for a host, or nil.
+    func identity(for host: NormalizedHost) -> ClientIdentity? {
+        table.patterns.isEmpty ? nil : table.entry(for: host)?.value
     }
 }

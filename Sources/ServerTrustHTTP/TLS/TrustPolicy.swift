@@ -17,8 +17,10 @@ final class TrustPolicy: Sendable {
 
     /// The stamp written on every `SSL*` this policy accepted.
     let id: UInt64
-    /// The normalised host the policy is for.
-    let host: String
+    /// The host the policy is for.
+    let normalizedHost: NormalizedHost
+    /// ``normalizedHost``'s text, as evaluators, logs and errors name it.
+    var host: String { normalizedHost.name }
     /// The manager pattern that matched, or nil when the session's default evaluator applies.
     let pattern: String?
     let evaluator: any ServerTrustEvaluating
@@ -47,12 +49,12 @@ final class TrustPolicy: Sendable {
     /// run on a loop of their own (``RevocationLoops``).
     let mayFetchRevocationData: Bool
 
-    init(host: String, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
+    init(host: NormalizedHost, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
          logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
          writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        self.host = host
+        normalizedHost = host
         self.pattern = pattern
         self.evaluator = evaluator
         self.anchors = anchors
