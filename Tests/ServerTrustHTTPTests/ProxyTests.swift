@@ -116,11 +116,15 @@ import ServerTrustTestSupport
         #expect(unset.url == nil)
     }
 
-    @Test func anHTTPSProxyURLIsRefused() async throws {
+    /// Refused when the session is made, before any request: with an `https://` proxy curl
+    /// would speak TLS to the proxy itself, outside the trust policies.
+    @Test func anHTTPSProxyURLIsRefusedWhenTheSessionIsMade() throws {
         let fixture = try SessionFixture()
-        let session = try fixture.session { $0.proxy = .http(URL(string: "https://127.0.0.1:1")!) }
-        defer { session.shutdown() }
-        let error = await outcome { try await session.get(fixture.url("/").absoluteString) }.sessionError
+        let error = #expect(throws: SessionError.self) {
+            try fixture.session { $0.proxy = .http(URL(string: "https://127.0.0.1:1")!) }
+        }
         #expect(error?.code == .invalidRequest)
+        #expect(error?.reason == "Proxy https://127.0.0.1:1 is not an http:// proxy; HTTPS requests reach the origin through its CONNECT tunnel.")
+        #expect(throws: Never.self) { try fixture.session { $0.proxy = .http(URL(string: "http://127.0.0.1:1")!) }.shutdown() }
     }
 }

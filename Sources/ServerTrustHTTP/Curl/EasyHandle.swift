@@ -15,9 +15,9 @@ final class EasyHandle {
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(policyID: UInt64 = 0) throws(SessionError) {
+    init(policyID: UInt64 = 0) throws(CurlError) {
         guard let handle = curl_easy_init() else {
-            throw SessionError(.transferFailed, "curl_easy_init failed")
+            throw CurlError(.createHandle)
         }
         pointer = handle
         self.policyID = policyID
@@ -38,23 +38,23 @@ final class EasyHandle {
         String(decoding: UnsafeRawBufferPointer(start: errorBuffer, count: strnlen(errorBuffer, Int(CURL_ERROR_SIZE))), as: UTF8.self)
     }
 
-    func set(_ option: CURLoption, _ value: Int) throws(SessionError) {
+    func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
         try check(CServerTrustCurlShims_easy_setopt_long(pointer, option, value), option)
     }
 
-    func set(_ option: CURLoption, _ value: String?) throws(SessionError) {
+    func set(_ option: CURLoption, _ value: String?) throws(CurlError) {
         // curl copies string options (since 7.17), so the C string need not outlive the call.
         let code = if let value { value.withCString { CServerTrustCurlShims_easy_setopt_string(pointer, option, $0) } }
             else { CServerTrustCurlShims_easy_setopt_string(pointer, option, nil) }
         try check(code, option)
     }
 
-    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(SessionError) {
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(CurlError) {
         try check(CServerTrustCurlShims_easy_setopt_pointer(pointer, option, value), option)
     }
 
     /// Sets a string-list option; the list lives as long as the handle.
-    func set(_ option: CURLoption, list values: [String]) throws(SessionError) {
+    func set(_ option: CURLoption, list values: [String]) throws(CurlError) {
         guard let list = try Self.makeList(values) else { return }
         lists.append(list)
         try check(CServerTrustCurlShims_easy_setopt_slist(pointer, option, list), option)
@@ -62,7 +62,7 @@ final class EasyHandle {
 
     /// Sets `CURLOPT_HTTPHEADER` for the next request, or clears it when `values` is empty, and
     /// frees the previous request's list (curl keeps only the pointer).
-    func setRequestHeaders(_ values: [String]) throws(SessionError) {
+    func setRequestHeaders(_ values: [String]) throws(CurlError) {
         let list = try Self.makeList(values)
         let code = CServerTrustCurlShims_easy_setopt_slist(pointer, CURLOPT_HTTPHEADER, list)
         guard code == CURLE_OK else {
@@ -74,12 +74,12 @@ final class EasyHandle {
         requestHeaders = list
     }
 
-    private static func makeList(_ values: [String]) throws(SessionError) -> UnsafeMutablePointer<curl_slist>? {
+    private static func makeList(_ values: [String]) throws(CurlError) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
         for value in values {
             guard let appended = curl_slist_append(list, value) else {
                 if let list { curl_slist_free_all(list) }
-                throw SessionError(.transferFailed, "curl_slist_append failed")
+                throw CurlError(.appendToList)
             }
             list = appended
         }
@@ -90,7 +90,7 @@ final class EasyHandle {
     func clearErrorMessage() { errorBuffer[0] = 0 }
 
     /// Copies `body` into curl (`CURLOPT_COPYPOSTFIELDS`), so it need not outlive the call.
-    func setBody(_ body: [UInt8]) throws(SessionError) {
+    func setBody(_ body: [UInt8]) throws(CurlError) {
         try check(CServerTrustCurlShims_easy_setopt_off_t(pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), CURLOPT_POSTFIELDSIZE_LARGE)
         let code = body.withUnsafeBytes { bytes in
             CServerTrustCurlShims_easy_setopt_pointer(pointer, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
@@ -99,7 +99,7 @@ final class EasyHandle {
     }
 
     /// Sets `CURLOPT_POSTFIELDSIZE_LARGE`: the body length, or -1 for unknown.
-    func setPostFieldSize(_ size: Int) throws(SessionError) {
+    func setPostFieldSize(_ size: Int) throws(CurlError) {
         try check(CServerTrustCurlShims_easy_setopt_off_t(pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size)), CURLOPT_POSTFIELDSIZE_LARGE)
     }
 
@@ -116,9 +116,9 @@ final class EasyHandle {
         return OpaquePointer(ssl)
     }
 
-    private func check(_ code: CURLcode, _ option: CURLoption) throws(SessionError) {
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlError) {
         guard code == CURLE_OK else {
-            throw SessionError(.invalidRequest, "curl refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue))
+            throw CurlError(.setOption(option), code: code)
         }
     }
 }

@@ -14,6 +14,16 @@ internal import CServerTrustCurlShims
 enum EasyHandleConfigurator {
     /// A new handle carrying `policy`'s constant options.
     static func makeHandle(for policy: TrustPolicy, share: ShareHandle?, configuration: Session.Configuration) throws(SessionError) -> EasyHandle {
+        do {
+            return try configuredHandle(for: policy, share: share, configuration: configuration)
+        } catch {
+            throw SessionError(error)
+        }
+    }
+
+    private static func configuredHandle(
+        for policy: TrustPolicy, share: ShareHandle?, configuration: Session.Configuration
+    ) throws(CurlError) -> EasyHandle {
         let easy = try EasyHandle(policyID: policy.id)
         try easy.set(CURLOPT_NOSIGNAL, 1)
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)  // the session follows redirects, hop by hop
@@ -27,10 +37,10 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_ACCEPT_ENCODING, nil)
         try easy.set(CURLOPT_RESOLVE, list: configuration.resolve)
         try configureProxy(easy, configuration: configuration)
-        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, headerCallback))
-        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, writeCallback))
+        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, headerCallback), CURLOPT_HEADERFUNCTION)
+        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_WRITEFUNCTION, writeCallback), CURLOPT_WRITEFUNCTION)
         // Never curl's default (fread from READDATA, stdin when unset): ours aborts without a transfer.
-        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_READFUNCTION, readCallback))
+        try check(CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_READFUNCTION, readCallback), CURLOPT_READFUNCTION)
 
         // TLS: our callback verifies with the policy's own store, so curl loads no CA file
         // (libcurl 7.88 would re-read a CAPATH on every new connection). VERIFYPEER stays on and
@@ -39,9 +49,9 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_CAPATH, nil)
         try easy.set(CURLOPT_SSL_VERIFYPEER, configuration.unsafeCurlVerifyPeerOff ? 0 : 1)
         try easy.set(CURLOPT_SSL_VERIFYHOST, policy.isDisabledForDebugging ? 0 : 2)
-        try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback))
+        try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback), CURLOPT_SSL_CTX_FUNCTION)
         try check(CServerTrustCurlShims_easy_setopt_prereq_callback(
-            easy.pointer, configuration.unsafeDisableConnectionGuard ? unguardedPrerequisiteCallback : prerequisiteCallback))
+            easy.pointer, configuration.unsafeDisableConnectionGuard ? unguardedPrerequisiteCallback : prerequisiteCallback), CURLOPT_PREREQFUNCTION)
         if let share { try easy.set(CURLOPT_SHARE, pointer: share.pointer) }
         return easy
     }
@@ -52,6 +62,14 @@ enum EasyHandleConfigurator {
         guard easy.policyID == transfer.policy.id else {
             throw SessionError(.transferFailed, "An easy handle of another policy was offered for \(transfer.policy.host).", url: transfer.url)
         }
+        do {
+            try point(easy, at: transfer)
+        } catch {
+            throw SessionError(error, url: transfer.url)
+        }
+    }
+
+    private static func point(_ easy: EasyHandle, at transfer: Transfer) throws(CurlError) {
         let unretained = Unmanaged.passUnretained(transfer).toOpaque()
         easy.clearErrorMessage()
         try easy.set(CURLOPT_URL, transfer.url)
@@ -78,7 +96,7 @@ enum EasyHandleConfigurator {
 
     /// Unhooks a finished transfer from `easy` before the handle waits for its next request:
     /// with no data pointer every callback fails closed (each returns an abort for nil).
-    static func detach(_ easy: EasyHandle) throws(SessionError) {
+    static func detach(_ easy: EasyHandle) throws(CurlError) {
         try easy.set(CURLOPT_HEADERDATA, pointer: nil)
         try easy.set(CURLOPT_WRITEDATA, pointer: nil)
         try easy.set(CURLOPT_READDATA, pointer: nil)
@@ -86,7 +104,7 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_PREREQDATA, pointer: nil)
     }
 
-    private static func configureMethod(_ easy: EasyHandle, transfer: Transfer) throws(SessionError) {
+    private static func configureMethod(_ easy: EasyHandle, transfer: Transfer) throws(CurlError) {
         // Methods are sticky in curl: HTTPGET returns a used handle to GET (and clears NOBODY
         // and UPLOAD), and a custom method is cleared, before this request's method is set.
         try easy.set(CURLOPT_HTTPGET, 1)
@@ -113,13 +131,11 @@ enum EasyHandleConfigurator {
         }
     }
 
-    private static func configureProxy(_ easy: EasyHandle, configuration: Session.Configuration) throws(SessionError) {
+    /// Sets the proxy, validated with the session (``Session/Configuration/Proxy/validate()``).
+    private static func configureProxy(_ easy: EasyHandle, configuration: Session.Configuration) throws(CurlError) {
         guard let proxy = configuration.proxy, let url = proxy.url else {
             try easy.set(CURLOPT_PROXY, "")  // "" = no proxy, and curl ignores the environment
             return
-        }
-        guard url.lowercased().hasPrefix("http://") || !url.contains("://") else {
-            throw SessionError(.invalidRequest, "Proxy \(url) is not an http:// proxy; HTTPS requests reach the origin through its CONNECT tunnel.")
         }
         try easy.set(CURLOPT_PROXY, url)
         try easy.set(CURLOPT_NOPROXY, proxy.noProxy)
@@ -132,12 +148,24 @@ enum EasyHandleConfigurator {
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
-    private static func check(_ code: CURLcode) throws(SessionError) {
-        guard code == CURLE_OK else {
-            throw SessionError(.invalidRequest, "curl refused a callback: \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue))
+    private static func check(_ code: CURLcode, _ option: CURLoption) throws(CurlError) {
+        guard code == CURLE_OK else { throw CurlError(.setOption(option), code: code) }
+    }
+}
+
+extension SessionError {
+    /// A wrapper's failure as the session reports it: a refused option is an invalid request
+    /// (a value curl cannot take), running out of memory a failed transfer.
+    init(_ error: CurlError, url: String? = nil) {
+        switch error.operation {
+        case .setOption:
+            self.init(.invalidRequest, error.description, curlCode: error.code.map { Int($0.rawValue) } ?? 0, url: url)
+        case .createHandle, .appendToList:
+            self.init(.transferFailed, error.description, url: url)
         }
     }
 }
+
 
 // MARK: - C callbacks (loop thread, inside curl_multi_perform)
 

@@ -210,6 +210,14 @@ extension Session {
                 .compactMap { environment[$0] }.first { !$0.isEmpty }
             return Proxy(url: url, noProxy: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
         }
+
+        /// Refuses a proxy that is not `http://` (checked when the session is made): HTTPS
+        /// requests reach the origin through its CONNECT tunnel, and another scheme would have
+        /// curl speak TLS or SOCKS to the proxy instead.
+        func validate() throws(SessionError) {
+            guard let url, !(url.lowercased().hasPrefix("http://") || !url.contains("://")) else { return }
+            throw SessionError(.invalidRequest, "Proxy \(url) is not an http:// proxy; HTTPS requests reach the origin through its CONNECT tunnel.")
+        }
     }
 
     /// Trust anchors for default validation.

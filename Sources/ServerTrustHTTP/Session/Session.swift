@@ -42,7 +42,8 @@ public final class Session: Sendable {
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
     ///   that is not positive, a ``Configuration/contentDecoding`` coding the runtime libcurl
-    ///   cannot decode, or a ``Configuration/retryPolicy`` field out of range; a ``TrustError``
+    ///   cannot decode, a ``Configuration/retryPolicy`` field out of range, or a
+    ///   ``Configuration/proxy`` that is not `http://`; a ``TrustError``
     ///   when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
     ///   invalid; a ``ResponseSignatureError``
@@ -59,6 +60,7 @@ public final class Session: Sendable {
         }
         try ContentDecodingPlan.validate(configuration.contentDecoding)
         try configuration.retryPolicy.validate()
+        try configuration.proxy?.validate()
         self.configuration = configuration
         self.trustManager = trustManager
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
