@@ -76,22 +76,62 @@ import ServerTrustTestSupport
         #expect(session.easyHandlesMade == 1 + 3)
     }
 
-    @Test func theIdlePoolKeepsAtMostItsCapacityAndHandsHandlesOnlyToTheirPolicy() throws {
-        var idle = IdleEasyHandles(capacity: 2)
+    @Test func idleHandlesStayWithTheirPolicyWithinTheSessionsCapacity() throws {
+        let pool = PolicyHandles.Pool(idleCapacity: 2)
+        let seven = PolicyHandles(pool: pool), eight = PolicyHandles(pool: pool)
         let first = try EasyHandle(policyID: 7), second = try EasyHandle(policyID: 7), third = try EasyHandle(policyID: 7)
         let other = try EasyHandle(policyID: 8)
-        idle.put(first)
-        idle.put(second)
-        idle.put(third)  // over capacity: freed, not kept
-        idle.put(other)  // also over capacity
-        #expect(idle.take(for: 8) == nil)
-        let taken = [idle.take(for: 7), idle.take(for: 7)].compactMap { $0 }
+        seven.checkIn(first)
+        seven.checkIn(second)
+        seven.checkIn(third)  // over the session's capacity: freed, not kept
+        eight.checkIn(other)  // also over capacity
+        #expect(pool.idleHandles == 2)
+        #expect(eight.checkOut(makingShare: false).idle == nil)
+        let taken = [seven.checkOut(makingShare: false).idle, seven.checkOut(makingShare: false).idle].compactMap { $0 }
         #expect(Set(taken.map(ObjectIdentifier.init)) == [ObjectIdentifier(first), ObjectIdentifier(second)])
-        #expect(idle.take(for: 7) == nil)
+        #expect(seven.checkOut(makingShare: false).idle == nil)
+        #expect(pool.idleHandles == 0)
 
-        idle.put(other)
-        #expect(idle.take(for: 7) == nil)
-        #expect(idle.take(for: 8) === other)
+        eight.checkIn(other)
+        #expect(seven.checkOut(makingShare: false).idle == nil)
+        #expect(eight.checkOut(makingShare: false).idle === other)
+    }
+
+    /// A policy can be deinitialised inside curl (OpenSSL freeing a closed connection's
+    /// SSL_CTX), where curl must not be re-entered: its handles wait for a loop's next turn.
+    @Test func aGonePolicysShareAndIdleHandlesAreFreedByTheLoopNotWhereItWasDropped() throws {
+        let pool = PolicyHandles.Pool(idleCapacity: 4)
+        var policy: PolicyHandles? = PolicyHandles(pool: pool)
+        weak var share = policy?.checkOut(makingShare: true).share
+        #expect(share != nil)
+        #expect(policy?.checkOut(makingShare: true).share === share, "one share per policy")
+        #expect(pool.liveShares == 1)
+        weak var idle: EasyHandle?
+        do {
+            let easy = try EasyHandle(policyID: 1)
+            try easy.setShare(share)
+            policy?.checkIn(easy)
+            idle = easy
+        }
+        #expect(pool.idleHandles == 1)
+
+        policy = nil
+        #expect(share != nil && idle != nil, "retired, not freed where the policy went")
+        #expect(pool.idleHandles == 0)
+        #expect(pool.liveShares == 1)
+        pool.drain()
+        #expect(share == nil && idle == nil)
+        #expect(pool.liveShares == 0)
+    }
+
+    @Test func afterTheSessionClosedItsPoolAGonePolicysHandlesAreFreedAtOnce() throws {
+        let pool = PolicyHandles.Pool(idleCapacity: 4)
+        var policy: PolicyHandles? = PolicyHandles(pool: pool)
+        weak var share = policy?.checkOut(makingShare: true).share
+        pool.close()
+        policy = nil
+        #expect(share == nil)
+        #expect(pool.liveShares == 0)
     }
 
     @Test func aHandleOfAnotherPolicyIsRefused() throws {

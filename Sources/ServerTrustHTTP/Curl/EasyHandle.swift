@@ -14,6 +14,10 @@ final class EasyHandle {
     /// The current request's `CURLOPT_HTTPHEADER` list, replaced by each request.
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The share set with ``setShare(_:)``, kept alive by the handle: `curl_share_cleanup`
+    /// refuses a share an easy handle still uses, and `deinit` cleans the handle up before
+    /// releasing this, so a share always outlives its handles whichever owner lets go first.
+    private(set) var share: ShareHandle?
 
     init(policyID: UInt64 = 0) throws(CurlError) {
         guard let handle = curl_easy_init() else {
@@ -51,6 +55,12 @@ final class EasyHandle {
 
     func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(CurlError) {
         try check(CServerTrustCurlShims_easy_setopt_pointer(pointer, option, value), option)
+    }
+
+    /// Sets `CURLOPT_SHARE`, keeping `share` alive as long as the handle.
+    func setShare(_ share: ShareHandle?) throws(CurlError) {
+        try check(CServerTrustCurlShims_easy_setopt_pointer(pointer, CURLOPT_SHARE, share?.pointer), CURLOPT_SHARE)
+        self.share = share
     }
 
     /// Sets a string-list option; the list lives as long as the handle.

@@ -52,7 +52,7 @@ enum EasyHandleConfigurator {
         try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback), CURLOPT_SSL_CTX_FUNCTION)
         try check(CServerTrustCurlShims_easy_setopt_prereq_callback(
             easy.pointer, configuration.unsafeDisableConnectionGuard ? unguardedPrerequisiteCallback : prerequisiteCallback), CURLOPT_PREREQFUNCTION)
-        if let share { try easy.set(CURLOPT_SHARE, pointer: share.pointer) }
+        if let share { try easy.setShare(share) }
         return easy
     }
 

@@ -15,7 +15,6 @@ final class MultiLoop: Sendable {
         case add(Transfer)
         case cancel(Transfer, SessionError)
         case resume(Transfer)
-        case sweepShares
         case shutdown
     }
 
@@ -36,12 +35,8 @@ final class MultiLoop: Sendable {
     /// Easy handles made so far; a request on a reused handle does not count (tests).
     private let handlesMade = Atomic<Int>(0)
     var easyHandlesMade: Int { handlesMade.load(ordering: .relaxed) }
-    /// Share handles alive, one per policy still in use, and idle easy handles (tests: both
-    /// stay bounded however many policies a session has served).
-    private let shareCount = Atomic<Int>(0)
-    private let idleCount = Atomic<Int>(0)
-    var liveShareHandles: Int { shareCount.load(ordering: .relaxed) }
-    var idleEasyHandles: Int { idleCount.load(ordering: .relaxed) }
+    /// The session's pool of policy handles: retired ones are freed here, between turns.
+    private let handlePool: PolicyHandles.Pool
 
     /// Transfers currently added to the multi handle (each owns one easy handle).
     var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -52,10 +47,13 @@ final class MultiLoop: Sendable {
     private struct UncheckedPointer: @unchecked Sendable { let raw: UnsafeMutableRawPointer }
 
     /// - Parameter threadName: the loop thread's name, as debuggers and `top -H` show it.
-    init(configuration: Session.Configuration, threadName: String = "ServerTrust.Session") throws(SessionError) {
+    init(
+        configuration: Session.Configuration, handlePool: PolicyHandles.Pool, threadName: String = "ServerTrust.Session"
+    ) throws(SessionError) {
         guard let multi = curl_multi_init() else { throw SessionError(.transferFailed, "curl_multi_init failed") }
         multiPointer = UncheckedPointer(raw: multi)
         self.configuration = configuration
+        self.handlePool = handlePool
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         // A fixed cache size: libcurl's default (4 × the transfers in the multi handle right now)
         // drops while a session submits its next requests, and the connections it closes are
@@ -70,7 +68,7 @@ final class MultiLoop: Sendable {
     }
 
     /// The connections the multi handle keeps open when idle, and the idle easy handles kept.
-    private static func cacheSize(_ configuration: Session.Configuration) -> Int {
+    static func cacheSize(_ configuration: Session.Configuration) -> Int {
         max(configuration.maximumCachedConnections ?? max(32, configuration.maximumConnectionsPerHost), 1)
     }
 
@@ -83,8 +81,6 @@ final class MultiLoop: Sendable {
 
     func cancel(_ transfer: Transfer, _ error: SessionError) { _ = enqueue(.cancel(transfer, error)) }
     func resume(_ transfer: Transfer) { _ = enqueue(.resume(transfer)) }
-    /// The session's policy cache dropped policies: free the shares of those no longer used.
-    func sweepShares() { _ = enqueue(.sweepShares) }
 
     /// Stops the loop, failing transfers still running, and waits for the thread to exit.
     /// Not from the loop thread (it would wait for itself): use ``stop()`` there.
@@ -153,12 +149,11 @@ final class MultiLoop: Sendable {
     private func run() {
         let multi = multiPointer.raw
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
-        var shares = PolicyShares()
         var sharedAcrossPolicies: ShareHandle?
-        // As many idle handles as cached connections: both are what a burst leaves behind.
-        var idle = IdleEasyHandles(capacity: Self.cacheSize(configuration))
         var running = true
         while running {
+            // Handles of policies deinitialised since the last turn, perhaps inside curl.
+            handlePool.drain()
             // The whole queue at once: enqueue() relies on it to wake the loop once per batch.
             let commands = state.withLock { state in
                 let commands = state.commands
@@ -170,18 +165,16 @@ final class MultiLoop: Sendable {
                 case .add(let transfer) where transfer.isCancellationRequested:
                     transfer.abandon(SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
                 case .add(let transfer):
-                    let share: ShareHandle?
-                    if configuration.unsafeShareTLSSessionsAcrossPolicies {
+                    let acrossPolicies = configuration.unsafeShareTLSSessionsAcrossPolicies
+                    var (share, idle) = transfer.policy.handles.checkOut(makingShare: !acrossPolicies)
+                    if acrossPolicies {
                         if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
                         share = sharedAcrossPolicies
-                    } else {
-                        share = shares.share(for: transfer.policy, idle: &idle)
-                        shareCount.store(shares.count, ordering: .relaxed)
                     }
                     do {
                         let easy: EasyHandle
-                        if let reused = idle.take(for: transfer.policy.id) {
-                            easy = reused
+                        if let idle {
+                            easy = idle
                         } else {
                             easy = try EasyHandleConfigurator.makeHandle(for: transfer.policy, share: share, configuration: configuration)
                             handlesMade.add(1, ordering: .relaxed)
@@ -211,10 +204,6 @@ final class MultiLoop: Sendable {
                     if let easy = transfer.easy, active[easy.pointer] != nil {
                         curl_easy_pause(easy.pointer, CURLPAUSE_CONT)
                     }
-                case .sweepShares:
-                    shares.sweep(idle: &idle)
-                    shareCount.store(shares.count, ordering: .relaxed)
-                    idleCount.store(idle.count, ordering: .relaxed)
                 case .shutdown:
                     running = false
                 }
@@ -243,8 +232,7 @@ final class MultiLoop: Sendable {
                 transfer.finish(code)
                 curl_multi_remove_handle(multi, handle)
                 // Only a handle whose transfer ended cleanly is kept: nothing half-done in it.
-                if code == CURLE_OK, let easy = transfer.easy { idle.put(easy) }
-                idleCount.store(idle.count, ordering: .relaxed)
+                if code == CURLE_OK, let easy = transfer.easy { transfer.policy.handles.checkIn(easy) }
                 transfer.easy = nil
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
@@ -257,54 +245,18 @@ final class MultiLoop: Sendable {
         }
         active.removeAll()
         activeCount.store(0, ordering: .relaxed)
-        // Idle handles hold a share each: they go before the shares do.
-        idle.removeAll()
-        // Every easy handle is gone; the multi handle closes the cached connections (and so
-        // frees their SSL_CTX and SSL objects and our ex_data) before the shares go.
+        // Every transfer's easy handle is gone; the multi handle closes the cached connections
+        // (and so frees their SSL_CTX and SSL objects and our ex_data, perhaps the last
+        // reference to a policy, whose handles are retired to the pool and freed just below or
+        // when the session closes the pool). Idle easy handles stay with their policies: they
+        // are not in this multi handle, and each keeps its share alive.
         curl_multi_cleanup(multi)
-        shares.removeAll()
+        handlePool.drain()
         sharedAcrossPolicies = nil
         // OpenSSL frees this thread's DRBGs and error queue when the thread exits, which may be
         // after a process that called `shutdown()` has exited: do it now, before `shutdown()`
         // returns (LeakSanitizer reported them; docs/SECURITY-TESTING.md, finding 2).
         OPENSSL_thread_stop()
         exit.leave()
-    }
-}
-
-/// Finished easy handles waiting for the next request of the policy they were made for
-/// (``EasyHandleConfigurator``). Loop thread only.
-struct IdleEasyHandles: ~Copyable {
-    private var byPolicy: [UInt64: [EasyHandle]] = [:]
-    private(set) var count = 0
-    let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// A handle made for `policyID`, if one is idle.
-    mutating func take(for policyID: UInt64) -> EasyHandle? {
-        // Popped in place: a copy of the array would be reallocated on every request.
-        guard let easy = byPolicy[policyID]?.popLast() else { return nil }
-        if byPolicy[policyID]?.isEmpty == true { byPolicy[policyID] = nil }
-        count -= 1
-        return easy
-    }
-
-    /// Keeps `easy`, unhooked from its finished transfer; frees it instead when the pool is
-    /// full or the handle cannot be unhooked.
-    mutating func put(_ easy: EasyHandle) {
-        guard count < capacity, (try? EasyHandleConfigurator.detach(easy)) != nil else { return }
-        byPolicy[easy.policyID, default: []].append(easy)
-        count += 1
-    }
-
-    mutating func removeAll() {
-        byPolicy.removeAll()
-        count = 0
-    }
-
-    /// Frees the idle handles made for `policyID` (its policy is gone: ``PolicyShares``).
-    mutating func removeAll(for policyID: UInt64) {
-        count -= byPolicy.removeValue(forKey: policyID)?.count ?? 0
     }
 }

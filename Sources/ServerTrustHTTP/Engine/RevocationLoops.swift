@@ -70,10 +70,12 @@ final class RevocationLoops: Sendable {
     }
 
     private let configuration: Session.Configuration
+    private let handlePool: PolicyHandles.Pool
     private let state = Locked(State())
 
-    init(configuration: Session.Configuration) {
+    init(configuration: Session.Configuration, handlePool: PolicyHandles.Pool) {
         self.configuration = configuration
+        self.handlePool = handlePool
     }
 
     /// The loop for one transfer of `policy`, made on the policy's first transfer; the caller
@@ -95,13 +97,13 @@ final class RevocationLoops: Sendable {
             let loop: MultiLoop
             let dedicated = state.dedicated < Self.dedicatedLimit
             if dedicated {
-                loop = try MultiLoop(configuration: configuration, threadName: Self.threadName)
+                loop = try MultiLoop(configuration: configuration, handlePool: handlePool, threadName: Self.threadName)
                 state.dedicated += 1
             } else {
                 if let overflow = state.overflow {
                     loop = overflow
                 } else {
-                    loop = try MultiLoop(configuration: configuration, threadName: Self.threadName)
+                    loop = try MultiLoop(configuration: configuration, handlePool: handlePool, threadName: Self.threadName)
                     state.overflow = loop
                 }
                 state.overflowUsers += 1
@@ -138,7 +140,7 @@ final class RevocationLoops: Sendable {
     /// The session's policy cache dropped every policy with an ID up to `id`: their loops stop
     /// when their last transfer ends, now if none is running.
     func evict(through id: UInt64) {
-        let (idle, overflow) = state.withLock { state -> ([MultiLoop], MultiLoop?) in
+        let idle = state.withLock { state -> [MultiLoop] in
             state.evictedThrough = max(state.evictedThrough, id)
             var idle: [MultiLoop] = []
             for (policyID, var entry) in state.entries where policyID <= id && entry.cached {
@@ -146,11 +148,9 @@ final class RevocationLoops: Sendable {
                 state.entries[policyID] = entry
                 if entry.transfers == 0, let loop = state.remove(policyID) { idle.append(loop) }
             }
-            return (idle, state.overflow)
+            return idle
         }
         for loop in idle { loop.stop() }
-        // Policies that shared the overflow loop leave their curl shares behind (PolicyShares).
-        overflow?.sweepShares()
     }
 
     /// Stops every loop, failing the transfers still running, and waits for every thread.

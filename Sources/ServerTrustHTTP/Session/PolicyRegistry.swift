@@ -37,6 +37,9 @@ final class PolicyRegistry: Sendable {
         self.onEviction = onEviction
     }
 
+    /// Drops every policy (the session has shut down); `onEviction` is not called.
+    func removeAll() { table.withLock { $0.removeAll() } }
+
     /// Distinct policies held (tests).
     var count: Int { table.withLock { Set($0.values.lazy.map { ObjectIdentifier($0) }).count } }
 

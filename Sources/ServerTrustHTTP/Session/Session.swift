@@ -27,6 +27,8 @@ public final class Session: Sendable {
     let revocationLoops: RevocationLoops
     /// Policies by host, resolved once (``PolicyRegistry``).
     private let policies: PolicyRegistry
+    /// The curl handles of every policy, retired with their policies (``PolicyHandles``).
+    private let handlePool: PolicyHandles.Pool
     private let signedResponses: SignedResponseChecker
     var redirects: RedirectRules {
         RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
@@ -72,21 +74,22 @@ public final class Session: Sendable {
         self.metrics = metrics
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         let revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
-        let loop = try MultiLoop(configuration: configuration)
-        let revocationLoops = RevocationLoops(configuration: configuration)
+        let handlePool = PolicyHandles.Pool(idleCapacity: MultiLoop.cacheSize(configuration))
+        self.handlePool = handlePool
+        let loop = try MultiLoop(configuration: configuration, handlePool: handlePool)
+        let revocationLoops = RevocationLoops(configuration: configuration, handlePool: handlePool)
         self.loop = loop
         self.revocationLoops = revocationLoops
         let parts = PolicyParts(
             configuration: configuration, anchors: anchors, revocationFetcher: revocationFetcher,
-            connectionLifetime: connectionLifetime, clientIdentities: clientIdentities, metrics: metrics)
+            connectionLifetime: connectionLifetime, clientIdentities: clientIdentities, metrics: metrics, handlePool: handlePool)
         policies = PolicyRegistry(
             makePolicy: { host, override throws(SessionError) in
                 try Self.makePolicy(forHost: host, override: override, trustManager: trustManager, parts: parts)
             },
-            // The dropped policies' curl shares go once nothing else uses them (PolicyShares),
-            // and their revocation loops once their transfers have ended.
+            // The dropped policies' curl handles go with them once nothing else uses them
+            // (PolicyHandles), and their revocation loops once their transfers have ended.
             onEviction: { evictedThrough in
-                loop.sweepShares()
                 revocationLoops.evict(through: evictedThrough)
             })
     }
@@ -105,9 +108,9 @@ public final class Session: Sendable {
     /// Easy handles the session has made (tests: finished handles are reused per policy).
     var easyHandlesMade: Int { loops.reduce(0) { $0 + $1.easyHandlesMade } }
     /// curl share handles alive, one per policy still in use (tests: bounded, not one per request).
-    var liveShareHandles: Int { loops.reduce(0) { $0 + $1.liveShareHandles } }
+    var liveShareHandles: Int { handlePool.liveShares }
     /// Finished easy handles kept for reuse (tests).
-    var idleEasyHandles: Int { loops.reduce(0) { $0 + $1.idleEasyHandles } }
+    var idleEasyHandles: Int { handlePool.idleHandles }
     /// The most request-body bytes any upload buffered at once (tests: the back-pressure bound).
     var peakBufferedUploadBytes: Int { uploadStatistics.peakBufferedBytes }
     /// Upload producers started: a stream's iteration or a file's reading (tests).
@@ -121,6 +124,10 @@ public final class Session: Sendable {
     public func shutdown() {
         loop.shutdown()
         revocationLoops.shutdown()
+        // Every loop has stopped: the policies' handles are freed now, and with any policy
+        // deinitialised later (PolicyHandles).
+        policies.removeAll()
+        handlePool.close()
     }
 
     // MARK: Requests
@@ -451,7 +458,7 @@ public final class Session: Sendable {
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: parts.clientIdentities.identity(for: host), metrics: parts.metrics)
+            clientIdentity: parts.clientIdentities.identity(for: host), metrics: parts.metrics, handlePool: parts.handlePool)
     }
 
     /// What every policy of a session is made with.
@@ -462,6 +469,7 @@ public final class Session: Sendable {
         let connectionLifetime: TimeInterval
         let clientIdentities: ClientIdentityTable
         let metrics: SessionMetrics?
+        let handlePool: PolicyHandles.Pool
     }
 
     private func parse(_ text: String) throws(SessionError) -> URL {

@@ -9,10 +9,8 @@ import Synchronization
 /// Immutable after creation; shared between the loop thread and the OpenSSL callbacks that
 /// run on it, hence `Sendable`.
 final class TrustPolicy: Sendable {
-    /// Ends when this policy is deinitialised: what ``PolicyShares`` watches to free the
-    /// policy's share, instead of a weak reference (whose side table LeakSanitizer reports as a
-    /// leak when a process exits while one is alive).
-    let lifetime = PolicyLifetime()
+    /// The policy's curl share and idle easy handles, freed with the policy.
+    let handles: PolicyHandles
     private static let nextID = Atomic<UInt64>(1)
 
     /// The stamp written on every `SSL*` this policy accepted.
@@ -52,7 +50,8 @@ final class TrustPolicy: Sendable {
     init(host: NormalizedHost, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
          logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
-         writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil) {
+         writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil,
+         handlePool: PolicyHandles.Pool = PolicyHandles.Pool(idleCapacity: 0)) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         normalizedHost = host
         self.pattern = pattern
@@ -68,9 +67,8 @@ final class TrustPolicy: Sendable {
         self.clientIdentity = clientIdentity
         self.metrics = metrics
         mayFetchRevocationData = evaluator.mayFetchRevocationData
+        handles = PolicyHandles(pool: handlePool)
     }
-
-    deinit { lifetime.end() }
 
     /// Whether new connections of this policy may resume a TLS session.
     var resumesSessions: Bool { resumption.load(ordering: .relaxed) }
@@ -116,11 +114,4 @@ final class TrustPolicy: Sendable {
         }
         return report
     }
-}
-
-/// Whether a ``TrustPolicy`` is still alive: set once, when it is deinitialised.
-final class PolicyLifetime: Sendable {
-    private let ended = Atomic<Bool>(false)
-    var hasEnded: Bool { ended.load(ordering: .acquiring) }
-    func end() { ended.store(true, ordering: .releasing) }
 }
