@@ -11,7 +11,7 @@ public struct Response: Sendable {
     /// status line's is not kept.
     public let status: HTTPResponse.Status
     /// Header fields of the final hop, in order as received, repeated fields kept (a field
-    /// whose name is not a valid RFC 9110 token is dropped: see <doc:ServerTrustHTTP>).
+    /// whose name is not a valid RFC 9110 token is dropped: see <doc:HTTPTypes>).
     public let headers: HTTPFields
     /// The body, decoded when ``decodedContentEncodings`` is not empty.
     public let body: [UInt8]
