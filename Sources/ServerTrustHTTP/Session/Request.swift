@@ -14,9 +14,10 @@ public import ServerTrust
 /// request.headers[HTTPField.Name("X-Request-ID")!] = id
 /// ```
 public struct Request: Sendable {
-    /// The method, sent as its ``HTTPRequest/Method/rawValue`` upper-cased (as before the
-    /// method was typed, `Method("get")` goes out as `GET`).
+    /// The method, sent as its `rawValue` upper-cased (as when the method was a `String`,
+    /// `Method("get")` goes out as `GET`).
     public var method: HTTPRequest.Method
+    /// The URL: `https:`, or `http:` with ``Session/Configuration/allowsPlainHTTP``, with a host.
     public var url: URL
     /// Header fields in order, repeated names kept; names compare case-insensitively. A value
     /// cannot carry a line break: `HTTPField` turns CR, LF and NUL into spaces when it is made.
