@@ -41,6 +41,9 @@ let package = Package(
         // Only with the HummingbirdSigning trait: every use below is conditional on it, so a
         // package that does not enable it neither builds nor (SwiftPM 6.1+) resolves Hummingbird.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // HTTPTypes: the method, status and header fields of ServerTrustHTTP's Request and
+        // Response, shared with Hummingbird, Vapor, OpenAPI and AsyncHTTPClient code. A default
+        // dependency of ServerTrustHTTP: a small pure-Swift package with no dependencies.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
         // a default build neither builds nor resolves it.
@@ -86,6 +89,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSwift
         ),
@@ -103,6 +107,7 @@ let package = Package(
                 "ServerTrustLab",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSwift,
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]
@@ -151,6 +156,7 @@ let package = Package(
                 "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSwift
         ),

@@ -16,6 +16,7 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/status --pin sha256/AAAA…= --pin sha256/BBBB…=
               servertrust fetch https://localhost:8443/ --ca Certificates/sample-root.pem --resolve localhost:8443:127.0.0.1
               servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
+              servertrust fetch https://api.example.com/v1/me -H "Authorization: Bearer $TOKEN" -H "Accept: application/json"
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
               servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
 
@@ -64,6 +65,8 @@ struct FetchCommand: AsyncParsableCommand {
         visibility: .hidden))
     var unsafeWriteTLSSecretsToSSLKEYLOGFILE = false
 
+    @OptionGroup var headers: FetchHeaderOptions
+
     @OptionGroup var signature: FetchSignatureOptions
 
     @OptionGroup var clientIdentity: FetchClientIdentityOptions
@@ -74,6 +77,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(url)\" is not an absolute URL with a host.")
         }
+        let requestHeaders = try headers.fields()
         var reporting = reporting
         try reporting.loadPolicy()
         var configuration = Session.Configuration()
@@ -123,15 +127,15 @@ struct FetchCommand: AsyncParsableCommand {
         }
         defer { session.shutdown() }
         do {
-            let response = try await session.data(for: Request(url: target))
+            let response = try await session.data(for: Request(url: target, headers: requestHeaders))
             await reporting.flush(configuration)
             if json {
                 print(FetchJSON.success(response, events: events, counters: session.counters))
             } else {
                 var output: [UInt8] = []
                 if include {
-                    var head = "\(response.httpVersion) \(response.status)\r\n"
-                    for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+                    var head = "\(response.httpVersion) \(response.status.code)\r\n"
+                    for field in response.headers { head += "\(field.name.rawName): \(field.value)\r\n" }
                     output += Array((head + "\r\n").utf8)
                 }
                 FileHandle.standardOutput.write(Data(output + response.body))

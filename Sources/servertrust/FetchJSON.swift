@@ -41,10 +41,10 @@ enum FetchJSON {
         func encode(to encoder: any Encoder) throws {
             try reporting.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(response.status, forKey: .status)
+            try container.encode(response.status.code, forKey: .status)
             try container.encode(response.url.absoluteString, forKey: .url)
             try container.encode(response.httpVersion, forKey: .httpVersion)
-            try container.encode(response.headers.map { [$0.name, $0.value] }, forKey: .headers)
+            try container.encode(response.headers.map { [$0.name.rawName, $0.value] }, forKey: .headers)
             try container.encode(response.text, forKey: .body)
             try container.encode(Trust(response.trust), forKey: .trust)
             try container.encode(response.hops.map(Trust.init), forKey: .hops)

@@ -133,3 +133,31 @@ import ServerTrustTestSupport
         #expect(written.contains("CLIENT_HANDSHAKE_TRAFFIC_SECRET") || written.contains("CLIENT_RANDOM"), "\(written)")
     }
 }
+
+@Suite struct FetchHeaderOptionTests {
+    @Test func headerFieldsAreSentInOrderRepeatsIncluded() throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(
+            ["fetch", fixture.url("/headers"), "-H", "X-Custom: one", "--header", "x-custom:two  ", "-H", "Accept: text/plain"] + fixture.trusting)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("X-Custom: one\nx-custom: two\nAccept: text/plain\n"), "\(result)")
+    }
+
+    @Test func anInvalidFieldNameIsAUsageErrorNamingIt() throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(["fetch", fixture.url(), "-H", "Bad Name: x"] + fixture.trusting)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.hasPrefix("error: -H \"Bad Name: x\": \"Bad Name\" is not a valid header field name"), "\(result)")
+        #expect(fixture.server.recentRequests.isEmpty, "nothing is sent")
+    }
+
+    @Test(arguments: ["NoColon", ": empty name", "X-Evil: a\r\nInjected: yes"])
+    func aMalformedHeaderArgumentIsAUsageError(argument: String) throws {
+        let fixture = try CLIFixture()
+        let result = CommandRunner.run(["fetch", fixture.url(), "-H", argument] + fixture.trusting)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardError.hasPrefix("error: -H \(argument.debugDescription)"), "\(result)")
+        #expect(fixture.server.recentRequests.isEmpty, "nothing is sent")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -13,7 +14,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         for index in 0..<20 {
             let response = try await session.get(fixture.url("/status/\(200 + index % 3)").absoluteString)
-            #expect(response.status == 200 + index % 3)
+            #expect(response.status.code == 200 + index % 3)
             #expect(response.trust.evaluator == "DefaultTrustEvaluator")
         }
         #expect(session.easyHandlesMade == 1)
@@ -27,15 +28,15 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let echo = fixture.url("/echo")
         let steps: [(request: Request, method: String, bodyLength: Int, header: String?)] = [
-            (Request(method: "POST", url: echo, headers: [("X-First", "one")], body: Array("posted".utf8)), "POST", 6, "X-First"),
+            (Request(method: .post, url: echo, headers: [HTTPField.Name("X-First")!: "one"], body: Array("posted".utf8)), "POST", 6, "X-First"),
             (Request(url: echo), "GET", 0, nil),
-            (Request(method: "HEAD", url: echo, headers: [("X-Second", "two")]), "HEAD", 0, "X-Second"),
+            (Request(method: .head, url: echo, headers: [HTTPField.Name("X-Second")!: "two"]), "HEAD", 0, "X-Second"),
             (Request(url: echo), "GET", 0, nil),
-            (Request(method: "POST", url: echo, body: Array("again".utf8)), "POST", 5, nil),
-            (Request(method: "DELETE", url: echo), "DELETE", 0, nil),
+            (Request(method: .post, url: echo, body: Array("again".utf8)), "POST", 5, nil),
+            (Request(method: .delete, url: echo), "DELETE", 0, nil),
             (Request(url: echo), "GET", 0, nil),
-            (Request(method: "PUT", url: echo, headers: [("X-Third", "three")], body: Array("xy".utf8)), "PUT", 2, "X-Third"),
-            (Request(method: "POST", url: echo), "POST", 0, nil),
+            (Request(method: .put, url: echo, headers: [HTTPField.Name("X-Third")!: "three"], body: Array("xy".utf8)), "PUT", 2, "X-Third"),
+            (Request(method: .post, url: echo), "POST", 0, nil),
             (Request(url: echo), "GET", 0, nil),
         ]
         for (index, step) in steps.enumerated() {
@@ -140,7 +141,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let easy = try EasyHandle(policyID: 0)
         let transfer = Transfer(
-            url: fixture.url("/").absoluteString, method: "GET", headers: [], body: nil,
+            url: fixture.url("/").absoluteString, method: "GET", headers: [:], body: nil,
             policy: try session.policy(forRawHost: SessionFixture.host, override: nil), isTLS: true, bodyLimit: nil, stream: nil,
             onCompletion: { _ in })
         let error = #expect(throws: SessionError.self) { try EasyHandleConfigurator.prepare(easy, for: transfer) }

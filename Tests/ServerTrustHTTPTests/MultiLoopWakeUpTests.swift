@@ -27,7 +27,7 @@ import ServerTrustTestSupport
         for round in 0..<rounds {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<width {
-                    group.addTask { try await session.get(fixture.url("/status/\(200 + (round + index) % 3)").absoluteString).status }
+                    group.addTask { try await session.get(fixture.url("/status/\(200 + (round + index) % 3)").absoluteString).status.code }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }

@@ -85,7 +85,7 @@ import ServerTrust
         let statuses = try await withThrowingTaskGroup(of: (String, Int).self) { group in
             for index in 0..<8 {
                 let url = index % 2 == 0 ? withIdentity : without
-                group.addTask { (url, try await session.get(url).status) }
+                group.addTask { (url, try await session.get(url).status.code) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }

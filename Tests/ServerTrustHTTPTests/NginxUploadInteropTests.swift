@@ -25,7 +25,7 @@ import ServerTrust
         let session = try session(nginx)
         defer { session.shutdown() }
         let body = GeneratedChunks(count: 512, chunkSize: 64 << 10)
-        let request = Request(method: "PUT", url: URL(string: nginx.url(server.portName, "/upload"))!, uploadBody: .stream(body))
+        let request = Request(method: .put, url: URL(string: nginx.url(server.portName, "/upload"))!, uploadBody: .stream(body))
         let response = try await session.data(for: request)
         #expect(response.status == 200)
         #expect(response.httpVersion == server.httpVersion)
@@ -50,7 +50,7 @@ import ServerTrust
             for size in sizes {
                 group.addTask {
                     let body = GeneratedChunks(count: size / 1000, chunkSize: 1000)
-                    let response = try await session.data(for: Request(method: "PUT", url: url, uploadBody: .stream(body)))
+                    let response = try await session.data(for: Request(method: .put, url: url, uploadBody: .stream(body)))
                     return (body.totalBytes, response.httpVersion, response.text)
                 }
             }
@@ -71,12 +71,12 @@ import ServerTrust
         defer { session.shutdown() }
         let body = GeneratedChunks(count: 30, chunkSize: 100_003)
         let url = URL(string: nginx.url(server.portName, "/upload"))!
-        let streamed = try await session.data(for: Request(method: "POST", url: url, uploadBody: .stream(body, length: body.totalBytes)))
+        let streamed = try await session.data(for: Request(method: .post, url: url, uploadBody: .stream(body, length: body.totalBytes)))
         #expect(streamed.httpVersion == server.httpVersion)
         #expect(streamed.text == "received \(body.totalBytes) bytes by POST\n")
         let file = try patternFile(body)
         defer { try? FileManager.default.removeItem(at: file) }
-        let filed = try await session.data(for: Request(method: "PATCH", url: url, uploadBody: .file(file)))
+        let filed = try await session.data(for: Request(method: .patch, url: url, uploadBody: .file(file)))
         #expect(filed.text == "received \(body.totalBytes) bytes by PATCH\n")
     }
 }

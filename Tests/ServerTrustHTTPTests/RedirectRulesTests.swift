@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import ServerTrustHTTP
 import ServerTrust
@@ -11,14 +12,14 @@ import ServerTrust
     private func next(
         _ request: Request, status: Int = 302, location: String, hopsSoFar: Int = 1, rules: RedirectRules? = nil
     ) throws(SessionError) -> Request? {
-        try (rules ?? self.rules).nextRequest(after: request, status: status, headers: [("Location", location)], hopsSoFar: hopsSoFar)
+        try (rules ?? self.rules).nextRequest(after: request, status: status, headers: [.location: location], hopsSoFar: hopsSoFar)
     }
 
     @Test func aResponseThatIsNotARedirectOrHasNoLocationEndsTheHops() throws {
         let request = Request(url: origin)
-        #expect(try rules.nextRequest(after: request, status: 200, headers: [("Location", "/x")], hopsSoFar: 1) == nil)
-        #expect(try rules.nextRequest(after: request, status: 304, headers: [("Location", "/x")], hopsSoFar: 1) == nil)
-        #expect(try rules.nextRequest(after: request, status: 302, headers: [], hopsSoFar: 1) == nil)
+        #expect(try rules.nextRequest(after: request, status: 200, headers: [.location: "/x"], hopsSoFar: 1) == nil)
+        #expect(try rules.nextRequest(after: request, status: 304, headers: [.location: "/x"], hopsSoFar: 1) == nil)
+        #expect(try rules.nextRequest(after: request, status: 302, headers: [:], hopsSoFar: 1) == nil)
         #expect(try next(request, location: "/x", rules: RedirectRules(maximumHops: 0, allowsPlainHTTP: false)) == nil)
     }
 
@@ -28,16 +29,16 @@ import ServerTrust
     }
 
     @Test func credentialsAreDroppedAcrossOriginsAndKeptWithinOne() throws {
-        let headers: [(name: String, value: String)] = [
-            ("Authorization", "Bearer t"), ("Cookie", "s=1"), ("Proxy-Authorization", "Basic p"), ("X-Trace", "k"),
+        let headers: HTTPFields = [
+            .authorization: "Bearer t", .cookie: "s=1", .proxyAuthorization: "Basic p", HTTPField.Name("X-Trace")!: "k",
         ]
         let request = Request(url: origin, headers: headers)
         let sameOrigin = try #require(try next(request, location: "https://API.example.com.:443/other"))
-        #expect(sameOrigin.headers.map(\.name) == ["Authorization", "Cookie", "Proxy-Authorization", "X-Trace"])
+        #expect(sameOrigin.headers.map(\.name.rawName) == ["Authorization", "Cookie", "Proxy-Authorization", "X-Trace"])
         let otherHost = try #require(try next(request, location: "https://cdn.example.com/file"))
-        #expect(otherHost.headers.map(\.name) == ["X-Trace"])
+        #expect(otherHost.headers.map(\.name.rawName) == ["X-Trace"])
         let otherPort = try #require(try next(request, location: "https://api.example.com:8443/file"))
-        #expect(otherPort.headers.map(\.name) == ["X-Trace"])
+        #expect(otherPort.headers.map(\.name.rawName) == ["X-Trace"])
     }
 
     @Test func leavingTLSIsRefusedWithInsecureRedirect() {
@@ -74,23 +75,23 @@ import ServerTrust
 
     @Test func aSeeOtherOrAMovedPOSTBecomesAGETWithoutItsBody() throws {
         let post = Request(
-            method: "POST", url: origin, headers: [("Content-Type", "application/json"), ("Content-Length", "2")], body: Array("{}".utf8))
+            method: .post, url: origin, headers: [.contentType: "application/json", .contentLength: "2"], body: Array("{}".utf8))
         for status in [301, 302, 303] {
             let hop = try #require(try next(post, status: status, location: "/done"))
-            #expect(hop.method == "GET")
+            #expect(hop.method == .get)
             #expect(hop.body == nil)
             #expect(hop.headers.isEmpty)
         }
         for status in [307, 308] {
             let hop = try #require(try next(post, status: status, location: "/again"))
-            #expect(hop.method == "POST")
+            #expect(hop.method == .post)
             #expect(hop.body == Array("{}".utf8))
         }
     }
 
     @Test func aStreamBodyThatWouldBeResentIsRefused() {
         let stream = AsyncStream<[UInt8]> { $0.finish() }
-        let put = Request(method: "PUT", url: origin, uploadBody: .stream(stream))
+        let put = Request(method: .put, url: origin, uploadBody: .stream(stream))
         do {
             _ = try next(put, status: 307, location: "/again")
             Issue.record("a stream body was to be resent")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -71,7 +72,7 @@ import ServerTrustTestSupport
         let (other, otherRoot) = try otherServer(fixture)
         let session = try session(fixture, other: other, otherRoot: otherRoot, otherEvaluator: DefaultTrustEvaluator())
         defer { session.shutdown() }
-        let secrets: [(name: String, value: String)] = [("Authorization", "Bearer secret"), ("Cookie", "session=secret"), ("X-Trace", "kept")]
+        let secrets: HTTPFields = [.authorization: "Bearer secret", .cookie: "session=secret", HTTPField.Name("X-Trace")!: "kept"]
 
         let crossOrigin = try await session.data(for: Request(url: redirect(fixture, to: other.url("/headers", host: Self.otherHost)), headers: secrets))
         #expect(!crossOrigin.text.contains("secret"))
@@ -111,11 +112,11 @@ import ServerTrustTestSupport
         let fixture = try SessionFixture()
         let session = try fixture.session()
         defer { session.shutdown() }
-        let response = try await session.data(for: Request(method: "POST", url: redirect(fixture, to: fixture.url("/echo").absoluteString, code: 303), body: Array("payload".utf8)))
+        let response = try await session.data(for: Request(method: .post, url: redirect(fixture, to: fixture.url("/echo").absoluteString, code: 303), body: Array("payload".utf8)))
         #expect(response.header("X-Echo-Method") == "GET")
         #expect(response.body.isEmpty)
 
-        let kept = try await session.data(for: Request(method: "POST", url: redirect(fixture, to: fixture.url("/echo").absoluteString, code: 307), body: Array("payload".utf8)))
+        let kept = try await session.data(for: Request(method: .post, url: redirect(fixture, to: fixture.url("/echo").absoluteString, code: 307), body: Array("payload".utf8)))
         #expect(kept.header("X-Echo-Method") == "POST")
         #expect(kept.text == "payload")
     }

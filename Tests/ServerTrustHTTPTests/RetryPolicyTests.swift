@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Testing
 import Synchronization
@@ -65,13 +66,13 @@ import ServerTrustTestSupport
     @Test func requestsAreRetryableByMethodUnlessMarked() throws {
         let url = try #require(URL(string: "https://a.test/"))
         for method in ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE", "get"] {
-            #expect(Request(method: method, url: url).mayBeRetried, "\(method)")
+            #expect(Request(method: try #require(HTTPRequest.Method(method)), url: url).mayBeRetried, "\(method)")
         }
         for method in ["POST", "PATCH", "CONNECT", "PURGE"] {
-            #expect(!Request(method: method, url: url).mayBeRetried, "\(method)")
+            #expect(!Request(method: try #require(HTTPRequest.Method(method)), url: url).mayBeRetried, "\(method)")
         }
-        #expect(Request(method: "POST", url: url, isIdempotent: true).mayBeRetried)
-        #expect(!Request(method: "GET", url: url, isIdempotent: false).mayBeRetried)
+        #expect(Request(method: .post, url: url, isIdempotent: true).mayBeRetried)
+        #expect(!Request(method: .get, url: url, isIdempotent: false).mayBeRetried)
     }
 
     @Test func theDefaultPolicyNeverRetries() {
@@ -94,7 +95,7 @@ import ServerTrustTestSupport
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let result = Mutex<Result<Transfer.Outcome, SessionError>?>(nil)
         let transfer = Transfer(
-            url: "http://plain.servertrust.test/", method: "GET", headers: [], body: nil, policy: policy, isTLS: false,
+            url: "http://plain.servertrust.test/", method: "GET", headers: [:], body: nil, policy: policy, isTLS: false,
             bodyLimit: nil, stream: nil, onCompletion: { outcome in result.withLock { $0 = outcome } })
         #expect(transfer.admitConnection(disableGuard: false))
         if headerArrived {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -65,7 +66,7 @@ import ServerTrustTestSupport
         let probe = UploadProbe()
         let chunks = GeneratedChunks(count: 4, chunkSize: 1000, probe: probe)
         let request = Request(
-            method: "PUT", url: fixture.url("/status/200"), uploadBody: .stream(chunks, length: chunks.totalBytes), isIdempotent: true)
+            method: .put, url: fixture.url("/status/200"), uploadBody: .stream(chunks, length: chunks.totalBytes), isIdempotent: true)
         let error = await outcome { try await session.data(for: request) }.sessionError
         #expect(error?.code == .transferFailed)
         #expect(error?.curlCode == 52)  // CURLE_GOT_NOTHING: the server read the body and closed
@@ -82,7 +83,7 @@ import ServerTrustTestSupport
         let chunks = GeneratedChunks(count: 4, chunkSize: 1000)
         let file = try patternFile(chunks)
         defer { try? FileManager.default.removeItem(at: file) }
-        let response = try await session.data(for: Request(method: "PUT", url: fixture.url("/status/200"), uploadBody: .file(file)))
+        let response = try await session.data(for: Request(method: .put, url: fixture.url("/status/200"), uploadBody: .file(file)))
         #expect(response.status == 200)
         #expect(response.attempts == 3)
         #expect(fixture.server.recentRequests.map(\.method) == ["PUT", "PUT", "PUT"])
@@ -95,7 +96,7 @@ import ServerTrustTestSupport
         let session = try fixture.session(configure: Self.retrying(3))
         defer { session.shutdown() }
         let request = Request(
-            method: "POST", url: fixture.url("/echo"), headers: [("Idempotency-Key", "k1")], body: Array("pay".utf8), isIdempotent: true)
+            method: .post, url: fixture.url("/echo"), headers: [HTTPField.Name("Idempotency-Key")!: "k1"], body: Array("pay".utf8), isIdempotent: true)
         let response = try await session.data(for: request)
         #expect(response.status == 200)
         #expect(response.text == "pay")

@@ -211,7 +211,7 @@ import ServerTrustTestSupport
         // chunks must resume the transfer on the loop that runs it, not on the main loop.
         let chunks = GeneratedChunks(count: 48, chunkSize: 64 << 10)
         let request = Request(
-            method: "PUT", url: URL(string: setup.url.replacingOccurrences(of: "/status/200", with: "/echo"))!,
+            method: .put, url: URL(string: setup.url.replacingOccurrences(of: "/status/200", with: "/echo"))!,
             uploadBody: .stream(chunks), timeout: .seconds(120))
         let response = try await session.data(for: request)
         #expect(response.status == 200)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MetricsTestKit
 import Testing
 import ServerTrust
@@ -37,7 +38,7 @@ import ServerTrustTestSupport
         #expect(metrics.counters(label: Name.trustFailures).isEmpty)
 
         // Kept alive: the second request makes no handshake and runs no new evaluation.
-        _ = try await session.data(for: Request(method: "POST", url: fixture.url("/echo"), body: Array("x".utf8)))
+        _ = try await session.data(for: Request(method: .post, url: fixture.url("/echo"), body: Array("x".utf8)))
         #expect(fixture.server.acceptedConnections == 1)
         #expect(try metrics.expectCounter(Name.requests, [("method", "POST"), ("outcome", "success")]).totalValue == 1)
         #expect(try metrics.expectTimer(Name.handshakeDuration).values.count == 1)
@@ -93,7 +94,7 @@ import ServerTrustTestSupport
         let session = try session(fixture, metrics, evaluator: DefaultTrustEvaluator()) { $0.maximumResponseBodySize = 100 }
         defer { session.shutdown() }
 
-        let error = await outcome { try await session.data(for: Request(method: "PURGE", url: fixture.url("/large/5000"))) }.sessionError
+        let error = await outcome { try await session.data(for: Request(method: HTTPRequest.Method("PURGE")!, url: fixture.url("/large/5000"))) }.sessionError
         #expect(error?.code == .responseTooLarge)
         #expect(try metrics.expectCounter(Name.requestFailures, [("method", "_OTHER"), ("code", "responseTooLarge")]).totalValue == 1)
         #expect(try metrics.expectCounter(Name.requests, [("method", "_OTHER"), ("outcome", "failure")]).totalValue == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import InMemoryTracing
 import Testing
 import Tracing
@@ -106,7 +107,7 @@ import ServerTrustTestSupport
         let stale = "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01"
 
         let response = try await tracer.withSpan("caller") { _ in
-            try await session.data(for: Request(url: redirect(fixture, to: fixture.url("/headers").absoluteString), headers: [("traceparent", stale)]))
+            try await session.data(for: Request(url: redirect(fixture, to: fixture.url("/headers").absoluteString), headers: [HTTPField.Name("traceparent")!: stale]))
         }
         let spans = tracer.recorded.finishedSpans
         #expect(spans.map(\.operationName) == ["GET", "GET", "HTTP GET", "caller"])
@@ -141,7 +142,7 @@ import ServerTrustTestSupport
         #expect(!bare.text.lowercased().contains("traceparent"))
         #expect(!bare.text.contains("in-memory"))
         // The caller's own field goes out untouched.
-        let own = try await session.data(for: Request(url: fixture.url("/headers"), headers: [("traceparent", mine)]))
+        let own = try await session.data(for: Request(url: fixture.url("/headers"), headers: [HTTPField.Name("traceparent")!: mine]))
         #expect(own.text.contains("traceparent: \(mine)\n"))
     }
 

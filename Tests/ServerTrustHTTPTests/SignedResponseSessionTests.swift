@@ -73,7 +73,7 @@ import ServerTrustTestSupport
         let post = try await session.post(url(fixture, "/v1/transfer").absoluteString, body: Array("amount=10".utf8))
         #expect(post.verification == .verified)
         #expect(post.text == "got 9 bytes")
-        let head = try await session.data(for: Request(method: "HEAD", url: url(fixture)))
+        let head = try await session.data(for: Request(method: .head, url: url(fixture)))
         #expect(head.verification == .verified)
         #expect(head.body.isEmpty)
     }

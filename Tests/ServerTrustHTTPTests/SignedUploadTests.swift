@@ -23,7 +23,7 @@ import ServerTrustTestSupport
         }
         defer { session.shutdown() }
         let body = GeneratedChunks(count: 4, chunkSize: 64 << 10)  // exactly the limit
-        let streamed = try await session.data(for: Request(method: "POST", url: fixture.url("/v1/upload"), uploadBody: .stream(body)))
+        let streamed = try await session.data(for: Request(method: .post, url: fixture.url("/v1/upload"), uploadBody: .stream(body)))
         #expect(streamed.verification == .verified)
         #expect(streamed.text == "got \(body.totalBytes) bytes")
         let sent = try #require(fixture.server.recentRequests.last)
@@ -33,7 +33,7 @@ import ServerTrustTestSupport
 
         let file = try patternFile(body)
         defer { try? FileManager.default.removeItem(at: file) }
-        let filed = try await session.data(for: Request(method: "PUT", url: fixture.url("/v1/upload"), uploadBody: .file(file)))
+        let filed = try await session.data(for: Request(method: .put, url: fixture.url("/v1/upload"), uploadBody: .file(file)))
         #expect(filed.verification == .verified)
         #expect(filed.text == "got \(body.totalBytes) bytes")
     }
@@ -50,7 +50,7 @@ import ServerTrustTestSupport
         let session = try fixture.signingSession([SessionFixture.host: .enforced(roots: keys.roots)])
         defer { session.shutdown() }
         let body = GeneratedChunks(count: 3, chunkSize: 10_000)
-        let response = try await session.data(for: Request(method: "POST", url: fixture.url("/v1/moved"), uploadBody: .stream(body)))
+        let response = try await session.data(for: Request(method: .post, url: fixture.url("/v1/moved"), uploadBody: .stream(body)))
         #expect(response.status == 200)
         #expect(response.hopVerifications == [.verified, .verified])
         #expect(response.text == "got \(body.totalBytes) bytes")
@@ -66,20 +66,20 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let probe = UploadProbe()
         let body = GeneratedChunks(count: 5, chunkSize: 64 << 10, probe: probe)
-        let error = await outcome { try await session.data(for: Request(method: "POST", url: fixture.url("/v1/upload"), uploadBody: .stream(body))) }
+        let error = await outcome { try await session.data(for: Request(method: .post, url: fixture.url("/v1/upload"), uploadBody: .stream(body))) }
             .sessionError
         #expect(error?.code == .requestBodyTooLarge)
         #expect(error?.reason.contains("maximumSignedRequestBodySize (262144 bytes)") == true)
         #expect(probe.produced == 5 * (64 << 10))  // read up to the chunk that crossed the limit, no further
 
         let known = await outcome {
-            try await session.data(for: Request(method: "POST", url: fixture.url("/v1/upload"), uploadBody: .stream(body, length: body.totalBytes)))
+            try await session.data(for: Request(method: .post, url: fixture.url("/v1/upload"), uploadBody: .stream(body, length: body.totalBytes)))
         }.sessionError
         #expect(known?.code == .requestBodyTooLarge)
 
         let file = try patternFile(body)
         defer { try? FileManager.default.removeItem(at: file) }
-        let filed = await outcome { try await session.data(for: Request(method: "PUT", url: fixture.url("/v1/upload"), uploadBody: .file(file))) }
+        let filed = await outcome { try await session.data(for: Request(method: .put, url: fixture.url("/v1/upload"), uploadBody: .file(file))) }
             .sessionError
         #expect(filed?.code == .requestBodyTooLarge)
         #expect(filed?.reason.contains("\(body.totalBytes) bytes exceed") == true)
@@ -93,7 +93,7 @@ import ServerTrustTestSupport
         }
         defer { session.shutdown() }
         let body = GeneratedChunks(count: 8, chunkSize: 64 << 10)
-        let response = try await session.data(for: Request(method: "POST", url: fixture.url("/v1/upload"), uploadBody: .stream(body)))
+        let response = try await session.data(for: Request(method: .post, url: fixture.url("/v1/upload"), uploadBody: .stream(body)))
         #expect(response.verification == .notRequested)
         #expect(response.text == "got \(body.totalBytes) bytes")
         #expect(fixture.server.recentRequests.last?.header("Transfer-Encoding") == "chunked")

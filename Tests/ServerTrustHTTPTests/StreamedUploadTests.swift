@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import ServerTrust
 @testable import ServerTrustHTTP
@@ -20,7 +21,7 @@ import ServerTrustTestSupport
         let body = GeneratedChunks(count: 512, chunkSize: 64 << 10)
         let clock = ContinuousClock()
         let started = clock.now
-        let response = try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(body)))
+        let response = try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(body)))
         // A figure for the report, never asserted.
         print("StreamedUploadTests: 32 MiB streamed in \(clock.now - started); peak buffered \(session.peakBufferedUploadBytes) bytes")
         #expect(response.status == 200)
@@ -43,13 +44,13 @@ import ServerTrustTestSupport
         let body = GeneratedChunks(count: 40, chunkSize: 10_007)
         for method in ["POST", "PUT", "PATCH"] {
             let response = try await session.data(
-                for: Request(method: method, url: fixture.url("/sink"), uploadBody: .stream(body, length: body.totalBytes)))
+                for: Request(method: try #require(HTTPRequest.Method(method)), url: fixture.url("/sink"), uploadBody: .stream(body, length: body.totalBytes)))
             #expect(response.header("X-Received-Method") == method)
             #expect(response.header("X-Received-Content-Length") == "\(body.totalBytes)")
             #expect(response.header("X-Received-Transfer-Encoding") == "none")
             #expect(response.header("X-Body-SHA256") == hex(sha256(body.allBytes)))
         }
-        let chunkedPost = try await session.data(for: Request(method: "POST", url: fixture.url("/sink"), uploadBody: .stream(body)))
+        let chunkedPost = try await session.data(for: Request(method: .post, url: fixture.url("/sink"), uploadBody: .stream(body)))
         #expect(chunkedPost.header("X-Received-Method") == "POST")
         #expect(chunkedPost.header("X-Received-Transfer-Encoding") == "chunked")
         #expect(chunkedPost.header("X-Body-SHA256") == hex(sha256(body.allBytes)))
@@ -70,7 +71,7 @@ import ServerTrustTestSupport
         let body = GeneratedChunks(count: 48, chunkSize: 65_537)
         let file = try patternFile(body)
         defer { try? FileManager.default.removeItem(at: file) }
-        let response = try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .file(file)))
+        let response = try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .file(file)))
         #expect(response.header("X-Received-Content-Length") == "\(body.totalBytes)")
         #expect(response.header("X-Received-Transfer-Encoding") == "none")
         #expect(response.header("X-Body-SHA256") == hex(sha256(body.allBytes)))
@@ -78,7 +79,7 @@ import ServerTrustTestSupport
 
         let connections = fixture.server.acceptedConnections
         let missing = file.appendingPathExtension("missing")
-        let error = await outcome { try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .file(missing))) }
+        let error = await outcome { try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .file(missing))) }
             .sessionError
         #expect(error?.code == .uploadFailed)
         #expect(error?.reason.contains(missing.path) == true)
@@ -93,7 +94,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let probe = UploadProbe()
         let failing = GeneratedChunks(count: 100, chunkSize: 64 << 10, failAfter: 20, probe: probe)
-        let error = await outcome { try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(failing))) }
+        let error = await outcome { try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(failing))) }
             .sessionError
         #expect(error?.code == .uploadFailed)
         #expect(error?.reason == "Reading the request body stream failed: the test's body source broke")
@@ -102,13 +103,13 @@ import ServerTrustTestSupport
 
         let short = GeneratedChunks(count: 3, chunkSize: 1000)
         let shortError = await outcome {
-            try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(short, length: 5000)))
+            try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(short, length: 5000)))
         }.sessionError
         #expect(shortError?.code == .uploadFailed)
         #expect(shortError?.reason.contains("ended after 3000 of its declared 5000 bytes") == true)
 
         let long = await outcome {
-            try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(short, length: 2500)))
+            try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(short, length: 2500)))
         }.sessionError
         #expect(long?.code == .uploadFailed)
         #expect(long?.reason.contains("more than its declared length of 2500 bytes") == true)
@@ -121,7 +122,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let probe = UploadProbe()
         let body = GeneratedChunks(count: 1000, chunkSize: 64 << 10, holdAfter: 64, probe: probe)
-        let task = Task { try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(body))) }
+        let task = Task { try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(body))) }
         await probe.waitUntilHeld()
         task.cancel()
         let error = await outcome { try await task.value }.sessionError
@@ -141,7 +142,7 @@ import ServerTrustTestSupport
 
         for code in [307, 308, 302] {  // 302 keeps a PUT and its body
             let error = await outcome {
-                try await session.data(for: Request(method: "PUT", url: fixture.url("/redirect/\(code)?to=\(sink)"), uploadBody: .stream(body)))
+                try await session.data(for: Request(method: .put, url: fixture.url("/redirect/\(code)?to=\(sink)"), uploadBody: .stream(body)))
             }.sessionError
             #expect(error?.code == .bodyNotReplayable)
             #expect(error?.reason.contains("\(code) redirect") == true)
@@ -150,13 +151,13 @@ import ServerTrustTestSupport
 
         let file = try patternFile(body)
         defer { try? FileManager.default.removeItem(at: file) }
-        let resent = try await session.data(for: Request(method: "PUT", url: fixture.url("/redirect/307?to=\(sink)"), uploadBody: .file(file)))
+        let resent = try await session.data(for: Request(method: .put, url: fixture.url("/redirect/307?to=\(sink)"), uploadBody: .file(file)))
         #expect(resent.hops.count == 2)
         #expect(resent.header("X-Received-Method") == "PUT")
         #expect(resent.header("X-Body-SHA256") == hex(sha256(body.allBytes)))
         #expect(fixture.server.recentRequests.suffix(2).map(\.body.count) == [body.totalBytes, body.totalBytes])
 
-        let seeOther = try await session.data(for: Request(method: "POST", url: fixture.url("/redirect/303?to=\(sink)"), uploadBody: .stream(body)))
+        let seeOther = try await session.data(for: Request(method: .post, url: fixture.url("/redirect/303?to=\(sink)"), uploadBody: .stream(body)))
         #expect(seeOther.header("X-Received-Method") == "GET")
         #expect(seeOther.header("X-Body-Length") == "0")
     }
@@ -167,7 +168,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let probe = UploadProbe()
         let body = GeneratedChunks(count: 10, chunkSize: 1000, probe: probe)
-        let error = await outcome { try await session.data(for: Request(method: "POST", url: fixture.url("/sink"), uploadBody: .stream(body))) }
+        let error = await outcome { try await session.data(for: Request(method: .post, url: fixture.url("/sink"), uploadBody: .stream(body))) }
             .sessionError
         #expect(error?.code == .trustEvaluationFailed)
         #expect(error?.trustError?.code == .pinMismatch)
@@ -187,7 +188,7 @@ import ServerTrustTestSupport
         let body = GeneratedChunks(count: 10, chunkSize: 1000, probe: probe)
         let wrongPins = try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin])
         let error = await outcome {
-            try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(body), trustEvaluator: wrongPins))
+            try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(body), trustEvaluator: wrongPins))
         }.sessionError
         #expect(error?.code == .trustEvaluationFailed)
         #expect(error?.trustError?.code == .pinMismatch)
@@ -203,7 +204,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         // 200 000 chunks of 5 bytes: many chunks per read, and the buffer's compaction.
         let tiny = GeneratedChunks(count: 200_000, chunkSize: 5)
-        let response = try await session.data(for: Request(method: "POST", url: fixture.url("/sink"), uploadBody: .stream(tiny)))
+        let response = try await session.data(for: Request(method: .post, url: fixture.url("/sink"), uploadBody: .stream(tiny)))
         #expect(response.header("X-Body-SHA256") == hex(sha256(tiny.allBytes)))
 
         let expected = GeneratedChunks(count: 64, chunkSize: 30_011).allBytes
@@ -218,7 +219,7 @@ import ServerTrustTestSupport
             continuation.finish()
         }
         defer { feeder.cancel() }
-        let fromData = try await session.data(for: Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(chunks, length: expected.count)))
+        let fromData = try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(chunks, length: expected.count)))
         #expect(fromData.header("X-Received-Content-Length") == "\(expected.count)")
         #expect(fromData.header("X-Body-SHA256") == hex(sha256(expected)))
     }
@@ -231,7 +232,7 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let probe = UploadProbe()
         let chunks = GeneratedChunks(count: 4, chunkSize: 1000, probe: probe)
-        let request = Request(method: "PUT", url: fixture.url("/sink"), uploadBody: .stream(chunks))
+        let request = Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(chunks))
         let first = try await session.data(for: request)
         #expect(first.header("X-Body-Length") == "4000")
         let connections = fixture.server.acceptedConnections
@@ -247,7 +248,7 @@ import ServerTrustTestSupport
         #expect(Request.Body.bytes([1]).isReplayable)
         #expect(Request.Body.file(URL(fileURLWithPath: "/tmp/x")).isReplayable)
         #expect(!Request.Body.stream(GeneratedChunks(count: 1, chunkSize: 1)).isReplayable)
-        var request = Request(method: "PUT", url: URL(string: "https://a.test/")!, uploadBody: .stream(GeneratedChunks(count: 1, chunkSize: 1)))
+        var request = Request(method: .put, url: URL(string: "https://a.test/")!, uploadBody: .stream(GeneratedChunks(count: 1, chunkSize: 1)))
         #expect(request.body == nil)
         request.body = [7]
         #expect(request.uploadBody?.bytes == [7])

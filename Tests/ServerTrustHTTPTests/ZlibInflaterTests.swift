@@ -1,3 +1,4 @@
+import HTTPTypes
 import Testing
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
@@ -25,7 +26,7 @@ import ServerTrustTestSupport
         #expect(ContentDecoder.looksZlibWrapped(wrapped))
         #expect(!ContentDecoder.looksZlibWrapped(raw))
         for body in [wrapped, raw] {
-            let (decoded, codings) = try ContentDecoder.decode(body, headers: [("Content-Encoding", "deflate")], limit: 1 << 20, url: "")
+            let (decoded, codings) = try ContentDecoder.decode(body, headers: [.contentEncoding: "deflate"], limit: 1 << 20, url: "")
             #expect(decoded == Self.original)
             #expect(codings == [.deflate])
         }
@@ -34,7 +35,7 @@ import ServerTrustTestSupport
     @Test func stackedCodingsAreUndoneInReverseOrder() throws {
         let twice = TestCompression.compress(TestCompression.compress(Self.original, as: .zlib), as: .gzip)
         let (decoded, codings) = try ContentDecoder.decode(
-            twice, headers: [("Content-Encoding", "deflate"), ("content-encoding", " identity , GZIP")], limit: 1 << 20, url: "")
+            twice, headers: [.contentEncoding: "deflate", HTTPField.Name("content-encoding")!: " identity , GZIP"], limit: 1 << 20, url: "")
         #expect(decoded == Self.original)
         #expect(codings == [.deflate, .gzip])
     }
@@ -46,7 +47,7 @@ import ServerTrustTestSupport
     }
 
     @Test func tooManyLayersAreRefused() throws {
-        let headers = [("Content-Encoding", Array(repeating: "gzip", count: ContentDecoder.maximumLayers + 1).joined(separator: ","))]
+        let headers: HTTPFields = [.contentEncoding: Array(repeating: "gzip", count: ContentDecoder.maximumLayers + 1).joined(separator: ",")]
         #expect(throws: SessionError.contentDecodingFailed) { try ContentDecoder.decode([1], headers: headers, limit: 1 << 20, url: "") }
     }
 }

@@ -38,7 +38,7 @@ runBlocking {
     try await runWorkload(options) {
         prepare()
         let response = try await session.get(url)
-        guard response.status == 200 else { throw BenchError.status(response.status) }
+        guard response.status == 200 else { throw BenchError.status(response.status.code) }
     }
     policy.report()
     session.shutdown()

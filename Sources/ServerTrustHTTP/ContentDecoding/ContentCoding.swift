@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A content coding a ``Session`` can ask for and decode (`Accept-Encoding`, `Content-Encoding`).
 ///
@@ -55,8 +56,8 @@ public struct ContentCoding: Hashable, Sendable, CustomStringConvertible {
 
     /// The codings of a response, in the order the server applied them: every `Content-Encoding`
     /// field's comma-separated tokens, trimmed, `identity` and empty ones left out.
-    static func tokens(of headers: [(name: String, value: String)]) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+    static func tokens(of headers: HTTPFields) -> [String] {
+        headers[fields: .contentEncoding]
             .flatMap { $0.value.split(separator: ",") }
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
             .filter { !$0.isEmpty && $0.caseInsensitiveCompare("identity") != .orderedSame }

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Decodes the body of a response whose signature has been verified over the bytes as received
 /// (docs/SIGNED_RESPONSES.md, section 6): the session turns libcurl's decoding off for a
 /// signed-response host and decodes here, afterwards.
@@ -19,7 +21,7 @@ enum ContentDecoder {
     ///   ``SessionError/Code/contentDecodingFailed`` for a coding the session cannot decode, or
     ///   data that is not a valid, complete stream of its coding.
     static func decode(
-        _ body: [UInt8], headers: [(name: String, value: String)], limit: Int, url: String
+        _ body: [UInt8], headers: HTTPFields, limit: Int, url: String
     ) throws(SessionError) -> (body: [UInt8], decoded: [ContentCoding]) {
         let tokens = ContentCoding.tokens(of: headers)
         guard !tokens.isEmpty, !body.isEmpty else { return (body, []) }

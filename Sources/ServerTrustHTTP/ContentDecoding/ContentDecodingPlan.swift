@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// How one transfer asks for content codings and who decodes them: libcurl as the body
 /// arrives, or — for a host whose responses are signature-checked — the session, after the
 /// signature has been verified over the bytes as received.
@@ -41,7 +43,7 @@ struct ContentDecodingPlan: Sendable {
     /// libcurl has already decoded (or failed the transfer with `CURLE_BAD_CONTENT_ENCODING`
     /// for a coding it does not know), so only the record is made; otherwise the session
     /// decodes here, bounded by `limit`.
-    func finish(_ body: [UInt8], headers: [(name: String, value: String)], limit: Int, url: String) throws(SessionError) -> (body: [UInt8], decoded: [ContentCoding]) {
+    func finish(_ body: [UInt8], headers: HTTPFields, limit: Int, url: String) throws(SessionError) -> (body: [UInt8], decoded: [ContentCoding]) {
         guard acceptEncoding != nil else { return (body, []) }
         guard !decodesInLibcurl else {
             return (body, body.isEmpty ? [] : ContentCoding.tokens(of: headers).compactMap(ContentCoding.init(token:)))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 internal import CCurl
 internal import CServerTrustCurlShims
 
@@ -77,7 +78,8 @@ enum EasyHandleConfigurator {
         try configureMethod(easy, transfer: transfer)
         // No `Expect: 100-continue`: curl would wait up to a second for a 100 that many servers never send.
         let hasBody = transfer.body != nil || transfer.upload != nil
-        try easy.setRequestHeaders(transfer.headers.map { "\($0.name): \($0.value)" } + (hasBody ? ["Expect:"] : []))
+        // The name as the caller spelled it (`rawName`): HTTP/1.1 servers see the case given.
+        try easy.setRequestHeaders(transfer.headers.map { "\($0.name.rawName): \($0.value)" } + (hasBody ? ["Expect:"] : []))
         try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
         try easy.set(CURLOPT_READDATA, pointer: unretained)
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 internal import CCurl
 internal import COpenSSL
 internal import CServerTrustCurlShims
@@ -8,8 +9,25 @@ import Synchronization
 /// The head of a response: status line and header fields.
 struct ResponseHead: Sendable {
     var status: Int
-    var headers: [(name: String, value: String)]
+    /// The fields as received, in order, repeated names kept (``append(name:value:)``).
+    var headers: HTTPFields
     var httpVersion: String
+
+    /// ``status`` as the public type: a code outside 0…999 (which `HTTPResponse.Status` traps
+    /// on) is 0, never a success, as a status line that is not a number already is.
+    var publicStatus: HTTPResponse.Status {
+        HTTPResponse.Status(code: (0...999).contains(status) ? status : 0)
+    }
+
+    /// Adds one field line as received. A name that is not an RFC 9110 token (`Bad Name`,
+    /// `ETag ` with the space before the colon, an empty name) cannot be an `HTTPField.Name`, and
+    /// the line is dropped — as before, no lookup by a valid name could have found it. The value
+    /// is kept as received but for CR, LF and NUL (`HTTPField(name:lenientValue:)`), which
+    /// a header line cannot carry anyway.
+    mutating func append(name: String, value: String) {
+        guard let name = HTTPField.Name(name) else { return }
+        headers.append(HTTPField(name: name, lenientValue: value.utf8))
+    }
 }
 
 /// One request on one hop, from `curl_multi_add_handle` to `CURLMSG_DONE`.
@@ -29,8 +47,9 @@ final class Transfer: @unchecked Sendable {
     }
 
     let url: String
+    /// The method as sent, upper-cased.
     let method: String
-    let headers: [(name: String, value: String)]
+    let headers: HTTPFields
     let body: [UInt8]?
     let policy: TrustPolicy
     let isTLS: Bool
@@ -53,7 +72,7 @@ final class Transfer: @unchecked Sendable {
     private(set) var connectionContexts: [ConnectionContext] = []
     private var guardFailure: TrustReport?
     private(set) var report: TrustReport?
-    private var head = ResponseHead(status: 0, headers: [], httpVersion: "")
+    private var head = ResponseHead(status: 0, headers: [:], httpVersion: "")
     private var headDelivered = false
     private var received: [UInt8] = []
     private var bodyTooLarge = false
@@ -69,7 +88,7 @@ final class Transfer: @unchecked Sendable {
     var isCancellationRequested: Bool { cancellationRequested.load(ordering: .acquiring) }
 
     init(
-        url: String, method: String, headers: [(name: String, value: String)], body: [UInt8]?, policy: TrustPolicy,
+        url: String, method: String, headers: HTTPFields, body: [UInt8]?, policy: TrustPolicy,
         isTLS: Bool, bodyLimit: Int?, timeout: Duration? = nil, contentDecoding: ContentDecodingPlan = .off, stream: BodyStream?,
         onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)? = nil,
         upload: UploadStream? = nil, onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
@@ -186,7 +205,7 @@ final class Transfer: @unchecked Sendable {
         connectionContexts.removeAll()
         guardFailure = nil
         report = nil
-        head = ResponseHead(status: 0, headers: [], httpVersion: "")
+        head = ResponseHead(status: 0, headers: [:], httpVersion: "")
         received.removeAll()
         headerBytes = 0
         return true
@@ -204,11 +223,11 @@ final class Transfer: @unchecked Sendable {
         }
         switch HeaderLine(line) {
         case .status(let code, let httpVersion):
-            head = ResponseHead(status: code, headers: [], httpVersion: httpVersion)
+            head = ResponseHead(status: code, headers: [:], httpVersion: httpVersion)
         case .end:
             if head.status >= 200 { deliverHead() }
         case .field(let name, let value):
-            head.headers.append((name, value))
+            head.append(name: name, value: value)
         case .ignored:
             break
         }

@@ -1,11 +1,15 @@
 import Foundation
+import HTTPTypes
 import Tracing
 
-/// Writes a tracer's propagation fields into a request's header list.
+/// Writes a tracer's propagation fields into a request's header fields.
 struct HeaderFieldInjector: Injector {
-    func inject(_ value: String, forKey key: String, into headers: inout [(name: String, value: String)]) {
-        headers.removeAll { $0.name.caseInsensitiveCompare(key) == .orderedSame }
-        headers.append((key, value))
+    /// Replaces every field named `key` with one at the end. A key that is not a field name
+    /// (no propagation format uses one) is not sent rather than sent malformed.
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPFields) {
+        guard let name = HTTPField.Name(key) else { return }
+        headers.removeAll { $0.name == name }
+        headers.append(HTTPField(name: name, value: value))
     }
 }
 

@@ -17,7 +17,7 @@ struct RequestObservation {
 
     init(_ request: Request, metrics: SessionMetrics?, tracer: any Tracer) {
         self.metrics = metrics
-        method = request.method  // bounded and upper-cased only when a metric or span needs it
+        method = request.method.rawValue  // bounded and upper-cased only when a metric or span needs it
         start = metrics == nil ? nil : .now
         guard !(tracer is NoOpTracer) else {
             self.tracer = nil
@@ -44,12 +44,12 @@ struct RequestObservation {
     /// same name. Each hop injects its own span, so a redirect target never sees another hop's.
     func startHop(_ request: inout Request, index: Int) -> HopObservation {
         guard let tracer, let span else { return HopObservation(span: nil) }
-        let hop = tracer.startSpan(SessionMetrics.boundedMethod(request.method), context: span.context, ofKind: .client)
+        let hop = tracer.startSpan(SessionMetrics.boundedMethod(request.method.rawValue), context: span.context, ofKind: .client)
         tracer.inject(hop.context, into: &request.headers, using: HeaderFieldInjector())
         if hop.isRecording {
             let url = request.url
             hop.updateAttributes { attributes in
-                attributes["http.request.method"] = SessionMetrics.boundedMethod(request.method)
+                attributes["http.request.method"] = SessionMetrics.boundedMethod(request.method.rawValue)
                 attributes["url.full"] = SpanURL.redacted(url)
                 attributes["server.address"] = url.host ?? ""
                 attributes["server.port"] = SpanURL.port(of: url)

@@ -1,5 +1,6 @@
 public import Foundation
 public import ServerTrust
+import HTTPTypes
 
 /// Sends ``TrustFailureReport``s to report URIs, in the background, through a session of its own
 /// that uses default validation only.
@@ -254,8 +255,8 @@ public final class TrustFailureReporter: Sendable {
         let body = Array(pending.report.jsonData())
         var delivered = false
         for uri in pending.uris {
-            let request = Request(method: "POST", url: uri, headers: [("Content-Type", "application/json")], body: body)
-            if let response = try? await session.data(for: request), (200..<300).contains(response.status) {
+            let request = Request(method: .post, url: uri, headers: [.contentType: "application/json"], body: body)
+            if let response = try? await session.data(for: request), (200..<300).contains(response.status.code) {
                 counters.recordReportSent()
                 delivered = true
             } else {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 internal import ServerTrust
 
 /// What a session does with a redirect: whether to follow it, and the next hop's request.
@@ -19,15 +20,15 @@ struct RedirectRules: Sendable {
     var allowsPlainHTTP: Bool
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-    static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    static let credentialHeaders: Set<HTTPField.Name> = [.authorization, .cookie, .proxyAuthorization]
 
     /// The request for the next hop, or nil when the response is not a redirect to follow.
     /// - Parameter hopsSoFar: the hops already made, this response's included.
     func nextRequest(
-        after request: Request, status: Int, headers: [(name: String, value: String)], hopsSoFar: Int
+        after request: Request, status: Int, headers: HTTPFields, hopsSoFar: Int
     ) throws(SessionError) -> Request? {
         guard maximumHops > 0, Self.redirectStatuses.contains(status),
-            let location = headers.first(where: { $0.name.lowercased() == "location" })?.value
+            let location = headers.first(where: { $0.name == .location })?.value
         else { return nil }
         guard hopsSoFar <= maximumHops else {
             throw SessionError(.tooManyRedirects, "More than \(maximumHops) redirects.", url: request.url.absoluteString)
@@ -44,10 +45,12 @@ struct RedirectRules: Sendable {
         }
         var next = request
         next.url = target
-        if status == 303 && request.method != "HEAD" || (status == 301 || status == 302) && request.method == "POST" {
-            next.method = "GET"
+        // Compared upper-cased, as the method is sent (`Method("post")` goes out as `POST`).
+        let method = request.method.rawValue.uppercased()
+        if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
+            next.method = .get
             next.body = nil
-            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+            next.headers.removeAll { $0.name == .contentType || $0.name == .contentLength }
         }
         if let body = next.uploadBody, !body.isReplayable {
             throw SessionError(
@@ -56,7 +59,7 @@ struct RedirectRules: Sendable {
                 url: request.url.absoluteString)
         }
         if !Self.sameOrigin(request.url, target) {
-            next.headers.removeAll { Self.credentialHeaders.contains($0.name.lowercased()) }
+            next.headers.removeAll { Self.credentialHeaders.contains($0.name) }
         }
         if NormalizedHost(request.url.host ?? "") != NormalizedHost(target.host ?? "") {
             next.trustEvaluator = nil  // a per-request evaluator speaks for its own host only

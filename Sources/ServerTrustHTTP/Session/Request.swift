@@ -1,12 +1,27 @@
 public import Foundation
+public import HTTPTypes
 public import ServerTrust
 
 /// An HTTP request.
+///
+/// The method and header fields are swift-http-types' `HTTPRequest.Method` and `HTTPFields`,
+/// so they pass to and from Hummingbird, Vapor, OpenAPI and AsyncHTTPClient code as they are;
+/// ``init(_:body:trustEvaluator:timeout:contentDecoding:isIdempotent:)`` and ``httpRequest``
+/// convert a whole `HTTPRequest`.
+///
+/// ```swift
+/// var request = Request(method: .put, url: url, headers: [.contentType: "application/json"], body: body)
+/// request.headers[HTTPField.Name("X-Request-ID")!] = id
+/// ```
 public struct Request: Sendable {
-    public var method: String
+    /// The method, sent as its `rawValue` upper-cased (as when the method was a `String`,
+    /// `Method("get")` goes out as `GET`).
+    public var method: HTTPRequest.Method
+    /// The URL: `https:`, or `http:` with ``Session/Configuration/allowsPlainHTTP``, with a host.
     public var url: URL
-    /// Header fields in order; names are case-insensitive.
-    public var headers: [(name: String, value: String)]
+    /// Header fields in order, repeated names kept; names compare case-insensitively. A value
+    /// cannot carry a line break: `HTTPField` turns CR, LF and NUL into spaces when it is made.
+    public var headers: HTTPFields
     /// The body, as bytes in memory: the ``uploadBody`` of a ``Body/bytes(_:)`` body, nil for
     /// none or for a stream or file body. Setting it sets ``uploadBody`` (nil removes the body).
     public var body: [UInt8]? {
@@ -38,8 +53,9 @@ public struct Request: Sendable {
     /// (``Body/isReplayable`` false) is never retried, whatever this says.
     public var isIdempotent: Bool?
 
+    /// A request with bytes in memory as its body, or none.
     public init(
-        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        method: HTTPRequest.Method = .get, url: URL, headers: HTTPFields = [:], body: [UInt8]? = nil,
         trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil,
         isIdempotent: Bool? = nil
     ) {
@@ -55,7 +71,7 @@ public struct Request: Sendable {
 
     /// A request with a streamed, file or in-memory body (``Body``).
     public init(
-        method: String, url: URL, headers: [(name: String, value: String)] = [], uploadBody: Body,
+        method: HTTPRequest.Method, url: URL, headers: HTTPFields = [:], uploadBody: Body,
         trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil,
         isIdempotent: Bool? = nil
     ) {
@@ -75,11 +91,76 @@ public struct Request: Sendable {
     /// sent twice (a stream: ``Body/isReplayable``), whatever ``isIdempotent`` says.
     var mayBeRetried: Bool {
         guard uploadBody?.isReplayable ?? true else { return false }
-        return isIdempotent ?? Self.idempotentMethods.contains(method.uppercased())
+        return isIdempotent ?? Self.idempotentMethods.contains(method.rawValue.uppercased())
     }
 
-    /// The first value of a header, compared case-insensitively.
+    /// The first value of a header, compared case-insensitively; nil when there is none, or
+    /// when `name` is not a valid field name (RFC 9110 token), which no field can have.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPField.Name(name).flatMap(header)
+    }
+
+    /// The first value of a header (`headers[name]` joins repeated fields with commas instead).
+    public func header(_ name: HTTPField.Name) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+}
+
+// MARK: - swift-http-types bridge
+
+extension Request {
+    /// A request for `request`'s method, URL and header fields.
+    ///
+    /// The URL is made from the `:scheme`, `:authority` and `:path` pseudo-header fields, as
+    /// `HTTPRequest.url` makes it.
+    ///
+    /// - Throws: ``SessionError`` ``SessionError/Code/invalidRequest`` when `request` has no
+    ///   scheme or authority (a request as a server receives it over HTTP/1.1 has only a path:
+    ///   set `scheme` and `authority` first), no path, or is a `CONNECT` or `OPTIONS *`, which
+    ///   have no URL.
+    public init(
+        _ request: HTTPRequest, body: [UInt8]? = nil, trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil,
+        contentDecoding: [ContentCoding]? = nil, isIdempotent: Bool? = nil
+    ) throws(SessionError) {
+        let url = try Self.url(of: request)
+        self.init(
+            method: request.method, url: url, headers: request.headerFields, body: body, trustEvaluator: trustEvaluator, timeout: timeout,
+            contentDecoding: contentDecoding, isIdempotent: isIdempotent)
+    }
+
+    /// A request for `request`'s method, URL and header fields, with a streamed, file or
+    /// in-memory body; throws as ``init(_:body:trustEvaluator:timeout:contentDecoding:isIdempotent:)``.
+    public init(
+        _ request: HTTPRequest, uploadBody: Body, trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil,
+        contentDecoding: [ContentCoding]? = nil, isIdempotent: Bool? = nil
+    ) throws(SessionError) {
+        let url = try Self.url(of: request)
+        self.init(
+            method: request.method, url: url, headers: request.headerFields, uploadBody: uploadBody, trustEvaluator: trustEvaluator,
+            timeout: timeout, contentDecoding: contentDecoding, isIdempotent: isIdempotent)
+    }
+
+    /// The method, URL (as `:scheme`, `:authority` and `:path`) and header fields as an
+    /// `HTTPRequest`; the body and the session options are not part of it.
+    public var httpRequest: HTTPRequest {
+        HTTPRequest(method: method, url: url, headerFields: headers)
+    }
+
+    private static func url(of request: HTTPRequest) throws(SessionError) -> URL {
+        var missing: [String] = []
+        if request.scheme == nil { missing.append(":scheme") }
+        if request.authority == nil { missing.append(":authority") }
+        if request.path == nil { missing.append(":path") }
+        guard missing.isEmpty else {
+            throw SessionError(
+                .invalidRequest,
+                "The HTTPRequest has no \(missing.joined(separator: " or ")): a client request needs a scheme, an authority and a path to make its URL.")
+        }
+        guard let url = request.url, url.host != nil else {
+            throw SessionError(
+                .invalidRequest,
+                "The HTTPRequest's scheme \(request.scheme ?? ""), authority \(request.authority ?? "") and path \(request.path ?? "") do not make a URL with a host.")
+        }
+        return url
     }
 }

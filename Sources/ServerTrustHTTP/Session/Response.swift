@@ -1,11 +1,18 @@
 public import Foundation
+public import HTTPTypes
 
 /// An HTTP response with its body and the trust report of the connection that carried it.
+///
+/// The status and header fields are swift-http-types' `HTTPResponse.Status` and `HTTPFields`
+/// (``httpResponse`` has both as an `HTTPResponse`), so `response.status == 200` and
+/// `response.headers[.contentType]` read as they do in Hummingbird, Vapor or AsyncHTTPClient.
 public struct Response: Sendable {
-    /// The status code of the final hop.
-    public let status: Int
-    /// Header fields of the final hop, in order.
-    public let headers: [(name: String, value: String)]
+    /// The status of the final hop. Its reason phrase is empty: HTTP/2 has none, and the
+    /// status line's is not kept.
+    public let status: HTTPResponse.Status
+    /// Header fields of the final hop, in order as received, repeated fields kept (a field
+    /// whose name is not a valid RFC 9110 token is dropped: see <doc:HTTPTypes>).
+    public let headers: HTTPFields
     /// The body, decoded when ``decodedContentEncodings`` is not empty.
     public let body: [UInt8]
     /// The URL of the final hop (after redirects).
@@ -54,9 +61,20 @@ public struct Response: Sendable {
     /// ``TrustResult/notRequested`` for plain HTTP. Redirect hops' results are in ``hops``.
     public var trustResult: TrustResult { trust.result }
 
-    /// The first value of a header, compared case-insensitively.
+    /// The first value of a header, compared case-insensitively; nil when there is none, or
+    /// when `name` is not a valid field name (RFC 9110 token), which no field can have.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPField.Name(name).flatMap(header)
+    }
+
+    /// The first value of a header (`headers[name]` joins repeated fields with commas instead).
+    public func header(_ name: HTTPField.Name) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+
+    /// The final hop's status and header fields as an `HTTPResponse`, repeated fields in order.
+    public var httpResponse: HTTPResponse {
+        HTTPResponse(status: status, headerFields: headers)
     }
 
     /// The body as UTF-8 text.

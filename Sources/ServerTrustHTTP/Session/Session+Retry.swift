@@ -24,7 +24,7 @@ extension Session {
                 guard mayRetry, policy.retries(error, afterAttempt: attempts) else { throw error }
                 let delay = policy.delay(beforeRetry: attempts, random: configuration.retryRandom())
                 configuration.logger.notice(
-                    "Retrying \(request.method) after a connection failure",
+                    "Retrying \(request.method.rawValue) after a connection failure",
                     // The host, not the URL: a query or user-info may carry secrets logs must not keep.
                     metadata: [
                         "host": "\(request.url.host ?? "")", "attempt": "\(attempts + 1)", "delay": "\(delay)",

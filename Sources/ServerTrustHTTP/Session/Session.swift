@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTypes
 public import ServerTrust
 import Tracing
 
@@ -148,7 +149,7 @@ public final class Session: Sendable {
         let observation = observe(request)
         do {
             let response = try await send(request, observation)
-            observation.succeeded(status: response.status)
+            observation.succeeded(status: response.status.code)
             return response
         } catch {
             throw observation.failed(error)
@@ -174,20 +175,20 @@ public final class Session: Sendable {
         let (body, decoded) = try outcome.contentDecoding.finish(
             outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: url.absoluteString)
         return Response(
-            status: outcome.head.status, headers: outcome.head.headers, body: body, url: url,
+            status: outcome.head.publicStatus, headers: outcome.head.headers, body: body, url: url,
             trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
             verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded,
             attempts: final.attempts, hopAttempts: hops.attempts)
     }
 
     /// `GET url`.
-    public func get(_ url: String, headers: [(name: String, value: String)] = []) async throws -> Response {
-        try await data(for: Request(method: "GET", url: try parse(url), headers: headers))
+    public func get(_ url: String, headers: HTTPFields = [:]) async throws -> Response {
+        try await data(for: Request(method: .get, url: try parse(url), headers: headers))
     }
 
     /// `POST url` with a body.
-    public func post(_ url: String, body: [UInt8], headers: [(name: String, value: String)] = []) async throws -> Response {
-        try await data(for: Request(method: "POST", url: try parse(url), headers: headers, body: body))
+    public func post(_ url: String, body: [UInt8], headers: HTTPFields = [:]) async throws -> Response {
+        try await data(for: Request(method: .post, url: try parse(url), headers: headers, body: body))
     }
 
     /// Sends `request` and returns as soon as the head has arrived; the body follows as a
@@ -203,7 +204,7 @@ public final class Session: Sendable {
         let observation = observe(request)
         do {
             let response = try await sendStreaming(request, observation)
-            observation.succeeded(status: response.status)
+            observation.succeeded(status: response.status.code)
             return response
         } catch {
             throw observation.failed(error)
@@ -226,7 +227,7 @@ public final class Session: Sendable {
             leave: { $0.body.onTermination() })
         let (hop, hops) = (final.result, final.hops)
         return StreamingResponse(
-            status: hop.head.status, headers: hop.head.headers, url: final.request.url, trust: hop.report, hops: hops.reports,
+            status: hop.head.publicStatus, headers: hop.head.headers, url: final.request.url, trust: hop.report, hops: hops.reports,
             httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopAttempts: hops.attempts)
     }
 
@@ -289,8 +290,11 @@ public final class Session: Sendable {
         guard let rawHost = url.host, !rawHost.isEmpty else {
             throw SessionError(.invalidRequest, "The URL has no host.", url: url.absoluteString)
         }
-        for field in request.headers where field.name.contains(where: { $0 == ":" || $0.isNewline }) || field.value.contains(where: \.isNewline) {
-            throw SessionError(.invalidRequest, "Header \"\(field.name)\" contains a colon or a line break.", url: url.absoluteString)
+        // An `HTTPField` cannot hold a line break (its name is a token, and CR, LF and NUL in its
+        // value became spaces when it was made); checked again here, where the field becomes a
+        // curl header line, so that no version of that guarantee can smuggle in another field.
+        for field in request.headers where field.withUnsafeBytesOfValue({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
+            throw SessionError(.invalidRequest, "Header \"\(field.name.rawName)\" contains a line break.", url: url.absoluteString)
         }
         if let timeout = request.timeout, timeout <= .zero {
             throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: url.absoluteString)
@@ -303,7 +307,7 @@ public final class Session: Sendable {
         let upload = try self.upload(of: request, url: url.absoluteString)
         let completion = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
         let transfer = Transfer(
-            url: url.absoluteString, method: request.method.uppercased(), headers: request.headers, body: request.body,
+            url: url.absoluteString, method: request.method.rawValue.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
             timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream, onHead: onHead,
             upload: upload, onCompletion: completion)

@@ -1,9 +1,12 @@
 public import Foundation
+public import HTTPTypes
 
 /// A response whose body is still arriving.
 public struct StreamingResponse: Sendable {
-    public let status: Int
-    public let headers: [(name: String, value: String)]
+    /// The status of the final hop, as ``Response/status``.
+    public let status: HTTPResponse.Status
+    /// Header fields of the final hop, as ``Response/headers``.
+    public let headers: HTTPFields
     public let url: URL
     public let trust: TrustReport
     public let hops: [TrustReport]
@@ -17,8 +20,18 @@ public struct StreamingResponse: Sendable {
     /// The final hop's trust result, as ``Response/trustResult``.
     public var trustResult: TrustResult { trust.result }
 
-    /// The first value of a header, compared case-insensitively.
+    /// The first value of a header, as `Response.header(_:)`.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPField.Name(name).flatMap(header)
+    }
+
+    /// The first value of a header, as `Response.header(_:)`.
+    public func header(_ name: HTTPField.Name) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+
+    /// The final hop's status and header fields as an `HTTPResponse`, as ``Response/httpResponse``.
+    public var httpResponse: HTTPResponse {
+        HTTPResponse(status: status, headerFields: headers)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import ServerTrust
 
@@ -72,25 +73,36 @@ final class SignedResponseChecker: Sendable {
         let challenge: SignatureChallenge
         do {
             challenge = try SignatureChallenge(
-                method: request.method.uppercased(), url: request.url, requestBody: request.body ?? [], now: clock())
+                method: request.method.rawValue.uppercased(), url: request.url, requestBody: request.body ?? [], now: clock())
         } catch {
             throw SessionError(.invalidRequest, "Cannot build a signed-response challenge: \(error.reason)", url: request.url.absoluteString, signatureError: error)
         }
         var sent = request
-        let names = [SignedResponseHeader.nonce, SignedResponseHeader.requestTime]
-        sent.headers.removeAll { field in names.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame } }
-        sent.headers += challenge.requestHeaders
+        let names = [SignedResponseHeader.nonce, SignedResponseHeader.requestTime].compactMap { HTTPField.Name($0) }
+        sent.headers.removeAll { names.contains($0.name) }
+        for field in challenge.requestHeaders {
+            // The challenge's names are constants and its values base64 and digits; fail closed
+            // all the same rather than send a challenge the server could not match.
+            guard let name = HTTPField.Name(field.name), HTTPField.isValidValue(field.value) else {
+                throw SessionError(
+                    .invalidRequest, "The signed-response challenge field \"\(field.name)\" cannot be sent as built.", url: request.url.absoluteString)
+            }
+            sent.headers.append(HTTPField(name: name, value: field.value))
+        }
         return (sent, Pending(entry: entry, challenge: challenge))
     }
 
     /// The verification of one hop's response. Enforced mode throws on failure; both modes
     /// report a failure to the hook first.
     func verify(
-        _ pending: Pending?, status: Int, headers: [(name: String, value: String)], body: [UInt8], url: URL
+        _ pending: Pending?, status: Int, headers: HTTPFields, body: [UInt8], url: URL
     ) throws(SessionError) -> ResponseVerification {
         guard let pending, let verifier = pending.entry.verifier else { return .notRequested }
         do {
-            try verifier.verify(status: status, headers: headers, body: body, answering: pending.challenge)
+            // Every field, repeats included in order: a second ETag or Location must reach the
+            // verifier, which refuses it (`duplicateSignedField`).
+            let fields = headers.map { (name: $0.name.rawName, value: $0.value) }
+            try verifier.verify(status: status, headers: fields, body: body, answering: pending.challenge)
             return .verified
         } catch {
             let mode = pending.entry.mode

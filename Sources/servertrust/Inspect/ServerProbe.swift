@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import ServerTrust
 import ServerTrustHTTP
 
@@ -12,6 +13,8 @@ struct ServerProbe {
     enum Method: String, CaseIterable, Sendable {
         case head = "HEAD"
         case get = "GET"
+
+        var httpMethod: HTTPRequest.Method { self == .head ? .head : .get }
     }
 
     let url: URL
@@ -51,8 +54,8 @@ struct ServerProbe {
         var httpVersion: String?
         var failure: (any Error)?
         do {
-            let response = try await session.data(for: Request(method: method.rawValue, url: probeURL, trustEvaluator: evaluator))
-            status = response.status
+            let response = try await session.data(for: Request(method: method.httpMethod, url: probeURL, trustEvaluator: evaluator))
+            status = response.status.code
             httpVersion = response.httpVersion
         } catch {
             failure = error
