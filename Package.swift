@@ -48,6 +48,8 @@ let package = Package(
         // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
