@@ -9,6 +9,9 @@ let strictSwift: [SwiftSetting] = [
 
 let package = Package(
     name: "ServerTrust",
+    // Synchronization's Atomic and Mutex need macOS 15. Linux is what this project's CI tests;
+    // macOS builds are not tested (README, "Platforms").
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ServerTrust", targets: ["ServerTrust"]),
         .library(name: "ServerTrustHTTP", targets: ["ServerTrustHTTP"]),
@@ -55,19 +58,19 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
-            providers: [.apt(["libssl-dev"])]
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
         // zlib, for decoding gzip/deflate response bodies after their signature is verified
         // (libcurl decodes the others, but only after the bytes are out of reach of a signature).
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         // Wrappers for OpenSSL macros the Swift importer cannot see. No curl here: the
         // ServerTrust module must build without libcurl in its dependency graph.

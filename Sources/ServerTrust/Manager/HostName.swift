@@ -2,6 +2,8 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Host-name normalisation shared by ``HostPattern`` and ``ServerTrustManager``, so a pattern

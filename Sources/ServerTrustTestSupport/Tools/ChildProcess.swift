@@ -1,6 +1,10 @@
 public import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs a command-line tool (`openssl`, `tar`, `sh`) for a test, with `posix_spawn`.
