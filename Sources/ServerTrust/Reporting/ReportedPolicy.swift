@@ -52,11 +52,14 @@ extension TrustFailureReport {
     ///   - failure: the rejection, or the finding's error.
     ///   - mode: ``EnforcementMode/enforced`` for a rejection, else the finding's mode.
     ///   - policy: the host's whole evaluator; its pins become `known-pins`.
-    ///   - hostname: the host that was connected to; `port` its port.
+    ///   - hostname: the host that was connected to.
+    ///   - port: the port that was connected to.
     ///   - pattern: the ``ServerTrustManager`` pattern that matched (`*.example.com`), or nil when
     ///     the host was not configured by pattern; sets `noted-hostname` and `include-subdomains`.
-    ///   - servedChain: the chain as the server sent it; `validatedChain` the validated one,
-    ///     empty when validation failed or did not run.
+    ///   - servedChain: the chain as the server sent it.
+    ///   - validatedChain: the chain as validation built it, empty when validation failed or did
+    ///     not run.
+    ///   - date: when the failure happened: the report's `date-time`.
     public init(
         failure: TrustError, mode: EnforcementMode, policy: any ServerTrustEvaluating, hostname: String, port: Int,
         pattern: String?, servedChain: [Certificate], validatedChain: [Certificate], date: Date

@@ -26,7 +26,9 @@ public struct CertificateInspection: Sendable, Encodable {
     public let crlURLs: [String]
     public let selfIssued: Bool
 
-    /// - Parameter now: the instant days left are counted from.
+    /// - Parameters:
+    ///   - certificate: the certificate to describe.
+    ///   - now: the instant days left are counted from.
     public init(_ certificate: Certificate, now: Date) {
         subject = certificate.subject
         issuer = certificate.issuer

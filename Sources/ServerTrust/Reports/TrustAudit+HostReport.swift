@@ -73,8 +73,15 @@ extension TrustAudit {
         /// informational or canary policy never rejects.
         ///
         /// - Parameters:
+        ///   - policy: the host's entry in the policy file: its evaluator, mode and pin set.
+        ///   - host: the host name the chain was fetched from, checked against the leaf.
+        ///   - presentedChain: the chain the server sent, leaf first.
+        ///   - stapledOCSPResponse: the DER OCSP response the server stapled, or `nil` if none.
+        ///   - anchors: the roots the chain is validated against.
         ///   - revocationFetcher: for live revocation queries; `nil` leaves a status no staple
         ///     answers unknown.
+        ///   - now: the instant the chain is judged at today.
+        ///   - warnDays: how many days after `now` the horizon lies.
         public init(
             policy: TrustPolicyFile.HostPolicy, host: String, presentedChain: [Certificate], stapledOCSPResponse: [UInt8]?,
             anchors: TrustAnchors, revocationFetcher: (any RevocationFetcher)?, now: Date, warnDays: Int

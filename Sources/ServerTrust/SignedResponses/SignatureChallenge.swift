@@ -47,7 +47,15 @@ public struct SignatureChallenge: Hashable, Sendable {
     /// as given (`/` when empty), `port` is the effective port.
     ///
     /// - Parameters:
+    ///   - method: the request method, as sent.
+    ///   - host: the host the request was sent to; normalised (lowercased, no port, brackets or
+    ///     trailing dot) before it is signed.
     ///   - port: the port the request was sent to. Default 443, the `https` port.
+    ///   - path: the percent-encoded path as on the request line.
+    ///   - query: the raw text after `?`, empty when there is none.
+    ///   - requestBody: the request body; only its SHA-256 is kept.
+    ///   - nonce: the client's random nonce, 16 to 64 bytes.
+    ///   - requestTime: the client's request time, seconds since 1970.
     /// - Throws: ``ResponseSignatureError/Code/malformedChallenge`` for a nonce outside 16–64
     ///   bytes, a request time before 1970 or after 9999, an empty or over-long method, an
     ///   over-long host, a port outside 1–65535, or a path and query over 1 MiB.

@@ -9,7 +9,7 @@ extension PeerTrust {
     ///
     /// An acceptance is a statement about this instant only; a client that keeps using what it
     /// accepted (a kept-alive connection, a resumed TLS session) must evaluate again no later
-    /// than this. ``Session`` does: a connection past it is not reused
+    /// than this. ServerTrustHTTP's `Session` does: a connection past it is not reused
     /// (ServerTrustHTTP's ConnectionGuard article).
     public var reliedOnUntil: Date? {
         let chain = validatedChainIfComputed ?? Array(presentedChain.prefix(1))

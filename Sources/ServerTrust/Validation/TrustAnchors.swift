@@ -33,6 +33,8 @@ public final class TrustAnchors: Sendable {
     ///     that implements all of RFC 5280 §6.3 — indirect CRLs, CRLs signed by another key of
     ///     the CA, reason partitions — which ``CRLVerifier`` does not; `servertrust verify --crl`
     ///     and the PKITS score rely on it (<doc:RevocationBehaviour>, "Two CRL engines").
+    ///   - origin: where the anchors came from, shown in messages (``origin``). Default
+    ///     "in-memory".
     /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list.
     public init(
         _ certificates: [Certificate],

@@ -1,10 +1,10 @@
 import ServerTrust
 
-/// The session's ``ServerTrust/RevocationFetcher`` with every fetch counted
+/// The session's `RevocationFetcher` with every fetch counted
 /// (`servertrust_revocation_fetches_total`, by kind and outcome).
 ///
 /// Wraps the fetcher the session's policies hand to revocation checks, so the core ServerTrust
-/// module needs no metrics dependency. A ``ServerTrust/RevocationTrustEvaluator`` built with a
+/// module needs no metrics dependency. A `RevocationTrustEvaluator` built with a
 /// fetcher of its own bypasses the session's and is not counted.
 struct MeteredRevocationFetcher: RevocationFetcher {
     let upstream: any RevocationFetcher

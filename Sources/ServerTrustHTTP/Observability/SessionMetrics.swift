@@ -85,7 +85,7 @@ final class SessionMetrics: Sendable {
 
     // MARK: Revocation
 
-    /// One call to the session's ``ServerTrust/RevocationFetcher`` returned.
+    /// One call to the session's `RevocationFetcher` returned.
     func revocationFetched(_ kind: RevocationFetchRequest.Kind, _ result: Result<[UInt8], RevocationFetchError>) {
         let outcome: String
         switch result {

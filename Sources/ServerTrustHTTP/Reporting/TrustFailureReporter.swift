@@ -2,21 +2,21 @@ public import Foundation
 public import ServerTrust
 import HTTPTypes
 
-/// Sends ``TrustFailureReport``s to report URIs, in the background, through a session of its own
+/// Sends `TrustFailureReport`s to report URIs, in the background, through a session of its own
 /// that uses default validation only.
 ///
 /// Why a separate session: a report describes a failure of the host's policy, and the report
 /// URI may be covered by that same failing policy (`**.example.com` pinned to keys that no
 /// longer match, or an interception proxy in the way). Reports therefore never go through the
 /// reporting session's trust manager: the reporter's own ``Session`` has no manager
-/// (``DefaultTrustEvaluator`` for every host), and no reporter of its own, so a failure to
+/// (`DefaultTrustEvaluator` for every host), and no reporter of its own, so a failure to
 /// deliver a report is never itself reported.
 ///
 /// Delivery is asynchronous: ``submit(_:pattern:)`` only queues and returns at once. An
-/// identical report (same ``TrustFailureReport/deduplicationKey``: host, port, chain, evaluator,
+/// identical report (same `TrustFailureReport.deduplicationKey`: host, port, chain, evaluator,
 /// reason, mode, pins) is queued at most once per ``Configuration/deduplicationInterval``
 /// (24 hours); at most ``Configuration/maximumQueuedReports`` wait, further reports are dropped
-/// and counted in ``TrustCounters/Snapshot/reportsDropped``.
+/// and counted in `TrustCounters.Snapshot.reportsDropped`.
 ///
 /// ```swift
 /// var reporting = TrustFailureReporter.Configuration()
@@ -31,7 +31,7 @@ public final class TrustFailureReporter: Sendable {
         /// Default: none.
         public var reportURIs: [URL] = []
         /// Report URIs by host pattern (`"*.example.com"`, the patterns of the
-        /// ``ServerTrustManager``); a report goes to the URIs of the most specific pattern that
+        /// `ServerTrustManager`); a report goes to the URIs of the most specific pattern that
         /// matches its host — by the manager's rule: exact host, else the deepest wildcard base,
         /// `*.` before `**.` — instead of ``reportURIs``. Patterns are validated when the
         /// reporter is created.

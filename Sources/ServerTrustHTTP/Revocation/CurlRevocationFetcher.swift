@@ -3,7 +3,7 @@ internal import CCurl
 internal import CServerTrustCurlShims
 public import ServerTrust
 
-/// Fetches OCSP responses and CRLs with libcurl, for ``ServerTrust/RevocationTrustEvaluator``.
+/// Fetches OCSP responses and CRLs with libcurl, for `RevocationTrustEvaluator`.
 ///
 /// Each fetch is one blocking `curl_easy_perform` on the calling thread — the TLS handshake
 /// waiting for it — bounded by the deadline (connect and transfer) and the size limit. It never
@@ -12,7 +12,7 @@ public import ServerTrust
 ///
 /// - Note: while a fetch runs, the transfers on the same loop wait (libcurl 7.88 has no
 ///   asynchronous certificate verification). A `Session` runs every policy whose evaluator
-///   ``ServerTrust/ServerTrustEvaluating/mayFetchRevocationData`` on a loop of its own, so
+///   `ServerTrustEvaluating.mayFetchRevocationData` on a loop of its own, so
 ///   that is the requests to that host only; other hosts go on. Keep the revocation time budget
 ///   short all the same; the shared cache and single-flight fetching make a fetch rare.
 public struct CurlRevocationFetcher: RevocationFetcher {

@@ -31,7 +31,7 @@ extension Session {
         /// Default 1 hour; must be positive.
         ///
         /// A connection is retired earlier, at the first instant something its evaluation relied
-        /// on stops holding (``ServerTrust/PeerTrust/reliedOnUntil``): the validated chain's
+        /// on stops holding (`PeerTrust.reliedOnUntil`): the validated chain's
         /// first notAfter, a pin set's expiration, the nextUpdate of an OCSP response or CRL. A
         /// request after that never runs on it: it is sent on a new connection with a full
         /// handshake, evaluated afresh. Requests already running finish. Kept-alive and HTTP/2
@@ -88,23 +88,23 @@ extension Session {
         /// - Warning: a plain-HTTP request has no protection against interception.
         public var allowsPlainHTTP: Bool = false
         /// Signed-response policies by host pattern (`api.example.com`, `*.example.com`,
-        /// `**.example.com`, as in ``ServerTrustManager``; the most specific wins). A host no
+        /// `**.example.com`, as in `ServerTrustManager`; the most specific wins). A host no
         /// pattern matches is not checked. Patterns are validated when the session is created.
         /// Default: none. See ``SignedResponsePolicy`` and docs/SIGNED_RESPONSES.md.
         public var signedResponses: [String: SignedResponsePolicy] = [:]
         /// Client certificates for mutual TLS, by host pattern (`api.example.com`, `*.example.com`,
-        /// `**.example.com`, as in ``ServerTrustManager``; the most specific wins). A connection
+        /// `**.example.com`, as in `ServerTrustManager`; the most specific wins). A connection
         /// to a host presents the identity of the pattern its host matches, when the server asks
         /// for a certificate, and no identity otherwise: never to a redirect target, a proxy, a
         /// revocation responder or a report URI that its pattern does not cover. Patterns are
-        /// validated when the session is created (``TrustError/Code/invalidHostPattern``).
-        /// Default: none. See ``ClientIdentity`` and <doc:MutualTLS>.
+        /// validated when the session is created (`TrustError.Code.invalidHostPattern`).
+        /// Default: none. See `ClientIdentity` and <doc:MutualTLS>.
         public var clientIdentities: [String: ClientIdentity] = [:]
         /// Called, on the requesting task, for every response (final or redirect hop) that fails
         /// signature verification, in informational and enforced mode alike, before the session
         /// returns or throws. Keep it quick; it must not call back into the session. Default: none.
         public var onVerificationFailure: (@Sendable (ResponseVerificationFailure) -> Void)? = nil
-        /// Sends a ``TrustFailureReport`` for every trust failure: an enforced rejection, an
+        /// Sends a `TrustFailureReport` for every trust failure: an enforced rejection, an
         /// informational evaluator's failure, a canary disagreement, an expired pin set falling
         /// back to default validation. The reporter delivers through a session of its own with
         /// default validation, never through the failing policy. Default: none.
@@ -118,10 +118,10 @@ extension Session {
         public var trustCounters: TrustCounters = TrustCounters()
         /// Where trust evaluations are logged: each at `debug`, each rejection and report-only
         /// failure at `error`, with `host`, `evaluator`, `reason` and `mode` metadata (see
-        /// ``TrustLogging``). Default `Logger(label: "servertrust")`.
+        /// `TrustLogging`). Default `Logger(label: "servertrust")`.
         ///
-        /// A failure its evaluator has logged already (``TrustFinding/isLogged``: an expired pin
-        /// set falling back to default validation, logged by its ``PinSetTrustEvaluator``'s
+        /// A failure its evaluator has logged already (`TrustFinding.isLogged`: an expired pin
+        /// set falling back to default validation, logged by its `PinSetTrustEvaluator`'s
         /// logger) is counted and reported but not logged again.
         public var logger: Logger = TrustLogging.defaultLogger
 

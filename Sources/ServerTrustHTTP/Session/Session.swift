@@ -6,14 +6,14 @@ import Tracing
 /// An async/await HTTPS client over libcurl that applies a trust policy to every connection.
 ///
 /// Every TLS connection is evaluated inside the handshake by the evaluator the
-/// ``ServerTrustManager`` assigns to its host, and every request — on a new, reused or resumed
+/// `ServerTrustManager` assigns to its host, and every request — on a new, reused or resumed
 /// connection, or as an HTTP/2 stream — is admitted only if its connection was accepted by
 /// *that request's* policy. Redirects are followed by the session, each hop under its own host's
 /// policy.
 ///
 /// One curl multi handle on one dedicated thread serves all requests, except those of hosts
 /// whose evaluator may fetch revocation data during the handshake
-/// (``ServerTrustEvaluating/mayFetchRevocationData``): up to eight such hosts get a thread of
+/// (`ServerTrustEvaluating.mayFetchRevocationData`): up to eight such hosts get a thread of
 /// their own and the rest share one more, so a slow OCSP responder or CRL server holds up only
 /// the hosts on its thread, never the others. Call ``shutdown()`` when
 /// done, or use ``withSession(configuration:trustManager:_:)``; a session that is released is
@@ -41,15 +41,15 @@ public final class Session: Sendable {
 
     /// - Parameters:
     ///   - configuration: settings; the defaults are safe.
-    ///   - trustManager: per-host evaluators. Default nil: ``DefaultTrustEvaluator`` for every host.
+    ///   - trustManager: per-host evaluators. Default nil: `DefaultTrustEvaluator` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
     ///   that is not positive, a ``Configuration/contentDecoding`` coding the runtime libcurl
     ///   cannot decode, a ``Configuration/retryPolicy`` field out of range, or a
-    ///   ``Configuration/proxy`` that is not `http://`; a ``TrustError``
+    ///   ``Configuration/proxy`` that is not `http://`; a `TrustError`
     ///   when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
-    ///   invalid; a ``ResponseSignatureError``
+    ///   invalid; a `ResponseSignatureError`
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
     public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         do {
@@ -141,8 +141,8 @@ public final class Session: Sendable {
     /// ``Configuration/maximumSignedRequestBodySize``, as the request's signature covers its digest.
     ///
     /// - Throws: ``SessionError``; ``SessionError/Code/trustEvaluationFailed`` carries the
-    ///   ``TrustError`` that rejected the server; ``SessionError/Code/responseSignatureInvalid``
-    ///   the ``ResponseSignatureError`` of a hop an enforced signed-response policy rejected;
+    ///   `TrustError` that rejected the server; ``SessionError/Code/responseSignatureInvalid``
+    ///   the `ResponseSignatureError` of a hop an enforced signed-response policy rejected;
     ///   ``SessionError/Code/uploadFailed``, ``SessionError/Code/bodyNotReplayable`` and
     ///   ``SessionError/Code/requestBodyTooLarge`` for a body that could not be sent.
     public func data(for request: Request) async throws -> Response {

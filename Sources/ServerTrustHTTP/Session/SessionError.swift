@@ -1,10 +1,10 @@
 public import ServerTrust
 
 /// The error a ``Session`` throws: what went wrong, with the curl code and message, and the
-/// ``TrustError`` when trust evaluation rejected the server, or the ``ResponseSignatureError``
+/// `TrustError` when trust evaluation rejected the server, or the `ResponseSignatureError`
 /// when an enforced signed-response policy rejected the response.
 ///
-/// Equality compares ``code`` only, as with ``TrustError``.
+/// Equality compares ``code`` only, as with `TrustError`.
 public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {

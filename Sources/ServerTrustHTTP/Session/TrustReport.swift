@@ -16,7 +16,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     ///
     /// The chain an enforcing evaluator validated; when only a report-only one (informational,
     /// a canary's trial) validated a chain, that chain, which nothing enforced
-    /// (``ServerTrust/PeerTrust/validatedChainIfComputed``).
+    /// (`PeerTrust.validatedChainIfComputed`).
     ///
     /// Summarised when read: a pin (SHA-256 of the key) and a formatted subject per
     /// certificate cost more than the rest of the report, and most reports are never read.
@@ -43,10 +43,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// The evaluator itself, so a failure report can name its pins and expiration.
     let policyEvaluator: any ServerTrustEvaluating
     /// The trust that was evaluated, told when its handshake has finished
-    /// (``ServerTrust/PeerTrust/handshakeCompleted()``); nil when nothing was evaluated.
+    /// (`PeerTrust.handshakeCompleted()`); nil when nothing was evaluated.
     let evaluatedTrust: PeerTrust?
     /// When the evaluation ran (its validation time), and until when what it relied on holds
-    /// (``ServerTrust/PeerTrust/reliedOnUntil``); nil when nothing was evaluated.
+    /// (`PeerTrust.reliedOnUntil`); nil when nothing was evaluated.
     let evaluatedAt: Date?
     let reliedOnUntil: Date?
 

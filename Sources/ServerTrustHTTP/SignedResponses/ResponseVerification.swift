@@ -31,7 +31,7 @@ public struct ResponseVerificationFailure: Sendable, CustomStringConvertible {
     /// The mode of the matching policy: informational (the response is returned) or enforced
     /// (the session throws).
     public let mode: SignedResponsePolicy.Mode
-    /// Why it failed; ``ResponseSignatureError/status`` is the response status.
+    /// Why it failed; `ResponseSignatureError.status` is the response status.
     public let error: ResponseSignatureError
 
     public var description: String { "\(mode) signed-response check failed for \(url.absoluteString): \(error)" }

@@ -6,7 +6,7 @@ import ServerTrust
 /// The session's side of signed responses: picks each hop's policy by host pattern, adds the
 /// challenge headers to the request, and judges the response.
 ///
-/// Built once per session: patterns are validated and one ``ResponseSignatureVerifier`` (with
+/// Built once per session: patterns are validated and one `ResponseSignatureVerifier` (with
 /// its replay cache) is made per pattern, so a request costs a pattern scan and the checks.
 /// Immutable, hence `Sendable`.
 final class SignedResponseChecker: Sendable {
@@ -27,8 +27,8 @@ final class SignedResponseChecker: Sendable {
     private let clock: @Sendable () -> Date
     private let logger: Logger
 
-    /// - Throws: ``TrustError`` `.invalidHostPattern` for an invalid pattern or two spellings of
-    ///   one pattern; ``ResponseSignatureError`` `.invalidConfiguration` for a policy without
+    /// - Throws: `TrustError` `.invalidHostPattern` for an invalid pattern or two spellings of
+    ///   one pattern; `ResponseSignatureError` `.invalidConfiguration` for a policy without
     ///   roots (unless disabled) or with bad versions or durations.
     init(configuration: Session.Configuration) throws {
         var entries = HostPatternTable<Entry>()

@@ -13,7 +13,7 @@ public import ServerTrust
 ///
 /// For a matching host the session sends a fresh nonce and the request time with every request
 /// (every redirect hop included) and verifies the response's `X-ServerTrust-Signature` with a
-/// ``ResponseSignatureVerifier``. The scheme, its byte layout and its limits are in
+/// `ResponseSignatureVerifier`. The scheme, its byte layout and its limits are in
 /// docs/SIGNED_RESPONSES.md.
 public struct SignedResponsePolicy: Sendable {
     /// What the session does with the verification result.

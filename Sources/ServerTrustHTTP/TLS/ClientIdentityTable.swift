@@ -8,7 +8,7 @@ import ServerTrust
 struct ClientIdentityTable: Sendable {
     private let table: HostPatternTable<ClientIdentity>
 
-    /// - Throws: ``TrustError`` `.invalidHostPattern` for an invalid pattern or two spellings of
+    /// - Throws: `TrustError` `.invalidHostPattern` for an invalid pattern or two spellings of
     ///   one pattern (which identity would win would otherwise depend on dictionary order);
     ///   `.invalidConfiguration` for an identity OpenSSL would refuse to install in a handshake.
     init(_ identities: [String: ClientIdentity]) throws {

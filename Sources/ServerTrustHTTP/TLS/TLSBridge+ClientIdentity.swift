@@ -3,7 +3,7 @@ internal import CServerTrustShims
 internal import ServerTrust
 
 /// Client certificates (mutual TLS) on the TLS bridge: ``TLSBridge/configure(sslContext:for:)``
-/// installs the policy's ``ServerTrust/ClientIdentity`` on each new connection's `SSL_CTX`.
+/// installs the policy's `ClientIdentity` on each new connection's `SSL_CTX`.
 extension TLSBridge {
     /// Installs `identity` on a throwaway client `SSL_CTX`, as ``configure(sslContext:for:)``
     /// will on every connection, so what OpenSSL refuses there (a key below the security level,

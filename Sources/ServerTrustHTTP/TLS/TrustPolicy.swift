@@ -43,7 +43,7 @@ final class TrustPolicy: Sendable {
     let clientIdentity: ClientIdentity?
     /// The session's metrics (``Session/Configuration/metricsFactory``), nil when it has none.
     let metrics: SessionMetrics?
-    /// ``ServerTrustEvaluating/mayFetchRevocationData``, read once: such a policy's transfers
+    /// `ServerTrustEvaluating.mayFetchRevocationData`, read once: such a policy's transfers
     /// run on a loop of their own (``RevocationLoops``).
     let mayFetchRevocationData: Bool
 

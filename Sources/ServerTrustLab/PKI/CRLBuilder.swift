@@ -41,7 +41,7 @@ extension TestCA {
         return try OpenSSLEncoding.der { i2d_X509_CRL(crl, $0) }
     }
 
-    /// A v2 CRL signed by this CA, parsed by ``CertificateRevocationList/init(bytes:)``.
+    /// A v2 CRL signed by this CA, parsed by ServerTrust's `CertificateRevocationList.init(bytes:)`.
     ///
     /// Parameters and defaults as ``makeCRLDER(revoked:thisUpdate:nextUpdate:crlNumber:)``.
     public func makeCRL(

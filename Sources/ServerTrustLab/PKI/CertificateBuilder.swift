@@ -6,7 +6,7 @@ internal import CServerTrustLabShims
 /// Turns a ``CertificateSpec`` into a signed certificate with OpenSSL.
 ///
 /// The certificate is built as an `X509*`, signed, DER-encoded and parsed back with
-/// ``Certificate/init(derEncoded:)``, so tests exercise exactly the public parsing path a
+/// `Certificate.init(derEncoded:)`, so tests exercise exactly the public parsing path a
 /// server's certificates take.
 package enum CertificateBuilder {
     /// Signs `spec` with `issuerKey`. `issuer` is nil for a self-signed certificate.

@@ -3,7 +3,7 @@ public import Foundation
 
 /// One entry of a CRL made by ``TestCA/makeCRL(revoked:thisUpdate:nextUpdate:crlNumber:)``.
 public struct RevokedCertificate: Sendable {
-    /// The serial number in hexadecimal, as ``Certificate/serialNumber`` prints it.
+    /// The serial number in hexadecimal, as ServerTrust's `Certificate.serialNumber` prints it.
     public var serialNumber: String
     /// When the certificate was revoked.
     public var revocationDate: Date
@@ -13,6 +13,8 @@ public struct RevokedCertificate: Sendable {
     /// Revokes the certificate with serial number `serialNumber` (hexadecimal).
     ///
     /// - Parameters:
+    ///   - serialNumber: the serial number in hexadecimal, as ServerTrust's
+    ///     `Certificate.serialNumber` prints it.
     ///   - revocationDate: default an hour ago.
     ///   - reason: default none.
     public init(serialNumber: String, revocationDate: Date = Date(timeIntervalSinceNow: -3600), reason: Int? = nil) {

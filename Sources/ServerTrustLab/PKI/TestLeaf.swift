@@ -19,7 +19,7 @@ public struct TestLeaf: Sendable {
     /// The root this leaf chains to.
     public var root: Certificate { issuer.root }
 
-    /// A ``PeerTrust`` for ``chain`` as presented by a server.
+    /// A ServerTrust `PeerTrust` for ``chain`` as presented by a server.
     ///
     /// - Parameters:
     ///   - anchors: default the leaf's own root.

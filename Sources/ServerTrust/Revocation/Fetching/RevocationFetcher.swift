@@ -7,10 +7,10 @@
 /// The contract, which every implementation must keep:
 ///
 /// - **Synchronous and bounded.** `fetch` is called inside a TLS handshake, which waits for it.
-///   It must return by `deadline` — with ``RevocationFetchError/timedOut`` if nothing complete
+///   It must return by `deadline` — with ``RevocationFetchError/timedOut(_:)`` if nothing complete
 ///   has arrived — and must never block past it (connect, DNS and transfer included).
 /// - **Size-limited.** It must stop reading once the body exceeds
-///   ``RevocationFetchRequest/maximumSize`` and return ``RevocationFetchError/tooLarge``; it
+///   ``RevocationFetchRequest/maximumSize`` and return ``RevocationFetchError/tooLarge(_:)``; it
 ///   must not buffer an unbounded body first. The evaluator checks the size again.
 /// - **No recursion.** The request must not go through a trust policy that itself checks
 ///   revocation (OCSP and CRL URLs are normally plain `http://`; for an `https://` URL use
