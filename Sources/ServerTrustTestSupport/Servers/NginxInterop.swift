@@ -3,23 +3,26 @@ internal import ServerTrust
 
 /// The nginx that interop tests talk to: the one `.ci/run` started (`SERVERTRUST_INTEROP_DIR`),
 /// or one this test process starts with `scripts/interop/nginx.sh` and stops at exit.
-enum NginxInterop {
-    struct Environment: Sendable {
-        let values: [String: String]
-        var host: String { values["SERVERTRUST_INTEROP_HOST"]! }
-        var root: String { values["SERVERTRUST_INTEROP_ROOT"]! }
-        var intermediatePin: String { values["SERVERTRUST_INTEROP_INTERMEDIATE_PIN"]! }
-        var ecdsaLeafPin: String { values["SERVERTRUST_INTEROP_ECDSA_LEAF_PIN"]! }
-        var rsaLeafPin: String { values["SERVERTRUST_INTEROP_RSA_LEAF_PIN"]! }
+///
+/// In test support (not one test target) so every test target that talks to nginx — the
+/// session's and each adapter's — reads the same servers the same way.
+public enum NginxInterop {
+    public struct Environment: Sendable {
+        public let values: [String: String]
+        public var host: String { values["SERVERTRUST_INTEROP_HOST"]! }
+        public var root: String { values["SERVERTRUST_INTEROP_ROOT"]! }
+        public var intermediatePin: String { values["SERVERTRUST_INTEROP_INTERMEDIATE_PIN"]! }
+        public var ecdsaLeafPin: String { values["SERVERTRUST_INTEROP_ECDSA_LEAF_PIN"]! }
+        public var rsaLeafPin: String { values["SERVERTRUST_INTEROP_RSA_LEAF_PIN"]! }
         /// The AIA OCSP URL of the live leaves: the `openssl ocsp -port` responder nginx.sh runs.
-        var ocspResponderURL: String { "http://127.0.0.1:\(port("OCSP_RESPONDER"))/" }
+        public var ocspResponderURL: String { "http://127.0.0.1:\(port("OCSP_RESPONDER"))/" }
         /// The text file nginx serves gzip-compressed under `/compressed/interop.txt`.
-        var compressibleFile: String { values["SERVERTRUST_INTEROP_COMPRESSIBLE_FILE"]! }
-        func port(_ name: String) -> Int { Int(values["SERVERTRUST_INTEROP_\(name)"]!)! }
-        func url(_ portName: String, _ path: String = "/") -> String { "https://\(host):\(port(portName))\(path)" }
+        public var compressibleFile: String { values["SERVERTRUST_INTEROP_COMPRESSIBLE_FILE"]! }
+        public func port(_ name: String) -> Int { Int(values["SERVERTRUST_INTEROP_\(name)"]!)! }
+        public func url(_ portName: String, _ path: String = "/") -> String { "https://\(host):\(port(portName))\(path)" }
         /// Every server's port for the interop host name (an interop.env written before the
         /// mutual-TLS servers existed simply lacks theirs).
-        var resolve: [String] {
+        public var resolve: [String] {
             ["TLS13_ECDSA_H2_STAPLED", "TLS12_ECDSA_H1_STAPLED", "TLS13_RSA_H2", "TLS12_RSA_H1",
              "TLS13_LIVE_OCSP_GOOD", "TLS12_LIVE_OCSP_REVOKED", "MTLS_REQUIRED", "MTLS_OPTIONAL"]
                 .compactMap { values["SERVERTRUST_INTEROP_\($0)"] }.map { "\(host):\($0):127.0.0.1" }
@@ -28,9 +31,9 @@ enum NginxInterop {
 
     private static let started = Locked<Result<Environment, NginxError>?>(nil)
 
-    struct NginxError: Error, CustomStringConvertible { let description: String }
+    public struct NginxError: Error, CustomStringConvertible { public let description: String }
 
-    static func environment() throws -> Environment {
+    public static func environment() throws -> Environment {
         try started.withLock { cached in
             if let cached { return try cached.get() }
             let result = Result { () throws(NginxError) -> Environment in try load() }
@@ -44,7 +47,9 @@ enum NginxInterop {
             return try parse("\(dir)/interop.env")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-nginx-\(getpid())").path
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        // Sources/ServerTrustTestSupport/Servers/NginxInterop.swift → the package root.
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
         let status = run("\(packageRoot)/scripts/interop/nginx.sh", ["start", dir], environment: [:])
         guard status == 0 else { throw NginxError(description: "scripts/interop/nginx.sh start failed (exit \(status)); is nginx installed? Run scripts/setup.sh.") }
         stopCommand.withLock { $0 = ("\(packageRoot)/scripts/interop/nginx.sh", dir) }
@@ -70,7 +75,7 @@ enum NginxInterop {
     /// Runs a bash script to completion with posix_spawn and waitpid (Foundation's Process
     /// can hang waiting for a child whose own background child keeps running, as nginx does).
     @discardableResult
-    static func run(_ path: String, _ arguments: [String], environment: [String: String]) -> Int32 {
+    public static func run(_ path: String, _ arguments: [String], environment: [String: String]) -> Int32 {
         let argv = (["/bin/bash", path] + arguments).map { strdup($0) } + [nil]
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
