@@ -10,11 +10,22 @@ internal import ServerTrust
 /// Every curl call of a session happens on this thread: transfers are handed over through a
 /// command queue and `curl_multi_wakeup` (the only multi call that is safe from another
 /// thread). The thread waits in `curl_multi_poll`, so an idle session costs no CPU.
+///
+/// The loop is also a `TaskExecutor` (``Session/taskExecutor``): a job enqueued on it is one
+/// more command, run on the loop thread between curl calls. A task that prefers this executor
+/// submits its transfer from the loop thread (no wake-up: the loop looks at its queue before it
+/// polls) and is resumed there when the transfer completes (no hand-off to another thread), so
+/// a request costs no cross-thread hop at all — the two hops per request that kept a
+/// sequential async request far below a blocking `curl_easy_perform` loop (docs/PERFORMANCE.md,
+/// "Kept-alive requests"). Nothing about a transfer changes: it is the same `Transfer`, added
+/// to the same multi handle, evaluated by the same callbacks and guard.
 final class MultiLoop: Sendable {
     private enum Command: Sendable {
         case add(Transfer)
         case cancel(Transfer, SessionError)
         case resume(Transfer)
+        /// A job of a task that prefers this loop as its executor.
+        case job(UnownedJob)
         case shutdown
     }
 
@@ -37,6 +48,9 @@ final class MultiLoop: Sendable {
     var easyHandlesMade: Int { handlesMade.load(ordering: .relaxed) }
     /// The session's pool of policy handles: retired ones are freed here, between turns.
     private let handlePool: PolicyHandles.Pool
+    /// The loop thread's identity while it runs (0 before and after): a command queued from
+    /// the loop thread itself needs no wake-up.
+    private let loopThread = Atomic<UInt>(0)
 
     /// Transfers currently added to the multi handle (each owns one easy handle).
     var activeTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -82,6 +96,18 @@ final class MultiLoop: Sendable {
     func cancel(_ transfer: Transfer, _ error: SessionError) { _ = enqueue(.cancel(transfer, error)) }
     func resume(_ transfer: Transfer) { _ = enqueue(.resume(transfer)) }
 
+    /// Whether the caller runs on this loop's thread (a job of ``Session/taskExecutor``, or a
+    /// curl callback).
+    var isCurrentThread: Bool { loopThread.load(ordering: .relaxed) == Self.currentThreadID() }
+
+    private static func currentThreadID() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
     /// Stops the loop, failing transfers still running, and waits for the thread to exit.
     /// Not from the loop thread (it would wait for itself): use ``stop()`` there.
     func shutdown() {
@@ -126,17 +152,25 @@ final class MultiLoop: Sendable {
     /// - Memory ordering comes from the mutex alone: the append and the "was empty" test are one
     ///   critical section, the take another; the socketpair only tells the loop when to look.
     ///
+    /// A command queued by the loop thread itself (a job that submits a transfer, a completion
+    /// that resumes a task preferring this executor, a retry) writes no wake-up: the loop is
+    /// awake, and before it polls it looks at the queue under the same lock and skips the poll
+    /// when anything is there. Every such append happens before that look in the same turn, so
+    /// the invariant above holds: a non-empty queue always has either a wake-up byte pending or
+    /// a loop that has not yet looked.
+    ///
     /// The wake-up is written inside the critical section: the loop frees the multi handle
     /// right after taking `.shutdown`, which it can only do under this lock, so a wake-up made
     /// while holding the lock can never reach a freed handle (one made after unlocking could,
     /// if a shutdown slipped in between). `curl_multi_wakeup` is a non-blocking write to curl's
     /// socketpair and takes no lock of ours.
     private func enqueue(_ command: Command) -> Bool {
-        state.withLock { state in
+        let fromLoopThread = isCurrentThread
+        return state.withLock { state in
             guard !state.stopped else { return false }
             let wasEmpty = state.commands.isEmpty
             state.commands.append(command)
-            if wasEmpty {
+            if wasEmpty && !fromLoopThread {
                 curl_multi_wakeup(multiPointer.raw)
                 wakeUps.add(1, ordering: .relaxed)
             }
@@ -151,61 +185,65 @@ final class MultiLoop: Sendable {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
         var sharedAcrossPolicies: ShareHandle?
         var running = true
+        loopThread.store(Self.currentThreadID(), ordering: .relaxed)
         while running {
             // Handles of policies deinitialised since the last turn, perhaps inside curl.
             handlePool.drain()
             // The whole queue at once: enqueue() relies on it to wake the loop once per batch.
-            let commands = state.withLock { state in
-                let commands = state.commands
-                state.commands.removeAll()
-                return commands
-            }
-            for command in commands {
-                switch command {
-                case .add(let transfer) where transfer.isCancellationRequested:
-                    transfer.abandon(SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
-                case .add(let transfer):
-                    let acrossPolicies = configuration.unsafeShareTLSSessionsAcrossPolicies
-                    var (share, idle) = transfer.policy.handles.checkOut(makingShare: !acrossPolicies)
-                    if acrossPolicies {
-                        if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
-                        share = sharedAcrossPolicies
-                    }
-                    do {
-                        let easy: EasyHandle
-                        if let idle {
-                            easy = idle
-                        } else {
-                            easy = try EasyHandleConfigurator.makeHandle(for: transfer.policy, share: share, configuration: configuration)
-                            handlesMade.add(1, ordering: .relaxed)
+            // Taken again (a few rounds at most) while the commands run queue more — a job that
+            // submits its next request — so the request is added before this turn's perform.
+            var rounds = 0
+            while running, rounds < 4, case let commands = takeCommands(), !commands.isEmpty {
+                rounds += 1
+                for command in commands {
+                    switch command {
+                    case .add(let transfer) where transfer.isCancellationRequested:
+                        transfer.abandon(SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
+                    case .add(let transfer):
+                        let acrossPolicies = configuration.unsafeShareTLSSessionsAcrossPolicies
+                        var (share, idle) = transfer.policy.handles.checkOut(makingShare: !acrossPolicies)
+                        if acrossPolicies {
+                            if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
+                            share = sharedAcrossPolicies
                         }
-                        transfer.easy = easy
-                        try EasyHandleConfigurator.prepare(easy, for: transfer)
-                        guard curl_multi_add_handle(multi, easy.pointer) == CURLM_OK else {
-                            throw SessionError(.transferFailed, "curl_multi_add_handle failed", url: transfer.url)
+                        do {
+                            let easy: EasyHandle
+                            if let idle {
+                                easy = idle
+                            } else {
+                                easy = try EasyHandleConfigurator.makeHandle(for: transfer.policy, share: share, configuration: configuration)
+                                handlesMade.add(1, ordering: .relaxed)
+                            }
+                            transfer.easy = easy
+                            try EasyHandleConfigurator.prepare(easy, for: transfer)
+                            guard curl_multi_add_handle(multi, easy.pointer) == CURLM_OK else {
+                                throw SessionError(.transferFailed, "curl_multi_add_handle failed", url: transfer.url)
+                            }
+                            active[easy.pointer] = transfer
+                            activeCount.store(active.count, ordering: .relaxed)
+                        } catch let error as SessionError {
+                            transfer.easy = nil
+                            transfer.abandon(error)
+                        } catch {
+                            transfer.easy = nil
+                            transfer.abandon(SessionError(.transferFailed, "\(error)", url: transfer.url))
                         }
-                        active[easy.pointer] = transfer
-                        activeCount.store(active.count, ordering: .relaxed)
-                    } catch let error as SessionError {
-                        transfer.easy = nil
-                        transfer.abandon(error)
-                    } catch {
-                        transfer.easy = nil
-                        transfer.abandon(SessionError(.transferFailed, "\(error)", url: transfer.url))
+                    case .cancel(let transfer, let error):
+                        if let easy = transfer.easy, active.removeValue(forKey: easy.pointer) != nil {
+                            activeCount.store(active.count, ordering: .relaxed)
+                            curl_multi_remove_handle(multi, easy.pointer)
+                            transfer.abandon(error)
+                            transfer.easy = nil
+                        }
+                    case .resume(let transfer):
+                        if let easy = transfer.easy, active[easy.pointer] != nil {
+                            curl_easy_pause(easy.pointer, CURLPAUSE_CONT)
+                        }
+                    case .job(let job):
+                        job.runSynchronously(on: asUnownedTaskExecutor())
+                    case .shutdown:
+                        running = false
                     }
-                case .cancel(let transfer, let error):
-                    if let easy = transfer.easy, active.removeValue(forKey: easy.pointer) != nil {
-                        activeCount.store(active.count, ordering: .relaxed)
-                        curl_multi_remove_handle(multi, easy.pointer)
-                        transfer.abandon(error)
-                        transfer.easy = nil
-                    }
-                case .resume(let transfer):
-                    if let easy = transfer.easy, active[easy.pointer] != nil {
-                        curl_easy_pause(easy.pointer, CURLPAUSE_CONT)
-                    }
-                case .shutdown:
-                    running = false
                 }
             }
             guard running else { break }
@@ -235,7 +273,10 @@ final class MultiLoop: Sendable {
                 if code == CURLE_OK, let easy = transfer.easy { transfer.policy.handles.checkIn(easy) }
                 transfer.easy = nil
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Commands the loop queued itself this turn wrote no wake-up (enqueue): look first.
+            if !state.withLock({ !$0.commands.isEmpty }) {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+            }
         }
 
         for (handle, transfer) in active {
@@ -257,6 +298,28 @@ final class MultiLoop: Sendable {
         // after a process that called `shutdown()` has exited: do it now, before `shutdown()`
         // returns (LeakSanitizer reported them; docs/SECURITY-TESTING.md, finding 2).
         OPENSSL_thread_stop()
+        loopThread.store(0, ordering: .relaxed)
         exit.leave()
+    }
+
+    /// The whole command queue, emptied.
+    private func takeCommands() -> [Command] {
+        state.withLock { state in
+            let commands = state.commands
+            state.commands.removeAll()
+            return commands
+        }
+    }
+}
+
+extension MultiLoop: TaskExecutor {
+    /// Runs `job` on the loop thread, between curl calls. After the loop has stopped, the job
+    /// runs on the global concurrent executor instead: a task must always run on, if only to
+    /// see that its session was shut down.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if !enqueue(.job(job)) {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        }
     }
 }

@@ -122,14 +122,53 @@ public final class Session: Sendable {
     var cachedPolicies: Int { policies.count }
 
     /// Fails every transfer still running and releases every curl handle. Idempotent.
+    ///
+    /// Called from a task running on ``taskExecutor`` (or from `deinit` there), it cannot wait
+    /// for the loop thread it runs on: it stops the loop and returns at once, and the handles
+    /// are released on another thread as soon as the loop has exited. Requests made after it
+    /// fail with ``SessionError/Code/sessionShutDown`` either way.
     public func shutdown() {
+        if loop.isCurrentThread {
+            loop.stop()
+            let (loop, revocationLoops, policies, handlePool) = (loop, revocationLoops, policies, handlePool)
+            DispatchQueue.global().async {
+                loop.waitForExit()
+                Self.release(revocationLoops, policies, handlePool)
+            }
+            return
+        }
         loop.shutdown()
+        Self.release(revocationLoops, policies, handlePool)
+    }
+
+    /// The rest of ``shutdown()`` once the main loop has exited.
+    private static func release(_ revocationLoops: RevocationLoops, _ policies: PolicyRegistry, _ handlePool: PolicyHandles.Pool) {
         revocationLoops.shutdown()
         // Every loop has stopped: the policies' handles are freed now, and with any policy
         // deinitialised later (PolicyHandles).
         policies.removeAll()
         handlePool.close()
     }
+
+    /// An executor that runs tasks on the session's loop thread, the thread that drives every
+    /// transfer: `withTaskExecutorPreference(session.taskExecutor) { … }`, or
+    /// `Task(executorPreference: session.taskExecutor) { … }`.
+    ///
+    /// A request made from such a task crosses no thread: it is submitted on the loop thread
+    /// and the task resumes there when the response has arrived, where a request from any
+    /// other executor waits for two cross-thread hand-offs (a wake-up of the loop, then a job
+    /// on the caller's executor). For sequential requests on kept-alive connections that is
+    /// most of the cost of a request (docs/PERFORMANCE.md). Child tasks inherit the preference,
+    /// so a task group of requests runs on the loop thread too.
+    ///
+    /// What runs there holds up every transfer of the session while it runs: keep CPU-heavy
+    /// work and anything that blocks (file I/O, locks held for long, synchronous waits) off
+    /// this executor, or hop to another one for it. Trust evaluation is unchanged: every
+    /// connection is still evaluated by its own policy inside the handshake and checked by the
+    /// guard before each request, whichever executor the caller runs on. Actor-isolated code
+    /// still runs on its actor. After ``shutdown()`` the executor hands jobs to the global
+    /// concurrent executor, so a task preferring it still runs (and sees the session shut down).
+    public var taskExecutor: any TaskExecutor { loop }
 
     // MARK: Requests
 
