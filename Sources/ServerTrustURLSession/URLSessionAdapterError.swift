@@ -1,0 +1,43 @@
+#if URLSessionAdapter
+/// Why ``ServerTrustURLProtocol`` refused a request before the `Session` saw it: the
+/// underlying error of the `URLError` the task fails with.
+///
+/// Equality compares ``code`` only, as with `SessionError`.
+public struct URLSessionAdapterError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case sessionNotFound, unsupportedTask, invalidRequest
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The protocol has no `Session`: it was registered by hand rather than installed with
+        /// ``ServerTrustURLProtocol/install(in:session:)``, or the installed `Session` was
+        /// released. URLError code `.unsupportedURL`.
+        public static let sessionNotFound = Code(.sessionNotFound)
+        /// A download, WebSocket, or upload task (whose separate body a protocol cannot see).
+        /// URLError code `.unsupportedURL`.
+        public static let unsupportedTask = Code(.unsupportedTask)
+        /// The `URLRequest` cannot be sent: no URL, an invalid method or header field name, or a
+        /// `Content-Length` that is not a byte count. URLError code `.badURL`. (A failing
+        /// `httpBodyStream` fails the request in the `Session`: `SessionError` `uploadFailed`.)
+        public static let invalidRequest = Code(.invalidRequest)
+
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    /// What happened and what to do about it.
+    public let reason: String
+
+    init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public static func == (lhs: URLSessionAdapterError, rhs: URLSessionAdapterError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String { "\(code): \(reason)" }
+}
+#endif
