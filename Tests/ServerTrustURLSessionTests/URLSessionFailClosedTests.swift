@@ -12,12 +12,14 @@ import Testing
 /// Requests the protocol cannot serve through its Session fail, and never reach URLSession's
 /// own, unpinned HTTP stack.
 @Suite struct URLSessionFailClosedTests {
+    /// `localhost` (which URLSession's own stack would resolve and connect to) rather than a
+    /// name only the session's `resolve` knows: no connection at all proves no fallthrough.
     @Test func aProtocolRegisteredWithoutASessionFailsClosed() async throws {
         let fixture = try URLSessionFixture()
         defer { fixture.stop() }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [ServerTrustURLProtocol.self] + (configuration.protocolClasses ?? [])
-        let error = try #require(await urlError { try await URLSession(configuration: configuration).data(from: fixture.impostorURL) })
+        let error = try #require(await urlError { try await URLSession(configuration: configuration).data(from: URL(string: fixture.impostor.url("/status/200"))!) })
         #expect(error.code == .unsupportedURL)
         #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .sessionNotFound)
         #expect(fixture.impostor.acceptedConnections == 0)
@@ -34,7 +36,7 @@ import Testing
         }())
         let configuration = URLSessionConfiguration.serverTrust(session: released!)
         released = nil
-        let error = try #require(await urlError { try await URLSession(configuration: configuration).data(from: fixture.redirectorURL("/status/200")) })
+        let error = try #require(await urlError { try await URLSession(configuration: configuration).data(from: URL(string: fixture.redirector.url("/status/200"))!) })
         #expect(error.code == .unsupportedURL)
         #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .sessionNotFound)
         #expect(fixture.redirector.acceptedConnections == 0)
