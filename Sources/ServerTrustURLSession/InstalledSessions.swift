@@ -6,18 +6,20 @@ public import FoundationNetworking
 public import ServerTrustHTTP
 import Synchronization
 
-/// Which `Session` each installed protocol class serves.
+/// Which `Session` each installed protocol class serves, with the configuration settings the
+/// protocol applies itself.
 ///
 /// URLSession makes protocol instances itself (`init(task:cachedResponse:client:)`), and
 /// FoundationNetworking gives a protocol no public way from its task to the session or its
 /// configuration; a request made from a URL (`URLSession.data(from:)`) carries nothing of
 /// ours either. The one thing a configuration hands its protocols is their class, so each
-/// `Session` gets a class of its own: a distinct instantiation of ``InstalledURLProtocol``,
-/// found here by its identity.
+/// installation gets a class of its own — one per `Session` and settings, reused when both
+/// are the same — a distinct instantiation of ``InstalledURLProtocol``, found here by its identity.
 enum InstalledSessions {
     private struct Entry {
         let protocolClass: ServerTrustURLProtocol.Type
         weak var session: Session?
+        let settings: InstalledSettings
     }
 
     private struct Registry {
@@ -27,22 +29,28 @@ enum InstalledSessions {
 
     private static let registry = Mutex(Registry())
 
-    /// The class bound to `session`: the one made for it before, else a new one. A class whose
-    /// session was released is never bound to another: configurations still holding it fail.
-    static func protocolClass(for session: Session) -> ServerTrustURLProtocol.Type {
+    /// The class bound to `session` and `settings`: the one made for them before, else a new
+    /// one. A class whose session was released is never bound to another: configurations still
+    /// holding it fail.
+    static func protocolClass(for session: Session, settings: InstalledSettings) -> ServerTrustURLProtocol.Type {
         registry.withLock { registry in
-            if let entry = registry.entries.values.first(where: { $0.session === session }) { return entry.protocolClass }
+            if let entry = registry.entries.values.first(where: { $0.session === session && $0.settings == settings }) {
+                return entry.protocolClass
+            }
             registry.classesMade += 1
             let protocolClass = distinctClass(registry.classesMade)
-            registry.entries[ObjectIdentifier(protocolClass)] = Entry(protocolClass: protocolClass, session: session)
+            registry.entries[ObjectIdentifier(protocolClass)] = Entry(protocolClass: protocolClass, session: session, settings: settings)
             return protocolClass
         }
     }
 
-    /// The live `Session` bound to `protocolClass`; nil for a class never installed (the base
-    /// class registered by hand) or one whose session was released.
-    static func session(for protocolClass: ServerTrustURLProtocol.Type) -> Session? {
-        registry.withLock { $0.entries[ObjectIdentifier(protocolClass)]?.session }
+    /// The live `Session` bound to `protocolClass`, and its settings; nil for a class never
+    /// installed (the base class registered by hand) or one whose session was released.
+    static func installation(of protocolClass: ServerTrustURLProtocol.Type) -> (session: Session, settings: InstalledSettings)? {
+        registry.withLock { registry in
+            guard let entry = registry.entries[ObjectIdentifier(protocolClass)], let session = entry.session else { return nil }
+            return (session, entry.settings)
+        }
     }
 
     /// The `n`th distinct class (n ≥ 1): `InstalledURLProtocol` over `n`'s binary digits as
@@ -59,6 +67,27 @@ enum InstalledSessions {
     enum NoBits {}
     enum BitZero<Rest> {}
     enum BitOne<Rest> {}
+}
+
+/// The settings of a `URLSessionConfiguration` that FoundationNetworking leaves to its HTTP
+/// protocol, read when the protocol is installed.
+struct InstalledSettings: Equatable, @unchecked Sendable {
+    // @unchecked Sendable: `HTTPCookieStorage` is thread-safe (it serialises access itself).
+    /// `httpAdditionalHeaders`, string keys and values only; the request's own fields win.
+    let additionalHeaders: [String: String]
+    /// `httpCookieStorage` when `httpShouldSetCookies`: where response cookies are stored.
+    let cookieStorage: HTTPCookieStorage?
+
+    init(_ configuration: URLSessionConfiguration) {
+        var headers: [String: String] = [:]
+        for case let (name as String, value as String) in configuration.httpAdditionalHeaders ?? [:] { headers[name] = value }
+        additionalHeaders = headers
+        cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+    }
+
+    static func == (lhs: InstalledSettings, rhs: InstalledSettings) -> Bool {
+        lhs.additionalHeaders == rhs.additionalHeaders && lhs.cookieStorage === rhs.cookieStorage
+    }
 }
 
 /// A ``ServerTrustURLProtocol`` bound to one installed `Session` by its type identity

@@ -8,7 +8,9 @@ import ServerTrustHTTP
 
 /// A `URLRequest` as a ``ServerTrustHTTP/Request``.
 enum RequestMapping {
-    static func request(for urlRequest: URLRequest) throws(URLSessionAdapterError) -> Request {
+    /// - Parameter additionalHeaders: the configuration's `httpAdditionalHeaders`, sent unless
+    ///   the request has a field of the same name (compared case-insensitively).
+    static func request(for urlRequest: URLRequest, additionalHeaders: [String: String]) throws(URLSessionAdapterError) -> Request {
         guard let url = urlRequest.url else {
             throw URLSessionAdapterError(.invalidRequest, "The request has no URL.")
         }
@@ -20,7 +22,10 @@ enum RequestMapping {
         var declaredLength: Int?
         // Sorted: URLRequest keeps header fields in a dictionary, and a stable order keeps
         // requests reproducible.
-        for (name, value) in (urlRequest.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+        let own = urlRequest.allHTTPHeaderFields ?? [:]
+        let ownNames = Set(own.keys.map { $0.lowercased() })
+        let added = additionalHeaders.filter { !ownNames.contains($0.key.lowercased()) }
+        for (name, value) in own.merging(added, uniquingKeysWith: { first, _ in first }).sorted(by: { $0.key < $1.key }) {
             guard let fieldName = HTTPField.Name(name) else {
                 throw URLSessionAdapterError(.invalidRequest, "\"\(name)\" is not a valid header field name.")
             }

@@ -41,10 +41,12 @@ public class ServerTrustURLProtocol: URLProtocol {
     /// requests — a request after it is released fails with
     /// ``URLSessionAdapterError/Code/sessionNotFound``.
     ///
-    /// Call it after the other changes to `configuration`; a `URLSession` copies its
-    /// configuration when it is made.
+    /// The class also keeps what FoundationNetworking leaves to an HTTP protocol, as it is now:
+    /// `httpAdditionalHeaders` (sent unless the request sets the same field) and, when
+    /// `httpShouldSetCookies`, `httpCookieStorage` (where the final response's cookies are
+    /// stored). So call it after the other changes to `configuration`.
     public static func install(in configuration: URLSessionConfiguration, session: Session) {
-        let bound = InstalledSessions.protocolClass(for: session)
+        let bound = InstalledSessions.protocolClass(for: session, settings: InstalledSettings(configuration))
         let others = (configuration.protocolClasses ?? []).filter { !($0 is ServerTrustURLProtocol.Type) }
         configuration.protocolClasses = [bound] + others
     }
@@ -63,38 +65,38 @@ public class ServerTrustURLProtocol: URLProtocol {
 
     override public class func requestIsCacheEquivalent(_ a: URLRequest, to b: URLRequest) -> Bool { false }
 
-    /// The `Session` installed with this class; nil for the base class, or when it was released.
-    private class var installedSession: Session? { InstalledSessions.session(for: self) }
-
     override public func startLoading() {
         guard let client else { return }
-        let delivery = Delivery(urlProtocol: self, client: client, load: load)
-        let prepared: Request
         let session: Session
+        let settings: InstalledSettings
+        let prepared: Request
         do {
-            session = try Self.installedSession ?? {
-                throw URLSessionAdapterError(
-                    .sessionNotFound,
-                    Self.self == ServerTrustURLProtocol.self
-                        ? "ServerTrustURLProtocol was registered by hand; install it with ServerTrustURLProtocol.install(in:session:) so that it knows its Session."
-                        : "The Session installed in this URLSession's configuration has been released; keep it alive while the URLSession is in use.")
-            }()
+            (session, settings) = try Self.requireInstallation()
             try Self.refuseUnsupported(task)
-            prepared = try RequestMapping.request(for: request)
+            prepared = try RequestMapping.request(for: request, additionalHeaders: settings.additionalHeaders)
         } catch {
-            delivery.fail(URLErrorMapping.urlError(for: error, url: request.url))
+            Delivery(urlProtocol: self, client: client, load: load, cookieStorage: nil).fail(URLErrorMapping.urlError(for: error, url: request.url))
             return
         }
+        let delivery = Delivery(urlProtocol: self, client: client, load: load, cookieStorage: settings.cookieStorage)
         load.start {
             Task {
                 do {
-                    let response = try await session.data(for: prepared)
-                    delivery.succeed(response)
+                    delivery.succeed(try await session.data(for: prepared))
                 } catch {
                     delivery.fail(URLErrorMapping.urlError(for: error, url: prepared.url))
                 }
             }
         }
+    }
+
+    private static func requireInstallation() throws(URLSessionAdapterError) -> (session: Session, settings: InstalledSettings) {
+        if let installation = InstalledSessions.installation(of: self) { return installation }
+        throw URLSessionAdapterError(
+            .sessionNotFound,
+            self == ServerTrustURLProtocol.self
+                ? "ServerTrustURLProtocol was registered by hand; install it with ServerTrustURLProtocol.install(in:session:) so that it knows its Session."
+                : "The Session installed in this URLSession's configuration has been released; keep it alive while the URLSession is in use.")
     }
 
     /// Cancels the `Session` request. URLSession reports the cancellation itself, so nothing
@@ -162,9 +164,16 @@ struct Delivery: @unchecked Sendable {
     let urlProtocol: URLProtocol
     let client: any URLProtocolClient
     let load: LoadState
+    /// Where the final response's cookies go (``InstalledSettings/cookieStorage``).
+    let cookieStorage: HTTPCookieStorage?
 
     func succeed(_ response: Response) {
         guard !load.isStopped else { return }
+        if let cookieStorage {
+            let fields = response.headers.filter { $0.name == .setCookie }.map { ["Set-Cookie": $0.value] }
+            let cookies = fields.flatMap { HTTPCookie.cookies(withResponseHeaderFields: $0, for: response.url) }
+            if !cookies.isEmpty { cookieStorage.setCookies(cookies, for: response.url, mainDocumentURL: nil) }
+        }
         client.urlProtocol(urlProtocol, didReceive: ResponseMapping.urlResponse(for: response), cacheStoragePolicy: .notAllowed)
         // One call with the whole body: FoundationNetworking keeps only the last chunk passed
         // here for a task with a completion handler (`URLSession.data(from:)`), and a protocol

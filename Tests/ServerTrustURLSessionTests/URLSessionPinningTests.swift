@@ -112,5 +112,29 @@ import Testing
         #expect(await wrongOutcome?.sessionError?.trustError?.code == .pinMismatch)
         #expect(String(decoding: try await rightOutcome.0, as: UTF8.self) == fixture.genuineBody)
     }
+
+    /// FoundationNetworking leaves the configuration's additional headers and cookie storage to
+    /// its HTTP protocol: this one sends the headers and stores the final response's cookies,
+    /// which URLSession then adds to the next request.
+    @Test func configurationHeadersAreSentAndResponseCookiesStored() async throws {
+        let fixture = try URLSessionFixture(redirectorHandler: { request in
+            request.path == "/login" ? LocalHTTPResponse(status: 200, headers: [("Set-Cookie", "token=abc; Path=/; Secure")], body: .text("ok\n")) : nil
+        })
+        defer { fixture.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-App": "adapter", "Accept-Language": "fr"]
+        ServerTrustURLProtocol.install(in: configuration, session: fixture.session)
+        let urlSession = URLSession(configuration: configuration)
+        _ = try await urlSession.data(from: fixture.redirectorURL("/login"))
+        #expect(configuration.httpCookieStorage?.cookies(for: fixture.redirectorURL("/"))?.map(\.value) == ["abc"])
+
+        var request = URLRequest(url: fixture.redirectorURL("/headers"))
+        request.setValue("en", forHTTPHeaderField: "accept-language")
+        let (data, _) = try await urlSession.data(for: request)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.contains("X-App: adapter"))
+        #expect(lines.filter { $0.lowercased().hasPrefix("accept-language:") }.map { $0.lowercased() } == ["accept-language: en"])
+        #expect(lines.contains("Cookie: token=abc"))
+    }
 }
 #endif
