@@ -1,7 +1,9 @@
 #if URLSessionAdapter
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 public import ServerTrustHTTP
 import Synchronization

@@ -6,7 +6,7 @@ import FoundationNetworking
 import HTTPTypes
 import ServerTrustHTTP
 
-/// A `URLRequest` as a ``ServerTrustHTTP/Request``.
+/// A `URLRequest` as a `Request`.
 enum RequestMapping {
     /// - Parameter additionalHeaders: the configuration's `httpAdditionalHeaders`, sent unless
     ///   the request has a field of the same name (compared case-insensitively).

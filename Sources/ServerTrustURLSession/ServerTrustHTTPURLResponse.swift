@@ -21,6 +21,7 @@ public import ServerTrustHTTP
 /// `WWW-Authenticate` is delivered as `X-ServerTrust-WWW-Authenticate` (``headerFields`` keeps
 /// the original name): FoundationNetworking answers a 401 challenge by sending the request
 /// again through its own HTTP stack, which no `Session` evaluates.
+// @unchecked Sendable, as HTTPURLResponse is: every property of this subclass is a `let` of a Sendable type.
 public final class ServerTrustHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
     /// The trust evaluation of the final hop's connection.
     public let trust: TrustReport
@@ -49,7 +50,7 @@ public final class ServerTrustHTTPURLResponse: HTTPURLResponse, @unchecked Senda
     public required init?(coder aDecoder: NSCoder) { nil }
 }
 
-/// A session ``ServerTrustHTTP/Response`` as the URL response URLSession hands out.
+/// A session `Response` as the URL response URLSession hands out.
 enum ResponseMapping {
     static func urlResponse(for response: Response) -> URLResponse {
         // `HTTPURLResponse.init` is failable (FoundationNetworking's never fails); should one

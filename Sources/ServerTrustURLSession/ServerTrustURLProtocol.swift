@@ -1,12 +1,14 @@
 #if URLSessionAdapter
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 public import ServerTrustHTTP
 import Synchronization
 
-/// Serves the requests of a `URLSession` through a ``ServerTrustHTTP/Session``, so that every
+/// Serves the requests of a `URLSession` through a `Session`, so that every
 /// connection they make is evaluated by the application's `ServerTrustManager`.
 ///
 /// FoundationNetworking's `URLSession` on Linux offers no server-trust challenge: its own HTTP

@@ -1,18 +1,12 @@
 #if URLSessionAdapter
 public import Foundation
-#if canImport(FoundationNetworking)
-public import FoundationNetworking
-#endif
 public import ServerTrustHTTP
 
 /// A `SessionError` or ``URLSessionAdapterError`` as the `URLError` URLSession's callers expect.
 enum URLErrorMapping {
     static func urlError(for error: any Error, url: URL?) -> URLError {
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
-        if let url {
-            userInfo[NSURLErrorFailingURLErrorKey] = url
-            userInfo[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
-        }
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         let code: URLError.Code
         switch error {
         case let error as SessionError:
