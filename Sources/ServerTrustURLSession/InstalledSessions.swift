@@ -22,6 +22,8 @@ enum InstalledSessions {
         let protocolClass: ServerTrustURLProtocol.Type
         weak var session: Session?
         let settings: InstalledSettings
+
+        var isLive: Bool { session != nil && settings.isLive }
     }
 
     private struct Registry {
@@ -36,6 +38,9 @@ enum InstalledSessions {
     /// holding it fail.
     static func protocolClass(for session: Session, settings: InstalledSettings) -> ServerTrustURLProtocol.Type {
         registry.withLock { registry in
+            // A class whose session or cookie storage is gone serves no URLSession any more
+            // (a URLSession holds its storage): forgetting it fails its requests just the same.
+            registry.entries = registry.entries.filter { $0.value.isLive }
             if let entry = registry.entries.values.first(where: { $0.session === session && $0.settings == settings }) {
                 return entry.protocolClass
             }
@@ -74,21 +79,29 @@ enum InstalledSessions {
 /// The settings of a `URLSessionConfiguration` that FoundationNetworking leaves to its HTTP
 /// protocol, read when the protocol is installed.
 struct InstalledSettings: Equatable, @unchecked Sendable {
-    // @unchecked Sendable: `HTTPCookieStorage` is thread-safe (it serialises access itself).
+    // @unchecked Sendable: `HTTPCookieStorage` is thread-safe (it serialises access itself),
+    // and the reference is only read after init.
     /// `httpAdditionalHeaders`, string keys and values only; the request's own fields win.
     let additionalHeaders: [String: String]
-    /// `httpCookieStorage` when `httpShouldSetCookies`: where response cookies are stored.
-    let cookieStorage: HTTPCookieStorage?
+    /// `httpCookieStorage` when `httpShouldSetCookies`: where response cookies are stored. Weak:
+    /// the configuration and the URLSessions made from it hold it (an ephemeral configuration's
+    /// storage is its own), and a registry entry must not keep it after them.
+    private(set) weak var cookieStorage: HTTPCookieStorage?
+    private let storesCookies: Bool
 
     init(_ configuration: URLSessionConfiguration) {
         var headers: [String: String] = [:]
         for case let (name as String, value as String) in configuration.httpAdditionalHeaders ?? [:] { headers[name] = value }
         additionalHeaders = headers
         cookieStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        storesCookies = cookieStorage != nil
     }
 
+    /// False once the cookie storage these settings store into is gone.
+    var isLive: Bool { !storesCookies || cookieStorage != nil }
+
     static func == (lhs: InstalledSettings, rhs: InstalledSettings) -> Bool {
-        lhs.additionalHeaders == rhs.additionalHeaders && lhs.cookieStorage === rhs.cookieStorage
+        lhs.additionalHeaders == rhs.additionalHeaders && lhs.storesCookies == rhs.storesCookies && lhs.cookieStorage === rhs.cookieStorage
     }
 }
 

@@ -40,7 +40,7 @@ enum RequestMapping {
             headers.append(HTTPField(name: fieldName, value: value))
         }
         let timeout = urlRequest.timeoutInterval.isFinite && urlRequest.timeoutInterval > 0
-            ? Duration.milliseconds(Int64(min(urlRequest.timeoutInterval, 86_400 * 365) * 1000)) : nil
+            ? Duration.milliseconds(max(1, Int64(min(urlRequest.timeoutInterval, 86_400 * 365) * 1000))) : nil
         if let body = urlRequest.httpBody {
             return Request(method: method, url: url, headers: headers, body: [UInt8](body), timeout: timeout)
         }

@@ -80,7 +80,8 @@ public class ServerTrustURLProtocol: URLProtocol {
             Delivery(urlProtocol: self, client: client, load: load, cookieStorage: nil).fail(URLErrorMapping.urlError(for: error, url: request.url))
             return
         }
-        let delivery = Delivery(urlProtocol: self, client: client, load: load, cookieStorage: settings.cookieStorage)
+        let cookieStorage = request.httpShouldHandleCookies ? settings.cookieStorage : nil
+        let delivery = Delivery(urlProtocol: self, client: client, load: load, cookieStorage: cookieStorage)
         load.start {
             Task {
                 do {
