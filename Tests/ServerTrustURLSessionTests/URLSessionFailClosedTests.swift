@@ -102,6 +102,20 @@ import Testing
         #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .unsupportedTask)
     }
 
+    /// A WebSocket task never reaches URLSession's own WebSocket protocol: refused by this one
+    /// (or, when the runtime libcurl has no WebSocket support, by URLSession before any protocol).
+    @Test func aWebSocketTaskIsRefused() async throws {
+        let fixture = try URLSessionFixture()
+        defer { fixture.stop() }
+        let delegate = RecordingDelegate()
+        let url = URL(string: fixture.redirector.url("/socket").replacingOccurrences(of: "https:", with: "wss:"))!
+        fixture.urlSession(delegate: delegate).webSocketTask(with: url).resume()
+        await delegate.completion()
+        let error = try #require(delegate.record.withLock { $0.error } as? URLError)
+        #expect(error.code == .unsupportedURL)
+        #expect(fixture.redirector.acceptedConnections == 0)
+    }
+
     /// Cancelling the Swift task cancels URLSession's task, whose `stopLoading` cancels the
     /// session's transfer: it does not run on to the end of a slow response.
     @Test func cancellingTheTaskCancelsTheSessionTransfer() async throws {
