@@ -63,10 +63,15 @@ public class ServerTrustURLProtocol: URLProtocol {
         request.url?.scheme?.lowercased() != "data"
     }
 
+    /// `request` unchanged: the `Session` sends what the application built.
     override public class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
+    /// Always false: nothing this protocol serves is taken from or put into `URLCache`.
     override public class func requestIsCacheEquivalent(_ a: URLRequest, to b: URLRequest) -> Bool { false }
 
+    /// Sends the request with the installed `Session` and reports the final response, its
+    /// whole body and completion — or a `URLError` — to URLSession. A request that cannot be
+    /// served (no `Session`, an unsupported task, an invalid request) fails at once.
     override public func startLoading() {
         guard let client else { return }
         let session: Session

@@ -4,6 +4,7 @@
 ///
 /// Equality compares ``code`` only, as with `SessionError`.
 public struct URLSessionAdapterError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of refusal; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case sessionNotFound, unsupportedTask, invalidRequest
@@ -23,9 +24,11 @@ public struct URLSessionAdapterError: Error, Hashable, Sendable, CustomStringCon
         /// `httpBodyStream` fails the request in the `Session`: `SessionError` `uploadFailed`.)
         public static let invalidRequest = Code(.invalidRequest)
 
+        /// The code's name, e.g. `sessionNotFound`.
         public var description: String { base.rawValue }
     }
 
+    /// What kind of refusal this is.
     public let code: Code
     /// What happened and what to do about it.
     public let reason: String
@@ -35,9 +38,12 @@ public struct URLSessionAdapterError: Error, Hashable, Sendable, CustomStringCon
         self.reason = reason
     }
 
+    /// Compares ``code`` only, so tests can assert the kind of failure without matching prose.
     public static func == (lhs: URLSessionAdapterError, rhs: URLSessionAdapterError) -> Bool { lhs.code == rhs.code }
+    /// Hashes ``code`` only, as ``==`` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code and the reason.
     public var description: String { "\(code): \(reason)" }
 }
 #endif
