@@ -40,7 +40,7 @@ public struct URLSessionAdapterError: Error, Hashable, Sendable, CustomStringCon
 
     /// Compares ``code`` only, so tests can assert the kind of failure without matching prose.
     public static func == (lhs: URLSessionAdapterError, rhs: URLSessionAdapterError) -> Bool { lhs.code == rhs.code }
-    /// Hashes ``code`` only, as ``==`` compares it.
+    /// Hashes ``code`` only, as equality compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The code and the reason.
