@@ -23,11 +23,18 @@ let package = Package(
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
         // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
         .library(name: "ServerTrustHummingbird", targets: ["ServerTrustHummingbird"]),
+        // A URLProtocol that serves a URLSession's https requests through a Session; empty unless
+        // the URLSessionAdapter trait is enabled.
+        .library(name: "ServerTrustURLSession", targets: ["ServerTrustURLSession"]),
     ],
     traits: [
         .trait(
             name: "HummingbirdSigning",
             description: "Builds ServerTrustHummingbird: ResponseSigner as Hummingbird 2 middleware (pulls in Hummingbird and SwiftNIO)."
+        ),
+        .trait(
+            name: "URLSessionAdapter",
+            description: "Builds ServerTrustURLSession: a URLProtocol that serves URLSession's https requests through a pinned Session (no new package dependency)."
         ),
         .trait(
             name: "X509Interop",
@@ -189,6 +196,18 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),
             ],
+            swiftSettings: strictSwift
+        ),
+        // URLSession's https requests served through a Session; the target compiles to nothing
+        // without the URLSessionAdapter trait (its sources are wrapped in `#if URLSessionAdapter`).
+        .target(
+            name: "ServerTrustURLSession",
+            dependencies: ["ServerTrust", "ServerTrustHTTP", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ServerTrustURLSessionTests",
+            dependencies: ["ServerTrustURLSession", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport"],
             swiftSettings: strictSwift
         ),
         // Shows that a file importing both ServerTrust and swift-certificates' X509 can name

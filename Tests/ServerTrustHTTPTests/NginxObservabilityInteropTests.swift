@@ -2,6 +2,7 @@ import Foundation
 import InMemoryTracing
 import MetricsTestKit
 import Testing
+import ServerTrustTestSupport
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ServerTrustTestSupport
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport

@@ -1,0 +1,75 @@
+#if URLSessionAdapter
+public import Foundation
+public import ServerTrustHTTP
+
+/// A `SessionError` or ``URLSessionAdapterError`` as the `URLError` URLSession's callers expect.
+enum URLErrorMapping {
+    static func urlError(for error: any Error, url: URL?) -> URLError {
+        var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        let code: URLError.Code
+        switch error {
+        case let error as SessionError:
+            code = self.code(for: error, url: url)
+            userInfo[NSLocalizedDescriptionKey] = error.description
+            if let report = error.rejectedTrust { userInfo[ServerTrustURLProtocol.trustReportKey] = report }
+        case let error as URLSessionAdapterError:
+            code = error.code == .invalidRequest ? .badURL : .unsupportedURL
+            userInfo[NSLocalizedDescriptionKey] = error.reason
+        default:
+            // A `Session` throws only `SessionError`; kept for whatever a later one might add.
+            code = .unknown
+            userInfo[NSLocalizedDescriptionKey] = "\(error)"
+        }
+        return URLError(code, userInfo: userInfo)
+    }
+
+    /// The URLError code for a session failure; libcurl's code decides among transfer failures.
+    static func code(for error: SessionError, url: URL?) -> URLError.Code {
+        switch error.code {
+        case .trustEvaluationFailed: return .serverCertificateUntrusted
+        case .timedOut: return .timedOut
+        case .cancelled, .sessionShutDown: return .cancelled
+        case .tooManyRedirects: return .httpTooManyRedirects
+        case .insecureRedirect: return .appTransportSecurityRequiresSecureConnection
+        case .invalidRequest:
+            // The session refuses plain http: (without allowsPlainHTTP) and every other scheme.
+            switch url?.scheme?.lowercased() {
+            case "https"?: return .badURL
+            case "http"?: return .appTransportSecurityRequiresSecureConnection
+            default: return .unsupportedURL
+            }
+        case .responseTooLarge, .requestBodyTooLarge: return .dataLengthExceedsMaximum
+        case .contentDecodingFailed: return .cannotDecodeContentData
+        case .responseSignatureInvalid: return .badServerResponse
+        case .uploadFailed, .bodyNotReplayable: return .requestBodyStreamExhausted
+        case .transferFailed: return code(forCurlCode: error.curlCode)
+        default: return .unknown
+        }
+    }
+
+    private static func code(forCurlCode curlCode: Int) -> URLError.Code {
+        switch curlCode {
+        case 5, 6: return .cannotFindHost  // couldn't resolve proxy / host
+        case 7: return .cannotConnectToHost
+        case 28: return .timedOut
+        case 35, 58, 59, 66, 80, 83, 90, 91: return .secureConnectionFailed  // TLS handshake and setup
+        case 51, 60: return .serverCertificateUntrusted  // peer certificate or its name rejected
+        case 47: return .httpTooManyRedirects
+        case 52: return .zeroByteResource
+        case 18, 55, 56, 92: return .networkConnectionLost  // partial file, send/receive, HTTP/2 stream
+        default: return .cannotLoadFromNetwork
+        }
+    }
+}
+
+extension URLError {
+    /// The `SessionError` behind a failure of a request served by ``ServerTrustURLProtocol``,
+    /// from `NSUnderlyingErrorKey`; its `trustError` says why a server was rejected.
+    public var sessionError: SessionError? { userInfo[NSUnderlyingErrorKey] as? SessionError }
+
+    /// The rejected evaluation (`SessionError.rejectedTrust`) of a request served by
+    /// ``ServerTrustURLProtocol``, from ``ServerTrustURLProtocol/trustReportKey``.
+    public var rejectedTrust: TrustReport? { userInfo[ServerTrustURLProtocol.trustReportKey] as? TrustReport }
+}
+#endif

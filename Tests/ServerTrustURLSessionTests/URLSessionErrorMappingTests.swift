@@ -1,0 +1,66 @@
+#if URLSessionAdapter
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ServerTrust
+import ServerTrustHTTP
+import ServerTrustTestSupport
+import ServerTrustURLSession
+import Testing
+
+/// Session failures other than trust, as the URLError codes URLSession's callers expect.
+@Suite struct URLSessionErrorMappingTests {
+    @Test func aRequestTimeoutIsTimedOutWithTheSessionErrorUnderneath() async throws {
+        let fixture = try URLSessionFixture()
+        defer { fixture.stop() }
+        let request = URLRequest(url: fixture.redirectorURL("/slow/5000"), timeoutInterval: 0.3)
+        let started = ContinuousClock.now
+        let error = try #require(await urlError { try await fixture.urlSession().data(for: request) })
+        #expect(error.code == .timedOut)
+        #expect(error.sessionError?.code == .timedOut)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    /// The session refuses to leave TLS on a redirect; URLSession's callers see the code its
+    /// own stack uses for a plain-http load it will not make.
+    @Test func aRedirectToPlainHTTPIsRefused() async throws {
+        let fixture = try URLSessionFixture()
+        defer { fixture.stop() }
+        let plain = try LocalHTTPServer()
+        defer { plain.stop() }
+        let error = try #require(await urlError { try await fixture.urlSession().data(from: fixture.redirect(to: URL(string: plain.url("/status/200"))!)) })
+        #expect(error.code == .appTransportSecurityRequiresSecureConnection)
+        #expect(error.sessionError?.code == .insecureRedirect)
+        #expect(plain.acceptedConnections == 0)
+    }
+
+    @Test(arguments: [("GE T", "X-Fine"), ("GET", "Bad Name")])
+    func anInvalidMethodOrHeaderNameIsABadURLNotSent(method: String, headerName: String) async throws {
+        let fixture = try URLSessionFixture()
+        defer { fixture.stop() }
+        var request = URLRequest(url: fixture.redirectorURL("/status/200"))
+        request.httpMethod = method
+        request.setValue("1", forHTTPHeaderField: headerName)
+        let error = try #require(await urlError { try await fixture.urlSession().data(for: request) })
+        #expect(error.code == .badURL)
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .invalidRequest)
+        #expect(fixture.redirector.acceptedConnections == 0)
+    }
+
+    /// Port 1 on loopback: nothing listens, so the connection is refused at once.
+    @Test func aRefusedConnectionIsCannotConnectToHost() async throws {
+        var configuration = Session.Configuration()
+        configuration.resolve = ["refused.servertrust.test:1:127.0.0.1"]
+        let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
+            "refused.servertrust.test": DefaultTrustEvaluator()
+        ]))
+        defer { session.shutdown() }
+        let urlSession = URLSession(configuration: .serverTrust(session: session))
+        let error = try #require(await urlError { try await urlSession.data(from: URL(string: "https://refused.servertrust.test:1/")!) })
+        #expect(error.code == .cannotConnectToHost)
+        #expect(error.sessionError?.code == .transferFailed)
+        #expect(error.sessionError?.curlCode == 7)
+    }
+}
+#endif
