@@ -92,14 +92,17 @@ command_for() {
         sys.ahc) with_bundle "$BENCH_SYSTEM_PLUS_ROOT" "$ahc" handshake "$hs" "${timing[@]}" ;;
         ka.libcurl) "$lc" keepalive "$h1" --cacert "$root" "${timing[@]}" ;;
         ka.st) "$st" keepalive "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${timing[@]}" ;;
+        ka.st-loop) "$st" keepalive "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" --executor loop "${timing[@]}" ;;
         ka.urlsession) with_bundle "$root" "$us" keepalive "$h1" "${timing[@]}" ;;
         ka.ahc) "$ahc" keepalive "$h1" --cacert "$root" "${timing[@]}" ;;
         h1.libcurl) "$lc" multi "$h1" --cacert "$root" "${multi[@]}" "${timing[@]}" ;;
         h1.st) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" "${timing[@]}" ;;
+        h1.st-loop) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" --executor loop "${timing[@]}" ;;
         h1.urlsession) with_bundle "$root" "$us" multi "$h1" "${multi[@]}" "${timing[@]}" ;;
         h1.ahc) "$ahc" multi "$h1" --cacert "$root" "${multi[@]}" "${timing[@]}" ;;
         h2.libcurl) "$lc" multi "$h2" --cacert "$root" --http2 "${multi[@]}" "${timing[@]}" ;;
         h2.st) "$st" multi "$h2" --cacert "$root" --http2 --policy pins-staple "${pins[@]}" "${multi[@]}" "${timing[@]}" ;;
+        h2.st-loop) "$st" multi "$h2" --cacert "$root" --http2 --policy pins-staple "${pins[@]}" "${multi[@]}" --executor loop "${timing[@]}" ;;
         h2.urlsession) with_bundle "$root" "$us" multi "$h2" --http2 "${multi[@]}" "${timing[@]}" ;;
         h2.ahc) "$ahc" multi "$h2" --cacert "$root" --http2 "${multi[@]}" "${timing[@]}" ;;
         ocsp.st-pins) "$st" handshake "$hs_nostaple" --cacert "$root" --policy pins "${pins[@]}" "${timing[@]}" ;;
@@ -132,9 +135,9 @@ sample() {
 groups=(
     "hs.libcurl hs.libcurl-pinned hs.st-default hs.st-pins hs.st-full hs.urlsession hs.ahc"
     "sys.libcurl sys.st-default sys.st-full sys.ahc"
-    "ka.libcurl ka.st ka.urlsession ka.ahc"
-    "h1.libcurl h1.st h1.urlsession h1.ahc"
-    "h2.libcurl h2.st h2.urlsession h2.ahc"
+    "ka.libcurl ka.st ka.st-loop ka.urlsession ka.ahc"
+    "h1.libcurl h1.st h1.st-loop h1.urlsession h1.ahc"
+    "h2.libcurl h2.st h2.st-loop h2.urlsession h2.ahc"
     "ocsp.st-pins ocsp.st-warm ocsp.st-cold"
 )
 [ $quick = 1 ] && groups[1]="sys.st-full sys.ahc"
@@ -231,16 +234,19 @@ if [ $quick = 0 ]; then
     b=ka.libcurl
     row "kept-alive req/s, sequential" "raw libcurl" $b $b
     row "" "ServerTrust (async)" ka.st $b
+    row "" "ServerTrust (async, taskExecutor)" ka.st-loop $b
     row "" "URLSession" ka.urlsession $b
     row "" "AsyncHTTPClient" ka.ahc $b
     b=h1.libcurl
     row "req/s, 64 in flight, HTTP/1.1" "libcurl multi" $b $b
     row "" "ServerTrust" h1.st $b
+    row "" "ServerTrust (taskExecutor)" h1.st-loop $b
     row "" "URLSession" h1.urlsession $b
     row "" "AsyncHTTPClient" h1.ahc $b
     b=h2.libcurl
     row "req/s, 64 in flight, HTTP/2" "libcurl multi" $b $b
     row "" "ServerTrust" h2.st $b
+    row "" "ServerTrust (taskExecutor)" h2.st-loop $b
     row "" "URLSession" h2.urlsession $b
     row "" "AsyncHTTPClient" h2.ahc $b
     b=ocsp.st-pins
@@ -293,12 +299,15 @@ r ahc-handshake-vs-libcurl hs.ahc.rate hs.libcurl.rate
 r system-bundle-full-handshake-vs-ahc sys.st-full.rate sys.ahc.rate
 [ $quick = 0 ] && r system-bundle-libcurl-handshake-vs-ahc sys.libcurl.rate sys.ahc.rate
 r keepalive-vs-libcurl ka.st.rate ka.libcurl.rate
+r keepalive-task-executor-vs-libcurl ka.st-loop.rate ka.libcurl.rate
 r keepalive-vs-urlsession ka.st.rate ka.urlsession.rate
 r keepalive-vs-ahc ka.st.rate ka.ahc.rate
 r http1-64-in-flight-vs-libcurl-multi h1.st.rate h1.libcurl.rate
+r http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.rate h1.libcurl.rate
 r http1-64-in-flight-vs-urlsession h1.st.rate h1.urlsession.rate
 r http1-64-in-flight-vs-ahc h1.st.rate h1.ahc.rate
 r http2-64-in-flight-vs-libcurl-multi h2.st.rate h2.libcurl.rate
+r http2-64-in-flight-task-executor-vs-libcurl-multi h2.st-loop.rate h2.libcurl.rate
 r http2-64-in-flight-vs-urlsession h2.st.rate h2.urlsession.rate
 r http2-64-in-flight-vs-ahc h2.st.rate h2.ahc.rate
 # CPU time per request (all threads of the client process), client ÷ baseline: lower is better,
@@ -307,9 +316,12 @@ r cpu-per-request-default-handshake-vs-libcurl hs.st-default.cpu_us hs.libcurl.c
 r cpu-per-request-full-handshake-vs-libcurl hs.st-full.cpu_us hs.libcurl.cpu_us
 r cpu-per-request-full-handshake-vs-ahc hs.st-full.cpu_us hs.ahc.cpu_us
 r cpu-per-request-keepalive-vs-libcurl ka.st.cpu_us ka.libcurl.cpu_us
+r cpu-per-request-keepalive-task-executor-vs-libcurl ka.st-loop.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-keepalive-vs-ahc ka.st.cpu_us ka.ahc.cpu_us
 r cpu-per-request-http1-64-in-flight-vs-libcurl-multi h1.st.cpu_us h1.libcurl.cpu_us
+r cpu-per-request-http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.cpu_us h1.libcurl.cpu_us
 r cpu-per-request-http2-64-in-flight-vs-libcurl-multi h2.st.cpu_us h2.libcurl.cpu_us
+r cpu-per-request-http2-64-in-flight-task-executor-vs-libcurl-multi h2.st-loop.cpu_us h2.libcurl.cpu_us
 r ocsp-warm-cache-handshake-vs-no-revocation ocsp.st-warm.rate ocsp.st-pins.rate
 r ocsp-cold-cache-handshake-vs-no-revocation ocsp.st-cold.rate ocsp.st-pins.rate
 for client in libcurl st ahc urlsession; do

@@ -59,11 +59,14 @@ st_pins=$(per_request st-handshake-pins 100 300 "$out/servertrust-bench" handsha
 st_warm=$(per_request st-handshake-ocsp-warm 100 300 "$out/servertrust-bench" handshake "$nostaple" --cacert "$BENCH_ROOT" --policy pins-ocsp-warm "${pins[@]}")
 lc_ka=$(per_request lc-keepalive 1000 3000 "$out/libcurl-bench" keepalive "$h1" --cacert "$BENCH_ROOT")
 st_ka=$(per_request st-keepalive 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
+st_ka_loop=$(per_request st-keepalive-loop 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}" --executor loop)
 h2=https://localhost:$BENCH_H2_PORT/
 lc_m1=$(per_request lc-multi-h1 1000 3000 "$out/libcurl-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64)
 st_m1=$(per_request st-multi-h1 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}")
+st_m1_loop=$(per_request st-multi-h1-loop 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}" --executor loop)
 lc_m2=$(per_request lc-multi-h2 1000 3000 "$out/libcurl-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2)
 st_m2=$(per_request st-multi-h2 1000 3000 "$out/servertrust-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2 --policy pins-staple "${pins[@]}")
+st_m2_loop=$(per_request st-multi-h2-loop 1000 3000 "$out/servertrust-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2 --policy pins-staple "${pins[@]}" --executor loop)
 row() { printf '%-44s %12s %8s\n' "$1" "$2" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')"; }
 printf '%-44s %12s %8s\n' workload instructions ÷libcurl
 row "full handshake, raw libcurl" "$lc_hs" "$lc_hs"
@@ -75,8 +78,11 @@ row "  + live OCSP from a warm cache" "$st_warm" "$lc_hs"
 printf '%-44s %21s\n' "  warm OCSP cache ÷ pins alone" "$(awk -v a="$st_warm" -v b="$st_pins" 'BEGIN { printf "%.3f", a / b }')"
 row "kept-alive request, raw libcurl" "$lc_ka" "$lc_ka"
 row "kept-alive request, ServerTrust pins + staple" "$st_ka" "$lc_ka"
+row "  … from Session.taskExecutor" "$st_ka_loop" "$lc_ka"
 row "64 in flight, HTTP/1.1, raw libcurl multi" "$lc_m1" "$lc_m1"
 row "64 in flight, HTTP/1.1, ServerTrust" "$st_m1" "$lc_m1"
+row "  … from Session.taskExecutor" "$st_m1_loop" "$lc_m1"
 row "64 in flight, HTTP/2, raw libcurl multi" "$lc_m2" "$lc_m2"
 row "64 in flight, HTTP/2, ServerTrust" "$st_m2" "$lc_m2"
+row "  … from Session.taskExecutor" "$st_m2_loop" "$lc_m2"
 echo "callgrind files: $out"

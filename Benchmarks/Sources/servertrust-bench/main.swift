@@ -7,6 +7,7 @@ import ServerTrustHTTP
 // revocation workloads that need ServerTrust itself:
 //
 //   servertrust-bench handshake|keepalive|multi|memory URL --policy P [--cacert F] [--pin …]…
+//                     [--executor loop]   (the workload's tasks prefer Session.taskExecutor)
 //   servertrust-bench crl - --crl-dir DIR [--sizes 1000,100000,1000000] [--seconds S]
 //   servertrust-bench lookup - [--seconds S]     (trust manager lookups, 10 / 1,000 / 10,000 patterns)
 //
@@ -35,10 +36,22 @@ runBlocking {
     let session = try Session(configuration: configuration, trustManager: ServerTrustManager(evaluators: [host: policy.evaluator]))
     let url = options.url
     let prepare = policy.prepare
-    try await runWorkload(options) {
+    let request: @Sendable () async throws -> Void = {
         prepare()
         let response = try await session.get(url)
         guard response.status == 200 else { throw BenchError.status(response.status.code) }
+    }
+    switch options.extra["executor"] {
+    case nil, "global":
+        try await runWorkload(options, request)
+    case "loop":
+        // The whole workload (its task group's children inherit the preference) runs on the
+        // session's loop thread: no cross-thread hand-off per request.
+        try await withTaskExecutorPreference(session.taskExecutor) { () async throws -> Void in
+            try await runWorkload(options, request)
+        }
+    case let other?:
+        Options.fail("--executor is global or loop, not \(other)")
     }
     policy.report()
     session.shutdown()
