@@ -23,11 +23,18 @@ let package = Package(
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
         // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
         .library(name: "ServerTrustHummingbird", targets: ["ServerTrustHummingbird"]),
+        // A swift-openapi-runtime ClientTransport over Session, for clients made by
+        // swift-openapi-generator; empty unless the OpenAPIAdapter trait is enabled.
+        .library(name: "ServerTrustOpenAPI", targets: ["ServerTrustOpenAPI"]),
     ],
     traits: [
         .trait(
             name: "HummingbirdSigning",
             description: "Builds ServerTrustHummingbird: ResponseSigner as Hummingbird 2 middleware (pulls in Hummingbird and SwiftNIO)."
+        ),
+        .trait(
+            name: "OpenAPIAdapter",
+            description: "Builds ServerTrustOpenAPI: SessionTransport, a swift-openapi-runtime ClientTransport over Session (pulls in swift-openapi-runtime)."
         ),
         .trait(
             name: "X509Interop",
@@ -48,6 +55,10 @@ let package = Package(
         // Response, shared with Hummingbird, Vapor, OpenAPI and AsyncHTTPClient code. A default
         // dependency of ServerTrustHTTP: a small pure-Swift package with no dependencies.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Only with the OpenAPIAdapter trait, like Hummingbird above: a default build neither
+        // builds nor resolves it. Its tests use committed generated code
+        // (scripts/generate-openapi-test-client.sh), so no build ever needs swift-openapi-generator.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
@@ -189,6 +200,27 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),
             ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ServerTrustOpenAPI",
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPIAdapter"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPIAdapter"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A client generated from Tests/ServerTrustOpenAPITests/openapi.yaml (committed, in
+        // Generated/) against live local servers; empty without the trait.
+        .testTarget(
+            name: "ServerTrustOpenAPITests",
+            dependencies: [
+                "ServerTrustOpenAPI", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPIAdapter"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPIAdapter"])),
+            ],
+            exclude: ["openapi.yaml"],
             swiftSettings: strictSwift
         ),
         // Shows that a file importing both ServerTrust and swift-certificates' X509 can name
