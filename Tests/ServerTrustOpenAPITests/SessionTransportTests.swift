@@ -69,6 +69,33 @@ import Testing
         #expect(received.header("Content-Length") == nil)
     }
 
+    /// A middleware that writes a `Content-Length` of its own, which disagrees with the body.
+    struct WrongContentLengthMiddleware: ClientMiddleware {
+        func intercept(
+            _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+            next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+        ) async throws -> (HTTPResponse, HTTPBody?) {
+            var request = request
+            request.headerFields[.contentLength] = "3"
+            return try await next(request, body, baseURL)
+        }
+    }
+
+    @Test func aContentLengthFieldThatDisagreesWithTheBodyNeverReachesTheWire() async throws {
+        let fixture = try OpenAPIFixture()
+        let session = try fixture.session(reaching: fixture.genuine)
+        defer { session.shutdown() }
+        let client = Client(
+            serverURL: URL(string: fixture.genuine.url("/", host: OpenAPIFixture.host))!, transport: SessionTransport(session: session),
+            middlewares: [WrongContentLengthMiddleware()])
+        let sent = Self.chunks(count: 4, size: 256).flatMap { $0 }
+
+        let output = try await client.echo(body: .binary(HTTPBody(Self.stream([sent]), length: .known(Int64(sent.count)))))
+
+        #expect(try await [UInt8](collecting: output.ok.body.binary, upTo: 1 << 20) == sent)
+        #expect(fixture.genuine.recentRequests.last?.headers(named: "Content-Length") == ["\(sent.count)"])
+    }
+
     @Test func aLargeResponseBodyReachesTheClientInChunksAsItArrives() async throws {
         let fixture = try OpenAPIFixture()
         let session = try fixture.session(reaching: fixture.genuine)
