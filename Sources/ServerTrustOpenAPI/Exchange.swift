@@ -70,6 +70,7 @@ extension SessionTransport {
             bodyDelivery = .streamed
         }
 
+        /// The operation, status, URL, body delivery and signature result, then the trust report.
         public var description: String {
             "\(operationID) \(status.code) \(url.absoluteString) (\(bodyDelivery), signature \(verification)): \(trust)"
         }

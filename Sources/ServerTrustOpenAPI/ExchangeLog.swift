@@ -2,7 +2,7 @@
 import Synchronization
 
 /// Collects the ``SessionTransport/Exchange`` of every response a ``SessionTransport``
-/// returns to the task running ``recording(_:)``: how the caller of a generated client reads
+/// returns to the task running ``recording(isolation:_:)``: how the caller of a generated client reads
 /// the trust report and signed-response verification its `Output` cannot carry.
 ///
 /// ```swift
@@ -36,6 +36,12 @@ public final class ExchangeLog: Sendable {
     /// Runs `operation`, recording into this log (and any log an enclosing `recording` is
     /// recording into) every exchange a ``SessionTransport`` completes for it. Rethrows what
     /// `operation` throws; what was recorded before the error stays in the log.
+    ///
+    /// - Parameters:
+    ///   - isolation: the actor `operation` runs on; by default the caller's.
+    ///   - operation: the calls to record, typically one or more operations of a generated
+    ///     client, or a middleware's `next`.
+    /// - Returns: what `operation` returns.
     public func recording<T>(
         isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> T
     ) async rethrows -> T {

@@ -42,7 +42,7 @@ public import ServerTrustHTTP
 ///
 /// **Reports are reachable.** The trust report and signed-response verification of every
 /// response are recorded into the ``ExchangeLog``s the calling task is recording into
-/// (``ExchangeLog/recording(_:)``), from the caller or from a `ClientMiddleware`.
+/// (``ExchangeLog/recording(isolation:_:)``), from the caller or from a `ClientMiddleware`.
 public struct SessionTransport: ClientTransport {
     /// The session every request goes through.
     public let session: Session
