@@ -69,6 +69,24 @@ import Testing
         #expect(received.header("Content-Length") == nil)
     }
 
+    /// An `HTTPBody` that ends short of the length it declared fails the call with the
+    /// session's `uploadFailed`: the server never receives a complete request that is not the
+    /// body the client meant.
+    @Test func aRequestBodyShorterThanItsDeclaredLengthFailsTheUpload() async throws {
+        let fixture = try OpenAPIFixture()
+        let session = try fixture.session(reaching: fixture.genuine)
+        defer { session.shutdown() }
+        let client = fixture.client(session, server: fixture.genuine)
+
+        let error = await thrownError {
+            try await client.echo(body: .binary(HTTPBody(Self.stream([[1, 2, 3, 4, 5]]), length: .known(10))))
+        }
+
+        let sessionError = try #require((error as? ClientError)?.underlyingError as? SessionError)
+        #expect(sessionError.code == .uploadFailed)
+        #expect(fixture.genuine.recentRequests.contains { $0.target == "/echo" } == false)
+    }
+
     /// A middleware that writes a `Content-Length` of its own, which disagrees with the body.
     struct WrongContentLengthMiddleware: ClientMiddleware {
         func intercept(
