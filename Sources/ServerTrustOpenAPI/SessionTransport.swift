@@ -23,7 +23,8 @@ public import ServerTrustHTTP
 /// **Bodies stream both ways.** A request body is read from its `HTTPBody` as curl sends it,
 /// with back-pressure (`Request.Body.stream(_:length:)`); a known `HTTPBody.Length` is sent as
 /// `Content-Length`, an unknown one as chunked (HTTP/1.1) or DATA frames (HTTP/2). A response
-/// body is handed to the client as it arrives (`Session.stream(_:)`), paced by its reader.
+/// body is handed to the client as it arrives (`Session.stream(_:)`), paced by its reader;
+/// dropping it unread cancels its transfer (`ResponseBody.cancel()`).
 /// Two exceptions, both the session's rules:
 /// - a host with an informational or enforced signed-response policy
 ///   (`Session.checksSignedResponses(from:)`): the response is read whole, its signature
@@ -74,7 +75,7 @@ public struct SessionTransport: ClientTransport {
         let response = try await session.stream(outgoing)
         ExchangeLog.record(Exchange(response, operationID: operationID))
         let responseBody = request.method == .head
-            ? nil : HTTPBody(response.body, length: Self.streamedLength(response.headers), iterationBehavior: .single)
+            ? nil : HTTPBody(StreamedResponseBody(response.body), length: Self.streamedLength(response.headers), iterationBehavior: .single)
         return (response.httpResponse, responseBody)
     }
 }

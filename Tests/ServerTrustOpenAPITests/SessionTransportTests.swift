@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import ServerTrust
-import ServerTrustHTTP
+@testable import ServerTrustHTTP
 import ServerTrustOpenAPI
 import ServerTrustTestSupport
 import Testing
@@ -132,6 +132,24 @@ import Testing
         }
         #expect(received == LocalHTTPResponse.Body.patternBytes(count: size))
         #expect(chunkCount > 1)
+    }
+
+    /// A binary body the caller drops unread does not hold its transfer until the request
+    /// timeout (300 s here): the transfer is cancelled as the body goes.
+    @Test func aResponseBodyDroppedUnreadReleasesItsTransfer() async throws {
+        let fixture = try OpenAPIFixture()
+        let session = try fixture.session(reaching: fixture.genuine)
+        defer { session.shutdown() }
+        let client = fixture.client(session, server: fixture.genuine)
+
+        var output: Operations.GetLarge.Output? = try await client.getLarge(path: .init(bytes: 16 << 20))
+        #expect(try output?.ok.body.binary.length == .known(16 << 20))
+        #expect(session.activeTransfers == 1)
+        output = nil
+
+        let deadline = ContinuousClock.now + .seconds(10)
+        while session.activeTransfers > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(session.activeTransfers == 0)
     }
 
     // MARK: Impostor rejected
