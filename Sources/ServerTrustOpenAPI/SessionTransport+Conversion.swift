@@ -11,7 +11,8 @@ extension SessionTransport {
     ///
     /// Made by ServerTrustHTTP's `Request(_:uploadBody:…)` bridge, which refuses a request
     /// that makes no URL with a host (`SessionError.Code.invalidRequest`: a server URL without
-    /// a scheme or host, an operation without a path). `Content-Length` and
+    /// a scheme or host, an operation path that is missing or does not start with `/`).
+    /// `Content-Length` and
     /// `Transfer-Encoding` fields are dropped: the body's length decides the framing, so a
     /// field that disagrees with it never reaches the wire.
     static func sessionRequest(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL) throws(SessionError) -> Request {
@@ -21,10 +22,16 @@ extension SessionTransport {
         let base = URLComponents(url: baseURL, resolvingAgainstBaseURL: true)
         target.scheme = base?.scheme
         target.authority = base.flatMap(authority)
-        if let path = request.path {
+        // A path that does not start with "/" is refused (no :path, so the bridge throws):
+        // appended to an empty base path it would run on into the authority and name another
+        // host (`https://api.example.com` + `evil.example` is a request to
+        // `api.example.comevil.example`).
+        if let path = request.path, path.hasPrefix("/") {
             var basePath = base?.percentEncodedPath ?? ""
-            if basePath.hasSuffix("/") && path.hasPrefix("/") { basePath.removeLast() }
+            if basePath.hasSuffix("/") { basePath.removeLast() }
             target.path = basePath + path
+        } else {
+            target.path = nil
         }
         guard let body else { return try Request(target) }
         let length: Int?

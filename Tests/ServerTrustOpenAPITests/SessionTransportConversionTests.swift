@@ -35,9 +35,10 @@ import Testing
         }
     }
 
-    @Test func anOperationWithoutAPathIsAnInvalidRequest() throws {
+    @Test(arguments: [nil, "", "evil.example/steal", "?x=1", "*"])
+    func anOperationPathThatIsMissingOrDoesNotStartWithASlashIsAnInvalidRequest(path: String?) throws {
         #expect(throws: SessionError.invalidRequest) {
-            try SessionTransport.sessionRequest(Self.request(nil), body: nil, baseURL: URL(string: "https://api.example.com")!)
+            try SessionTransport.sessionRequest(Self.request(path), body: nil, baseURL: URL(string: "https://api.example.com")!)
         }
     }
 
