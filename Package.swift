@@ -26,6 +26,9 @@ let package = Package(
         // A URLProtocol that serves a URLSession's https requests through a Session; empty unless
         // the URLSessionAdapter trait is enabled.
         .library(name: "ServerTrustURLSession", targets: ["ServerTrustURLSession"]),
+        // A swift-openapi-runtime ClientTransport over Session, for clients made by
+        // swift-openapi-generator; empty unless the OpenAPIAdapter trait is enabled.
+        .library(name: "ServerTrustOpenAPI", targets: ["ServerTrustOpenAPI"]),
     ],
     traits: [
         .trait(
@@ -35,6 +38,10 @@ let package = Package(
         .trait(
             name: "URLSessionAdapter",
             description: "Builds ServerTrustURLSession: a URLProtocol that serves URLSession's https requests through a pinned Session (no new package dependency)."
+        ),
+        .trait(
+            name: "OpenAPIAdapter",
+            description: "Builds ServerTrustOpenAPI: SessionTransport, a swift-openapi-runtime ClientTransport over Session (pulls in swift-openapi-runtime)."
         ),
         .trait(
             name: "X509Interop",
@@ -55,6 +62,10 @@ let package = Package(
         // Response, shared with Hummingbird, Vapor, OpenAPI and AsyncHTTPClient code. A default
         // dependency of ServerTrustHTTP: a small pure-Swift package with no dependencies.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Only with the OpenAPIAdapter trait, like Hummingbird above: a default build neither
+        // builds nor resolves it. Its tests use committed generated code
+        // (scripts/generate-openapi-test-client.sh), so no build ever needs swift-openapi-generator.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
@@ -208,6 +219,29 @@ let package = Package(
         .testTarget(
             name: "ServerTrustURLSessionTests",
             dependencies: ["ServerTrustURLSession", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport"],
+            swiftSettings: strictSwift
+        ),
+        // SessionTransport, a swift-openapi-runtime ClientTransport over Session; compiles to
+        // nothing without the OpenAPIAdapter trait.
+        .target(
+            name: "ServerTrustOpenAPI",
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPIAdapter"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPIAdapter"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A client generated from Tests/ServerTrustOpenAPITests/openapi.yaml (committed, in
+        // Generated/) against live local servers; empty without the trait.
+        .testTarget(
+            name: "ServerTrustOpenAPITests",
+            dependencies: [
+                "ServerTrustOpenAPI", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPIAdapter"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPIAdapter"])),
+            ],
+            exclude: ["openapi.yaml"],
             swiftSettings: strictSwift
         ),
         // Shows that a file importing both ServerTrust and swift-certificates' X509 can name

@@ -5,7 +5,6 @@ import Testing
 import ServerTrustTestSupport
 import ServerTrust
 @testable import ServerTrustHTTP
-import ServerTrustTestSupport
 
 /// Metrics and traces against nginx: HTTP/2 connection reuse (one handshake timed for several
 /// requests) and live OCSP from `openssl ocsp`, fetched through the session's counted fetcher.

@@ -3,7 +3,6 @@ import Testing
 import ServerTrustTestSupport
 import ServerTrust
 @testable import ServerTrustHTTP
-import ServerTrustTestSupport
 
 /// Revocation against peers that are not ours: nginx stapling a response made by `openssl ocsp`,
 /// and a live `openssl ocsp -port` responder named in the AIA of the leaves of two more nginx

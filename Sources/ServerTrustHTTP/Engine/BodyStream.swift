@@ -80,6 +80,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         AsyncIterator(base: stream.chunks.makeAsyncIterator(), stream: stream)
     }
 
+    /// Stops the transfer: a reader still gets the chunks already received, then
+    /// ``SessionError/Code/cancelled``. Call it when the rest of the body will not be read, so
+    /// that the transfer and its connection are not held (paused once 1 MiB waits unread) until
+    /// ``Session/Configuration/requestTimeout``. Does nothing once the transfer has ended.
+    public func cancel() { onTermination() }
+
     /// Collects the whole body (up to `limit` bytes).
     public func collect(upTo limit: Int) async throws -> [UInt8] {
         var bytes: [UInt8] = []

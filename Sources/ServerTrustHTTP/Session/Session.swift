@@ -270,6 +270,19 @@ public final class Session: Sendable {
             httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopAttempts: hops.attempts)
     }
 
+    /// Whether responses from `url`'s host are signature-checked: an informational or enforced
+    /// ``Configuration/signedResponses`` policy matches it, by the rule the session itself
+    /// applies (the most specific pattern wins).
+    ///
+    /// Such a response needs its whole body before any of it can be used, so ``stream(_:)``
+    /// refuses the request and ``data(for:)`` buffers and verifies it. An adapter that streams
+    /// by default asks this to choose: ServerTrustOpenAPI's transport, for one.
+    /// A redirect can still lead a stream to a checked host, where ``stream(_:)`` refuses
+    /// that hop.
+    public func checksSignedResponses(from url: URL) -> Bool {
+        signedResponses.requiresVerification(url)
+    }
+
     /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
     /// ``Configuration/tracer``.
     private func observe(_ request: Request) -> RequestObservation {
