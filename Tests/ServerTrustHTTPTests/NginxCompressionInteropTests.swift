@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// Response decompression against nginx's own gzip filter (`gzip on` for `/compressed/`), over
 /// HTTP/1.1 and HTTP/2.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// Interop against a real nginx: TLS 1.2 and 1.3, ECDSA and RSA leaves, HTTP/2.
 @Suite struct NginxInteropTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// Client certificates (mutual TLS) against a real nginx: `MTLS_REQUIRED` (TLS 1.3, HTTP/2)
 /// has `ssl_verify_client on`, `MTLS_OPTIONAL` (TLS 1.2) asks for a certificate and answers with

@@ -4,6 +4,7 @@ import MetricsTestKit
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// Metrics and traces against nginx: HTTP/2 connection reuse (one handshake timed for several
 /// requests) and live OCSP from `openssl ocsp`, fetched through the session's counted fetcher.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// Revocation against peers that are not ours: nginx stapling a response made by `openssl ocsp`,
 /// and a live `openssl ocsp -port` responder named in the AIA of the leaves of two more nginx

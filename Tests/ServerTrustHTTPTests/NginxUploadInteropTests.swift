@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// Streamed uploads to a real nginx, over HTTP/2 and HTTP/1.1: nginx reads the whole body
 /// (`/upload`, see scripts/interop/nginx.sh) and answers with the length it received.
