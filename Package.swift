@@ -23,11 +23,18 @@ let package = Package(
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
         // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
         .library(name: "ServerTrustHummingbird", targets: ["ServerTrustHummingbird"]),
+        // ServerTrustManager as swift-nio-ssl's custom verification callback (NIOSSLClientHandler,
+        // grpc-swift-nio-transport); empty unless the NIOAdapter trait is enabled.
+        .library(name: "ServerTrustNIO", targets: ["ServerTrustNIO"]),
     ],
     traits: [
         .trait(
             name: "HummingbirdSigning",
             description: "Builds ServerTrustHummingbird: ResponseSigner as Hummingbird 2 middleware (pulls in Hummingbird and SwiftNIO)."
+        ),
+        .trait(
+            name: "NIOAdapter",
+            description: "Builds ServerTrustNIO: a ServerTrustManager as swift-nio-ssl's custom verification callback (pulls in SwiftNIO and swift-nio-ssl with its BoringSSL)."
         ),
         .trait(
             name: "X509Interop",
@@ -51,6 +58,10 @@ let package = Package(
         // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        // Only with the NIOAdapter trait (ServerTrustNIO and its tests): like Hummingbird above, a
+        // default build neither builds nor resolves them.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -188,6 +199,18 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["HummingbirdSigning"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HummingbirdSigning"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The NIO adapter: depends on ServerTrust, NIOCore, NIOTLS (TLSUserEvent) and NIOSSL only
+        // (no libcurl, no gRPC); empty without the NIOAdapter trait.
+        .target(
+            name: "ServerTrustNIO",
+            dependencies: [
+                "ServerTrust",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIOAdapter"])),
             ],
             swiftSettings: strictSwift
         ),
