@@ -22,7 +22,9 @@ import ServerTrust
 ///
 /// Not `Sendable`, like every channel handler: one per channel, used on its event loop.
 public final class ServerTrustGuardHandler: ChannelInboundHandler, RemovableChannelHandler {
+    /// Decrypted bytes from the `NIOSSLClientHandler`, passed on unchanged once the server is trusted.
     public typealias InboundIn = ByteBuffer
+    /// The same bytes, for the handlers after this one.
     public typealias InboundOut = ByteBuffer
 
     private let verification: HostTrustVerification
@@ -42,11 +44,14 @@ public final class ServerTrustGuardHandler: ChannelInboundHandler, RemovableChan
         self.verification = verification
     }
 
+    /// Notes the verification's counts, so that only this connection's evaluations count.
     public func handlerAdded(context: ChannelHandlerContext) {
         acceptedBefore = verification.acceptedCount
         refusedBefore = verification.refusedCount
     }
 
+    /// Passes `TLSUserEvent.handshakeCompleted` on only when an evaluation accepted the server
+    /// since this handler was added; otherwise fails and closes the channel.
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted = tlsEvent, state == .handshaking else {
             context.fireUserInboundEventTriggered(event)
@@ -70,11 +75,14 @@ public final class ServerTrustGuardHandler: ChannelInboundHandler, RemovableChan
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// Passes data on, except on a channel this handler refused.
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard state != .refused else { return }
         context.fireChannelRead(data)
     }
 
+    /// Replaces swift-nio-ssl's handshake error with the ``ServerTrustNIOError`` of a refused
+    /// evaluation; passes every other error on.
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if state == .handshaking, let tlsError = error as? NIOSSLError, verification.refusedCount > refusedBefore,
             let failure = verification.lastFailure

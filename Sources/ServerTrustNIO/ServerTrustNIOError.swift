@@ -38,6 +38,7 @@ public struct ServerTrustNIOError: Error, Sendable, CustomStringConvertible {
         ServerTrustNIOError(trustError: trustError, host: host, pattern: pattern, evaluator: evaluator, underlying: error)
     }
 
+    /// The host, the pattern and evaluator, then the `TrustError`'s own description.
     public var description: String {
         let policy = pattern.map { " (pattern \"\($0)\", \(evaluator ?? "no evaluator"))" } ?? evaluator.map { " (\($0))" } ?? ""
         return "ServerTrustNIO refused \(host)\(policy): \(trustError)"

@@ -42,6 +42,7 @@ public struct StapledOCSPHandling: Hashable, Sendable, CustomStringConvertible {
     /// Whether staple-only evaluators are refused.
     var refusesStapleOnlyEvaluators: Bool { base == .failClosed }
 
+    /// `failClosed` or `evaluateWithoutStaple`.
     public var description: String { base == .failClosed ? "failClosed" : "evaluateWithoutStaple" }
 }
 #endif
