@@ -29,6 +29,9 @@ let package = Package(
         // A swift-openapi-runtime ClientTransport over Session, for clients made by
         // swift-openapi-generator; empty unless the OpenAPIAdapter trait is enabled.
         .library(name: "ServerTrustOpenAPI", targets: ["ServerTrustOpenAPI"]),
+        // ServerTrustManager as swift-nio-ssl's custom verification callback (NIOSSLClientHandler,
+        // grpc-swift-nio-transport); empty unless the NIOAdapter trait is enabled.
+        .library(name: "ServerTrustNIO", targets: ["ServerTrustNIO"]),
     ],
     traits: [
         .trait(
@@ -42,6 +45,10 @@ let package = Package(
         .trait(
             name: "OpenAPIAdapter",
             description: "Builds ServerTrustOpenAPI: SessionTransport, a swift-openapi-runtime ClientTransport over Session (pulls in swift-openapi-runtime)."
+        ),
+        .trait(
+            name: "NIOAdapter",
+            description: "Builds ServerTrustNIO: a ServerTrustManager as swift-nio-ssl's custom verification callback (pulls in SwiftNIO and swift-nio-ssl with its BoringSSL; its tests also pull in grpc-swift 2 and grpc-swift-nio-transport)."
         ),
         .trait(
             name: "X509Interop",
@@ -69,6 +76,12 @@ let package = Package(
         // Only with the X509Interop trait, for ServerTrustX509InteropTests: like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        // Only with the NIOAdapter trait (ServerTrustNIO and its tests): like Hummingbird above, a
+        // default build neither builds nor resolves them. gRPC is used by the tests only.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -242,6 +255,39 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPIAdapter"])),
             ],
             exclude: ["openapi.yaml"],
+            swiftSettings: strictSwift
+        ),
+        // The NIO adapter: depends on ServerTrust, NIOCore, NIOTLS (TLSUserEvent) and NIOSSL only
+        // (no libcurl, no gRPC); empty without the NIOAdapter trait.
+        .target(
+            name: "ServerTrustNIO",
+            dependencies: [
+                "ServerTrust",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIOAdapter"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A NIO HTTP/1.1 client against nginx and in-process servers, and a grpc-swift 2 client
+        // against a local gRPC server over TLS; empty without the NIOAdapter trait.
+        .testTarget(
+            name: "ServerTrustNIOTests",
+            dependencies: [
+                // ServerTrustHTTP for its curl-backed RevocationFetcher, passed to the adapter as a
+                // caller would; the ServerTrustNIO library itself does not link libcurl.
+                "ServerTrustNIO", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIOAdapter"])),
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["NIOAdapter"])),
+                .product(
+                    name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport",
+                    condition: .when(traits: ["NIOAdapter"])),
+            ],
             swiftSettings: strictSwift
         ),
         // Shows that a file importing both ServerTrust and swift-certificates' X509 can name

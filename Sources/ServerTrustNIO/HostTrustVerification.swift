@@ -1,0 +1,150 @@
+#if NIOAdapter
+import Foundation
+public import NIOCore
+public import NIOSSL
+public import ServerTrust
+import Synchronization
+
+/// The verification of one host's servers for swift-nio-ssl: the callback, the SNI name to send
+/// with it, and what the last evaluation concluded.
+///
+/// Made by ``ServerTrustNIOVerifier/verification(forHost:)``, which chose the host's evaluator.
+/// Give ``callback`` to `NIOSSLClientHandler(context:serverHostname:customVerificationCallbackWithMetadata:)`
+/// with ``serverHostname``, or to grpc-swift-nio-transport's
+/// `HTTP2ClientTransport.Posix.TransportSecurity.TLS.customVerificationCallback` (see the
+/// article <doc:ServerTrustNIO>), and put ``makeGuardHandler()`` right after the
+/// `NIOSSLClientHandler`.
+///
+/// One per connection, one host each: the callback evaluates for this host whatever server it
+/// is called for, so never install it on a connection to another host. A gRPC transport, which
+/// connects to one target, shares one among its connections; ``lastFailure`` is then the most
+/// recent failure among them.
+///
+/// Thread-safe (its record is behind a mutex), hence `Sendable`.
+public final class HostTrustVerification: Sendable {
+    /// The host evaluated, normalised.
+    public let host: NormalizedHost
+    /// The pattern of the trust manager that matched, or `nil` when none did and default
+    /// validation applies.
+    public let pattern: String?
+    /// The evaluator chosen for the host.
+    public let evaluator: any ServerTrustEvaluating
+    /// The SNI name for `NIOSSLClientHandler`: the host, or `nil` for an IP address (which SNI
+    /// may not carry).
+    public var serverHostname: String? { host.isIPAddress ? nil : host.name }
+
+    private let verifier: ServerTrustNIOVerifier
+
+    /// How many evaluations ended, and the last failure.
+    private struct Record {
+        var accepted = 0
+        var refused = 0
+        var lastFailure: ServerTrustNIOError?
+    }
+
+    private let record = Mutex(Record())
+
+    init(host: NormalizedHost, pattern: String?, evaluator: any ServerTrustEvaluating, verifier: ServerTrustNIOVerifier) {
+        self.host = host
+        self.pattern = pattern
+        self.evaluator = evaluator
+        self.verifier = verifier
+    }
+
+    /// The failure of the most recent refused evaluation, or `nil` when none was refused.
+    public var lastFailure: ServerTrustNIOError? { record.withLock { $0.lastFailure } }
+
+    /// How many evaluations accepted the server.
+    public var acceptedCount: Int { record.withLock { $0.accepted } }
+
+    /// How many evaluations refused the server.
+    public var refusedCount: Int { record.withLock { $0.refused } }
+
+    /// The verification callback for `NIOSSLClientHandler` and grpc-swift-nio-transport.
+    ///
+    /// Returns at once: the evaluation runs on the verifier's Dispatch queue, then completes
+    /// `promise` with `.certificateVerified` and the validated chain (leaf first, ending at an
+    /// anchor; no chain when the evaluator validated none, as the disabled one), or fails it with
+    /// a ``ServerTrustNIOError``. Every error — no certificate, a certificate OpenSSL cannot
+    /// parse, the evaluator's verdict — fails the promise.
+    public var callback: @Sendable ([NIOSSLCertificate], EventLoopPromise<NIOSSLVerificationResultWithMetadata>) -> Void {
+        { [self] certificates, promise in
+            verifier.queue.async {
+                switch self.evaluate(certificates) {
+                case .success(let metadata):
+                    promise.succeed(.certificateVerified(metadata))
+                case .failure(let failure):
+                    promise.fail(failure)
+                }
+            }
+        }
+    }
+
+    /// A ``ServerTrustGuardHandler`` for this host's connection, to add right after its
+    /// `NIOSSLClientHandler`.
+    public func makeGuardHandler() -> ServerTrustGuardHandler { ServerTrustGuardHandler(verification: self) }
+
+    /// Adds ``makeGuardHandler()`` right after the channel's `NIOSSLClientHandler`: for a
+    /// pipeline another library builds, as in grpc-swift-nio-transport's
+    /// `channelDebuggingCallbacks.onCreateTCPConnection`.
+    ///
+    /// - Returns: a future that fails — failing the connection — when the pipeline has no
+    ///   `NIOSSLClientHandler` (a plaintext transport, which nothing here could verify).
+    public func addGuardHandler(to channel: any Channel) -> EventLoopFuture<Void> {
+        @Sendable func add() throws {
+            let pipeline = channel.pipeline.syncOperations
+            let tls = try pipeline.handler(type: NIOSSLClientHandler.self)
+            try pipeline.addHandler(makeGuardHandler(), position: .after(tls))
+        }
+        guard channel.eventLoop.inEventLoop else { return channel.eventLoop.submit(add) }
+        return channel.eventLoop.makeCompletedFuture(Result(catching: add))
+    }
+
+    /// Evaluates the presented certificates (leaf first, as sent) for ``host``, recording the outcome.
+    func evaluate(_ certificates: [NIOSSLCertificate]) -> Result<VerificationMetadata, ServerTrustNIOError> {
+        let result = Result { () throws(ServerTrustNIOError) -> VerificationMetadata in
+            do {
+                return try evaluateOrThrow(certificates)
+            } catch let error as TrustError {
+                throw ServerTrustNIOError(trustError: error, host: host.name, pattern: pattern, evaluator: evaluator.name)
+            } catch {
+                let trustError = TrustError(.openSSLFailure, "Evaluating \(host)'s certificates failed: \(error)", host: host.name)
+                throw ServerTrustNIOError(trustError: trustError, host: host.name, pattern: pattern, evaluator: evaluator.name)
+            }
+        }
+        record.withLock { record in
+            switch result {
+            case .success: record.accepted += 1
+            case .failure(let failure):
+                record.refused += 1
+                record.lastFailure = failure
+            }
+        }
+        return result
+    }
+
+    private func evaluateOrThrow(_ certificates: [NIOSSLCertificate]) throws -> VerificationMetadata {
+        guard !certificates.isEmpty else {
+            throw TrustError(.noCertificates, "The server for \(host) presented no certificate.", host: host.name)
+        }
+        let presented = try certificates.enumerated().map { index, certificate -> Certificate in
+            let der: [UInt8]
+            do {
+                der = try certificate.toDERBytes()
+            } catch {
+                throw TrustError(
+                    .malformedCertificate, "Certificate \(index) the server presented cannot be encoded as DER: \(error)",
+                    host: host.name)
+            }
+            return try Certificate(derEncoded: der)
+        }
+        let trust = PeerTrust(
+            presentedChain: presented, anchors: verifier.anchors, validationTime: Date(), stapledOCSPResponse: nil,
+            validationOptions: verifier.validationOptions, revocationFetcher: verifier.revocationFetcher)
+        try evaluator.evaluate(trust, forHost: host.name)
+        guard let validated = trust.validatedChainIfComputed, !validated.isEmpty else { return VerificationMetadata(nil) }
+        let chain = try validated.map { try NIOSSLCertificate(bytes: $0.derEncoded, format: .der) }
+        return VerificationMetadata(ValidatedCertificateChain(chain))
+    }
+}
+#endif

@@ -1,0 +1,180 @@
+#if NIOAdapter
+import Dispatch
+public import NIOCore
+public import NIOSSL
+public import ServerTrust
+
+/// A `ServerTrustManager` as swift-nio-ssl's certificate verification: pins,
+/// revocation and per-host policies for `NIOSSLClientHandler` and grpc-swift-nio-transport.
+///
+/// ```swift
+/// let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(evaluators: [
+///     "api.example.com": .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
+/// ]))
+/// let sslContext = try NIOSSLContext(configuration: .makeClientConfiguration())
+/// let channel = try await ClientBootstrap(group: group)
+///     .channelInitializer { channel in
+///         channel.eventLoop.makeCompletedFuture {
+///             try verifier.addClientHandlers(to: channel.pipeline.syncOperations, context: sslContext, host: "api.example.com")
+///             try channel.pipeline.syncOperations.addHTTPClientHandlers()
+///         }
+///     }
+///     .connect(host: "api.example.com", port: 443).get()
+/// ```
+///
+/// The certificates the server presents reach the verification callback as DER; they are
+/// parsed by OpenSSL into `Certificate` and evaluated by the host's evaluator on
+/// a `PeerTrust` built from this verifier's anchors, validation options and
+/// revocation fetcher — the same evaluation a `Session` runs. The evaluation runs off the event
+/// loop (on a concurrent Dispatch queue of the verifier), since live revocation may block on the
+/// network; the promise is then completed with the validated chain, or failed with a
+/// ``ServerTrustNIOError`` carrying the `TrustError`.
+///
+/// The evaluator for a host is chosen as a `Session` chooses it: the manager's most specific
+/// pattern; no match with `allHostsMustBeEvaluated == false` means `DefaultTrustEvaluator`
+/// (chain to ``anchors``, host name, validity, serverAuth); any error from the manager — no
+/// pattern with `allHostsMustBeEvaluated == true`, a malformed host — refuses the host when
+/// its ``HostTrustVerification`` is made, so no connection to it is verified at all.
+///
+/// What swift-nio-ssl does not give, and what that means:
+/// - **OCSP staples**: it exposes none, so every evaluation sees no staple
+///   (``StapledOCSPHandling`` says what happens to staple-only policies; live revocation works
+///   with a `RevocationFetcher`).
+/// - **Its own checks**: a custom callback replaces all of BoringSSL's certificate verification
+///   (chain, validity, purpose); this evaluation takes them over. With `.fullVerification`,
+///   swift-nio-ssl still checks the leaf against the SNI name (or the peer's IP address) after
+///   the callback, which agrees with ServerTrust's own host check; `.noHostnameVerification`
+///   leaves that to ServerTrust alone. `.none` (and `.optionalVerification`) never call the
+///   callback: ``addClientHandlers(to:context:host:)`` refuses such a context.
+/// - **Session resumption**: a `NIOSSLClientHandler` never resumes a TLS session, so every
+///   connection makes a full handshake and a full evaluation. Everything sent on a channel
+///   afterwards (HTTP/1.1 keep-alive requests, HTTP/2 streams) rides the evaluation of its
+///   handshake: never send requests for another host over it.
+///
+/// Immutable, hence `Sendable`: share one verifier between event loops and connections; make a
+/// ``HostTrustVerification`` per connection (``addClientHandlers(to:context:host:)`` does).
+public final class ServerTrustNIOVerifier: Sendable {
+    /// The per-host evaluators.
+    public let trustManager: ServerTrustManager
+    /// The anchors chains are validated against (the system bundle by default).
+    public let anchors: TrustAnchors
+    /// The fetcher live OCSP and CRL checks use when their evaluator has none of its own;
+    /// `nil` for none (such checks then give "unknown": accepted by soft-fail, refused by
+    /// hard-fail).
+    public let revocationFetcher: (any RevocationFetcher)?
+    /// How path validation is configured.
+    public let validationOptions: PathValidationOptions
+    /// What happens to staple-only revocation policies (no staple can be had here).
+    public let stapledOCSPHandling: StapledOCSPHandling
+
+    /// Where evaluations run: off the event loop, concurrently.
+    let queue: DispatchQueue
+
+    /// - Parameters:
+    ///   - trustManager: the evaluator for each host pattern.
+    ///   - anchors: the trust anchors; default `nil`, the system CA bundle
+    ///     (`TrustAnchors.system()`, loaded once per process).
+    ///   - revocationFetcher: for live OCSP and CRL queries of evaluators that have no fetcher of
+    ///     their own; default `nil`. ServerTrustHTTP's curl-backed fetcher fits, as does any
+    ///     `RevocationFetcher` of yours.
+    ///   - validationOptions: path validation options; default `PathValidationOptions()`.
+    ///   - stapledOCSPHandling: what to do with staple-only revocation policies; default
+    ///     ``StapledOCSPHandling/failClosed``.
+    /// - Throws: `TrustError` `.unreadableInput` when `anchors` is `nil` and no
+    ///   system CA bundle is found.
+    public init(
+        trustManager: ServerTrustManager,
+        anchors: TrustAnchors? = nil,
+        revocationFetcher: (any RevocationFetcher)? = nil,
+        validationOptions: PathValidationOptions = PathValidationOptions(),
+        stapledOCSPHandling: StapledOCSPHandling = .failClosed
+    ) throws {
+        self.trustManager = trustManager
+        self.anchors = try anchors ?? TrustAnchors.system()
+        self.revocationFetcher = revocationFetcher
+        self.validationOptions = validationOptions
+        self.stapledOCSPHandling = stapledOCSPHandling
+        queue = DispatchQueue(label: "ServerTrustNIO.evaluation", qos: .userInitiated, attributes: .concurrent)
+    }
+
+    /// The verification of one host: its evaluator, chosen now, and the callback and SNI name
+    /// for swift-nio-ssl.
+    ///
+    /// - Parameter host: the DNS name or IP address the connection is meant for, as in a URL
+    ///   (`API.example.com.`, `[2001:db8::1]`); normalised with `NormalizedHost`.
+    /// - Throws: ``ServerTrustNIOError`` carrying the manager's `TrustError`
+    ///   (`.noEvaluatorForHost` for an unmatched host when all hosts must be evaluated, or a
+    ///   malformed host), or `.invalidConfiguration` for a staple-only evaluator under
+    ///   ``StapledOCSPHandling/failClosed``.
+    public func verification(forHost host: String) throws(ServerTrustNIOError) -> HostTrustVerification {
+        let name = NormalizedHost(host)
+        let match: ServerTrustManager.Match?
+        do {
+            match = try trustManager.match(forHost: name.name)
+        } catch let error as TrustError {
+            throw ServerTrustNIOError(trustError: error, host: name.name, pattern: nil, evaluator: nil)
+        } catch {
+            throw ServerTrustNIOError(
+                trustError: TrustError(.invalidConfiguration, "The trust manager failed for \(name): \(error)", host: name.name),
+                host: name.name, pattern: nil, evaluator: nil)
+        }
+        let evaluator: any ServerTrustEvaluating = match?.evaluator ?? DefaultTrustEvaluator()
+        let pattern = match?.pattern.description
+        if stapledOCSPHandling.refusesStapleOnlyEvaluators, evaluator.usesStapledOCSPResponse, !evaluator.mayFetchRevocationData {
+            throw ServerTrustNIOError(
+                trustError: TrustError(
+                    .invalidConfiguration,
+                    "\(evaluator.name) checks revocation with OCSP staples only, and swift-nio-ssl gives no staple, so it "
+                        + "could never learn a revocation status for \(name). Use live revocation (RevocationOptions.softFail "
+                        + "or .hardFail, with a RevocationFetcher), or StapledOCSPHandling.evaluateWithoutStaple to evaluate "
+                        + "as if no staple had been sent.",
+                    evaluator: evaluator.name, host: name.name),
+                host: name.name, pattern: pattern, evaluator: evaluator.name)
+        }
+        return HostTrustVerification(host: name, pattern: pattern, evaluator: evaluator, verifier: self)
+    }
+
+    /// Adds a `NIOSSLClientHandler` that verifies the server with this verifier for `host`,
+    /// and a ``ServerTrustGuardHandler`` right after it: the one call a channel initializer needs.
+    ///
+    /// The host is given once: the handler's SNI name (`serverHostname`) and the name evaluated
+    /// are both derived from it, so they cannot disagree. An IP address is evaluated against the
+    /// certificate's IP SANs and sent without SNI (an address is not allowed there).
+    ///
+    /// - Parameters:
+    ///   - pipeline: the channel's pipeline, on its event loop.
+    ///   - context: the TLS client context. Its `certificateVerification` must be
+    ///     `.noHostnameVerification` or `.fullVerification`; its trust roots are not used for
+    ///     the server's chain (the verifier's ``anchors`` are).
+    ///   - host: the DNS name or IP address this connection is for.
+    /// - Returns: the host's verification, whose ``HostTrustVerification/lastFailure`` tells why
+    ///   the handshake failed, if it did.
+    /// - Throws: ``ServerTrustNIOError`` as ``verification(forHost:)`` does, and with
+    ///   `.invalidConfiguration` for a context whose certificate verification is off; whatever
+    ///   `NIOSSLClientHandler` or the pipeline throw. Nothing is added when it throws.
+    @discardableResult
+    public func addClientHandlers(
+        to pipeline: ChannelPipeline.SynchronousOperations, context: NIOSSLContext, host: String
+    ) throws -> HostTrustVerification {
+        let verification = try self.verification(forHost: host)
+        switch context.configuration.certificateVerification {
+        case .fullVerification, .noHostnameVerification:
+            break
+        case .none:
+            throw ServerTrustNIOError(
+                trustError: TrustError(
+                    .invalidConfiguration,
+                    "The NIOSSLContext's certificateVerification is .none or .optionalVerification: swift-nio-ssl then "
+                        + "skips the verification callback, so \(verification.host) would not be evaluated. Use "
+                        + ".noHostnameVerification (ServerTrust checks the host) or .fullVerification.",
+                    host: verification.host.name),
+                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+        }
+        let handler = try NIOSSLClientHandler(
+            context: context, serverHostname: verification.serverHostname,
+            customVerificationCallbackWithMetadata: verification.callback)
+        try pipeline.addHandlers([handler, verification.makeGuardHandler()])
+        return verification
+    }
+}
+#endif
