@@ -53,7 +53,7 @@ import Testing
         #expect(verification.evaluator is DefaultTrustEvaluator)
         let result = try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier)
         #expect(result.status == 200)
-        let error = await failure {
+        let error = await thrownError {
             try await NIOHTTPClient.get(host: "wrong.servertrust.test", port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier)
         }
         #expect((error as? ServerTrustNIOError)?.trustError.code == .hostMismatch)
@@ -95,7 +95,7 @@ import Testing
                 }
             }
             .connect(host: "127.0.0.1", port: nginx.port("TLS13_RSA_H2")).get()
-        let error = await failure { try await outcome.futureResult.get() }
+        let error = await thrownError { try await outcome.futureResult.get() }
         let trustFailure = try #require(error as? ServerTrustNIOError)
         #expect(trustFailure.trustError.code == .invalidConfiguration)
         #expect(verification.acceptedCount == 0)
@@ -120,7 +120,7 @@ import Testing
         let port = nginx.port("TLS13_ECDSA_H2_STAPLED")
         let accepted = try await NIOHTTPClient.get(host: nginx.host, port: port, verifier: try verifier(.ocspStapled, .evaluateWithoutStaple))
         #expect(accepted.status == 200)
-        let error = await failure {
+        let error = await thrownError {
             try await NIOHTTPClient.get(host: nginx.host, port: port, verifier: try verifier(.stapleRequired, .evaluateWithoutStaple))
         }
         #expect((error as? ServerTrustNIOError)?.trustError.code == .revocationStatusUnknown)
@@ -137,7 +137,7 @@ import Testing
             revocationFetcher: CurlRevocationFetcher())
         let good = try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_LIVE_OCSP_GOOD"), verifier: verifier)
         #expect(good.status == 200)
-        let error = await failure { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS12_LIVE_OCSP_REVOKED"), verifier: verifier) }
+        let error = await thrownError { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS12_LIVE_OCSP_REVOKED"), verifier: verifier) }
         let trustFailure = try #require(error as? ServerTrustNIOError)
         #expect(trustFailure.trustError.code == .revoked)
     }

@@ -83,7 +83,7 @@ import Testing
 
         let pin = pki.genuineIntermediate.certificate.spkiPin.description
         let verification = try verifier(pki, try PinnedKeyHashesTrustEvaluator([pin])).verification(forHost: Self.host)
-        let error = await failure { try await greet(serving: pki.impostor, verification: verification) }
+        let error = await thrownError { try await greet(serving: pki.impostor, verification: verification) }
         let rpcError = try #require(error as? RPCError)
         #expect(rpcError.code == .unavailable)
         let trustFailure = try #require(Self.causes(of: rpcError).lazy.compactMap { $0 as? ServerTrustNIOError }.first)

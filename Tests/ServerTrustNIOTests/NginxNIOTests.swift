@@ -47,7 +47,7 @@ import Testing
     @Test func wrongPinsRejectTheGenuineServerWithThePinMismatchVisibleInThePipeline() async throws {
         let nginx = try NginxInterop.environment()
         let verifier = try verifier(nginx, [nginx.host: try PinnedKeyHashesTrustEvaluator([nginx.rsaLeafPin])])
-        let error = await failure { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier) }
+        let error = await thrownError { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier) }
         let trustFailure = try #require(error as? ServerTrustNIOError)
         #expect(trustFailure.trustError.code == .pinMismatch)
         #expect(trustFailure.evaluator == "PinnedKeyHashesTrustEvaluator")
@@ -73,7 +73,7 @@ import Testing
         #expect(accepted.validatedChainPins == [impostor.certificate.spkiPin.description, impostorCA.certificate.spkiPin.description])
 
         let pinned = try verifier(nginx, ["**.servertrust.test": try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])], anchors: anchors)
-        let error = await failure { try await NIOHTTPClient.get("/status/200", host: nginx.host, port: server.port, verifier: pinned) }
+        let error = await thrownError { try await NIOHTTPClient.get("/status/200", host: nginx.host, port: server.port, verifier: pinned) }
         let trustFailure = try #require(error as? ServerTrustNIOError)
         #expect(trustFailure.trustError.code == .pinMismatch)
         #expect(trustFailure.pattern == "**.servertrust.test")
@@ -86,7 +86,7 @@ import Testing
     @Test func theGenuineChainIsRejectedForAHostItsLeafDoesNotName() async throws {
         let nginx = try NginxInterop.environment()
         let verifier = try verifier(nginx, ["**.servertrust.test": try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])])
-        let error = await failure {
+        let error = await thrownError {
             try await NIOHTTPClient.get(host: "other.servertrust.test", port: nginx.port("TLS12_ECDSA_H1_STAPLED"), verifier: verifier)
         }
         let trustFailure = try #require(error as? ServerTrustNIOError)
@@ -107,13 +107,4 @@ import Testing
     }
 }
 
-/// The error `body` throws, or nil.
-func failure(_ body: () async throws -> some Any) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
-}
 #endif

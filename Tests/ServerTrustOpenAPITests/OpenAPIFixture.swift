@@ -75,13 +75,4 @@ func signedReply(
     return LocalHTTPResponse(headers: headers, body: .text(body))
 }
 
-/// The error `body` threw, or nil.
-func thrownError(_ body: () async throws -> some Any) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
-}
 #endif
