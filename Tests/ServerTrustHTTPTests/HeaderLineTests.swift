@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Testing
 import ServerTrust
@@ -110,6 +111,54 @@ import ServerTrustTestSupport
         #expect(response.header("X-Empty") == "")
         #expect(response.header("X-Last") == "end")
         #expect(response.body == Array("ok\n".utf8))
+    }
+
+    private func field(_ line: String) -> HTTPField? {
+        Array(line.utf8).withUnsafeBytes { bytes -> HTTPField? in
+            guard case .field(let name, let value) = HeaderLine.parts(of: bytes) else { return nil }
+            return HeaderLine.field(name: name, value: value)
+        }
+    }
+
+    @Test func aCommonNameKeepsTheSpellingTheServerSent() throws {
+        for spelling in ["Content-Type", "content-type", "CONTENT-TYPE", "Content-type"] {
+            let made = try #require(field("\(spelling): text/plain\r\n"))
+            #expect(made.name.rawName == spelling)
+            #expect(made.name.canonicalName == "content-type")
+            #expect(made.value == "text/plain")
+        }
+    }
+
+    @Test func everyNameMadeOnceIsTheNameTheLineWouldMake() throws {
+        for spelling in CommonFieldNames.spellings.flatMap({ [$0, $0.lowercased()] }) {
+            let cached = try #require(Array(spelling.utf8).withUnsafeBytes { CommonFieldNames.name(spelled: $0) }, "\(spelling)")
+            let made = try #require(HTTPField.Name(spelling))
+            #expect(cached.rawName == made.rawName)
+            #expect(cached.canonicalName == made.canonicalName)
+        }
+        #expect(Array("Content-Typ".utf8).withUnsafeBytes { CommonFieldNames.name(spelled: $0) } == nil)
+        #expect([UInt8]().withUnsafeBytes { CommonFieldNames.name(spelled: $0) } == nil)
+    }
+
+    @Test func aNameThatIsNotATokenMakesNoField() {
+        #expect(field("Bad Name: x\r\n") == nil)
+        #expect(field("ETag : \"x\"\r\n") == nil)
+        #expect(field(": no name\r\n") == nil)
+        #expect(field("X-\u{E9}: x\r\n") == nil)
+        #expect(field("X-Fine: x\r\n")?.name.rawName == "X-Fine")
+    }
+
+    @Test func aValueKeepsItsBytesButForLineBreaksAndNUL() throws {
+        var raw = Array("X-Raw: a".utf8)
+        raw += [0xFF, 0x00]
+        raw += Array("b\rc\r\n".utf8)
+        let made = try #require(raw.withUnsafeBytes { bytes -> HTTPField? in
+            guard case .field(let name, let value) = HeaderLine.parts(of: bytes) else { return nil }
+            return HeaderLine.field(name: name, value: value)
+        })
+        let expected: [UInt8] = [0x61, 0xFF, 0x20, 0x62, 0x20, 0x63]  // a, the byte kept, NUL and CR as spaces
+        #expect(made.withUnsafeBytesOfValue { Array($0) } == expected)
+        #expect(made.value == "a\u{FFFD} b c")
     }
 
     @Test func randomASCIILinesParseAsTheFoundationParserDid() {

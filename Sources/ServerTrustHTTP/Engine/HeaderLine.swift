@@ -1,3 +1,13 @@
+import HTTPTypes
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One line of a response head as curl's header callback hands it over, parsed on its bytes.
 ///
 /// Foundation's `trimmingCharacters(in:)` goes through `NSString` and UTF-16 on Linux and cost
@@ -15,26 +25,66 @@
 ///   continuation line, which is trimmed and parsed like any other line, as before.
 /// - Bytes that are not UTF-8 never fail the parse: names and values are decoded with U+FFFD
 ///   in their place.
+///
+/// The transfer reads a line as ``Parts`` (the bytes, no `String`) and makes an `HTTPField`
+/// straight from them (``field(name:value:)``); this enum's `String` form is the same parse,
+/// for tests and diagnostics.
 enum HeaderLine: Equatable {
     case status(code: Int, httpVersion: String)
     case end
     case field(name: String, value: String)
     case ignored
 
+    /// A parsed line as slices of curl's buffer: valid only while the callback runs.
+    enum Parts {
+        case status(code: Int, httpVersion: UnsafeRawBufferPointer)
+        case end
+        case field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+        case ignored
+    }
+
     init(_ line: UnsafeRawBufferPointer) {
-        let trimmed = Self.trim(line[...], isSpace: Self.isLineSpace)
-        if trimmed.isEmpty {
+        switch Self.parts(of: line) {
+        case .status(let code, let httpVersion):
+            self = .status(code: code, httpVersion: String(decoding: httpVersion, as: UTF8.self))
+        case .end:
             self = .end
-        } else if trimmed.starts(with: Self.statusPrefix) {
-            let parts = trimmed.split(separator: UInt8(ascii: " "), maxSplits: 2)
-            let code = parts.count > 1 ? Int(String(decoding: parts[1], as: UTF8.self)) ?? 0 : 0
-            self = .status(code: code, httpVersion: String(decoding: parts[0], as: UTF8.self))
-        } else if let colon = trimmed.firstIndex(of: UInt8(ascii: ":")) {
-            let value = Self.trim(trimmed[(colon + 1)...], isSpace: Self.isFieldSpace)
-            self = .field(name: String(decoding: trimmed[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self))
-        } else {
+        case .field(let name, let value):
+            self = .field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        case .ignored:
             self = .ignored
         }
+    }
+
+    static func parts(of line: UnsafeRawBufferPointer) -> Parts {
+        let trimmed = trim(line[...], isSpace: isLineSpace)
+        if trimmed.isEmpty { return .end }
+        if trimmed.starts(with: statusPrefix) {
+            // `version SP+ code [SP …]`: the first piece, then the next non-empty one.
+            let space = UInt8(ascii: " ")
+            let versionEnd = trimmed.firstIndex(of: space) ?? trimmed.endIndex
+            let codeStart = trimmed[versionEnd...].firstIndex { $0 != space } ?? trimmed.endIndex
+            let codeEnd = trimmed[codeStart...].firstIndex(of: space) ?? trimmed.endIndex
+            let codeBytes = trimmed[codeStart..<codeEnd]
+            let code = codeBytes.isEmpty ? 0 : Int(String(decoding: codeBytes, as: UTF8.self)) ?? 0
+            return .status(code: code, httpVersion: UnsafeRawBufferPointer(rebasing: trimmed[..<versionEnd]))
+        }
+        guard let colon = trimmed.firstIndex(of: UInt8(ascii: ":")) else { return .ignored }
+        let value = trim(trimmed[(colon + 1)...], isSpace: isFieldSpace)
+        return .field(name: UnsafeRawBufferPointer(rebasing: trimmed[..<colon]), value: UnsafeRawBufferPointer(rebasing: value))
+    }
+
+    /// The field a `name: value` line makes, or nil when the name is not an RFC 9110 token
+    /// (`Bad Name`, `ETag ` with the space before the colon, an empty name): such a line cannot
+    /// be an `HTTPField` and is dropped. The value is kept as received but for CR, LF and NUL
+    /// (`HTTPField(name:lenientValue:)`), which a header line cannot carry anyway; bytes that
+    /// are not UTF-8 stay as they came and read as U+FFFD through `HTTPField.value`.
+    ///
+    /// One `String` is made per field (the value's), and none for a name servers send on most
+    /// responses in either of its usual spellings (``CommonFieldNames``).
+    static func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPField? {
+        guard let name = CommonFieldNames.name(spelled: name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return nil }
+        return HTTPField(name: name, lenientValue: value.assumingMemoryBound(to: UInt8.self))
     }
 
     private static let statusPrefix = Array("HTTP/".utf8)
@@ -50,5 +100,48 @@ enum HeaderLine: Equatable {
             return bytes[bytes.startIndex..<bytes.startIndex]
         }
         return bytes[first...last]
+    }
+}
+
+/// `HTTPField.Name`s made once for the field names most responses carry, in the spelling
+/// HTTP/1.1 servers use (`Content-Type`) and the lower case HTTP/2 requires (`content-type`).
+///
+/// A received name matches only byte for byte, so the name a caller reads (`rawName`) is the
+/// one the server sent, exactly as if it had been made from the line; any other spelling is
+/// made from its bytes (and validated) as before. Making a name costs a `String`, a token check
+/// and a lower-cased copy; most kept-alive responses carry six or seven of them.
+enum CommonFieldNames {
+    private struct Entry: Sendable {
+        let bytes: [UInt8]
+        let name: HTTPField.Name
+    }
+
+    static let spellings = [
+        "Accept-Ranges", "Access-Control-Allow-Origin", "Age", "Alt-Svc", "Cache-Control", "Connection", "Content-Disposition",
+        "Content-Encoding", "Content-Language", "Content-Length", "Content-Range", "Content-Security-Policy", "Content-Type", "Date",
+        "ETag", "Expires", "Keep-Alive", "Last-Modified", "Link", "Location", "Pragma", "Referrer-Policy", "Retry-After", "Server",
+        "Set-Cookie", "Strict-Transport-Security", "Transfer-Encoding", "Vary", "Via", "WWW-Authenticate", "X-Content-Type-Options",
+        "X-Frame-Options",
+    ]
+
+    /// Entries by the length of their name: a lookup compares only names of the received length.
+    private static let byLength: [[Entry]] = {
+        let all = spellings.flatMap { [$0, $0.lowercased()] }
+        var table = [[Entry]](repeating: [], count: (all.map(\.utf8.count).max() ?? 0) + 1)
+        for spelling in all {
+            // Every spelling above is a token; a name that were not would simply never match.
+            guard let name = HTTPField.Name(spelling) else { continue }
+            table[spelling.utf8.count].append(Entry(bytes: Array(spelling.utf8), name: name))
+        }
+        return table
+    }()
+
+    /// The name made once for exactly these bytes, or nil.
+    static func name(spelled bytes: UnsafeRawBufferPointer) -> HTTPField.Name? {
+        guard bytes.count > 0, bytes.count < byLength.count, let base = bytes.baseAddress else { return nil }
+        for entry in byLength[bytes.count] where entry.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) {
+            return entry.name
+        }
+        return nil
     }
 }

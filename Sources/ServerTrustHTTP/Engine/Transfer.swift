@@ -9,7 +9,8 @@ import Synchronization
 /// The head of a response: status line and header fields.
 struct ResponseHead: Sendable {
     var status: Int
-    /// The fields as received, in order, repeated names kept (``append(name:value:)``).
+    /// The fields as received, in order, repeated names kept; a line whose name is not an
+    /// RFC 9110 token is dropped (``HeaderLine/field(name:value:)``).
     var headers: HTTPFields
     var httpVersion: String
 
@@ -17,16 +18,6 @@ struct ResponseHead: Sendable {
     /// on) is 0, never a success, as a status line that is not a number already is.
     var publicStatus: HTTPResponse.Status {
         HTTPResponse.Status(code: (0...999).contains(status) ? status : 0)
-    }
-
-    /// Adds one field line as received. A name that is not an RFC 9110 token (`Bad Name`,
-    /// `ETag ` with the space before the colon, an empty name) cannot be an `HTTPField.Name`, and
-    /// the line is dropped — as before, no lookup by a valid name could have found it. The value
-    /// is kept as received but for CR, LF and NUL (`HTTPField(name:lenientValue:)`), which
-    /// a header line cannot carry anyway.
-    mutating func append(name: String, value: String) {
-        guard let name = HTTPField.Name(name) else { return }
-        headers.append(HTTPField(name: name, lenientValue: value.utf8))
     }
 }
 
@@ -72,7 +63,11 @@ final class Transfer: @unchecked Sendable {
     private(set) var connectionContexts: [ConnectionContext] = []
     private var guardFailure: TrustReport?
     private(set) var report: TrustReport?
-    private var head = ResponseHead(status: 0, headers: [:], httpVersion: "")
+    /// The head being received: its status line, and its fields in arrival order, made into
+    /// `HTTPFields` once when the head is read (``head``) rather than appended one by one.
+    private var status = 0
+    private var httpVersion = ""
+    private var fields: [HTTPField] = []
     private var headDelivered = false
     private var received: [UInt8] = []
     private var bodyTooLarge = false
@@ -205,7 +200,8 @@ final class Transfer: @unchecked Sendable {
         connectionContexts.removeAll()
         guardFailure = nil
         report = nil
-        head = ResponseHead(status: 0, headers: [:], httpVersion: "")
+        (status, httpVersion) = (0, "")
+        fields.removeAll()
         received.removeAll()
         headerBytes = 0
         return true
@@ -221,17 +217,29 @@ final class Transfer: @unchecked Sendable {
             headersTooLarge = true
             return false
         }
-        switch HeaderLine(line) {
-        case .status(let code, let httpVersion):
-            head = ResponseHead(status: code, headers: [:], httpVersion: httpVersion)
+        switch HeaderLine.parts(of: line) {
+        case .status(let code, let version):
+            status = code
+            httpVersion = String(decoding: version, as: UTF8.self)
+            fields.removeAll(keepingCapacity: true)
+            fields.reserveCapacity(16)  // one allocation for a typical head, not one per doubling
         case .end:
-            if head.status >= 200 { deliverHead() }
+            if status >= 200 { deliverHead() }
         case .field(let name, let value):
-            head.append(name: name, value: value)
+            // Trailers of a chunked body arrive here too, after the head, as before.
+            if let field = HeaderLine.field(name: name, value: value) { fields.append(field) }
         case .ignored:
             break
         }
         return true
+    }
+
+    /// The head received so far (the last one: a status line starts a new head).
+    private var head: ResponseHead {
+        var headers = HTTPFields()
+        headers.reserveCapacity(fields.count)
+        headers.append(contentsOf: fields)
+        return ResponseHead(status: status, headers: headers, httpVersion: httpVersion)
     }
 
     /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.
