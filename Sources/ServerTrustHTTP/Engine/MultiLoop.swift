@@ -185,6 +185,9 @@ final class MultiLoop: Sendable {
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
         var sharedAcrossPolicies: ShareHandle?
         var running = true
+        // The queue taken this round; it and the state's queue swap buffers, so neither is
+        // reallocated per request once both have grown to the batch size.
+        var taken: [Command] = []
         loopThread.store(Self.currentThreadID(), ordering: .relaxed)
         while running {
             // Handles of policies deinitialised since the last turn, perhaps inside curl.
@@ -193,9 +196,9 @@ final class MultiLoop: Sendable {
             // Taken again (a few rounds at most) while the commands run queue more — a job that
             // submits its next request — so the request is added before this turn's perform.
             var rounds = 0
-            while running, rounds < 4, case let commands = takeCommands(), !commands.isEmpty {
+            while running, rounds < 4, takeCommands(into: &taken) {
                 rounds += 1
-                for command in commands {
+                for command in taken {
                     switch command {
                     case .add(let transfer) where transfer.isCancellationRequested:
                         transfer.abandon(SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
@@ -246,6 +249,7 @@ final class MultiLoop: Sendable {
                     }
                 }
             }
+            taken.removeAll(keepingCapacity: true)  // what ran holds no transfer past its turn
             guard running else { break }
 
             var stillRunning: Int32 = 0
@@ -302,13 +306,12 @@ final class MultiLoop: Sendable {
         exit.leave()
     }
 
-    /// The whole command queue, emptied.
-    private func takeCommands() -> [Command] {
-        state.withLock { state in
-            let commands = state.commands
-            state.commands.removeAll()
-            return commands
-        }
+    /// Takes the whole command queue into `taken` (whose earlier commands have run), leaving
+    /// the queue empty with `taken`'s old buffer; false when there was nothing queued.
+    private func takeCommands(into taken: inout [Command]) -> Bool {
+        taken.removeAll(keepingCapacity: true)
+        state.withLock { swap(&$0.commands, &taken) }
+        return !taken.isEmpty
     }
 }
 
