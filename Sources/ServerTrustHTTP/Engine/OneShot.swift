@@ -1,29 +1,62 @@
-internal import ServerTrust
+import Synchronization
 
 /// A result delivered once from the loop thread to one awaiting task, in either order.
-final class OneShot<Value: Sendable>: Sendable {
-    private struct State: ~Copyable {
-        var continuation: CheckedContinuation<Value, any Error>?
-        var result: Result<Value, SessionError>?
+///
+/// One allocation and two atomic operations per request: the continuation and the result are
+/// plain fields, published by the state's compare-and-exchange (release) and read by whoever
+/// sees its new value (acquire) — not a lock object, a separately allocated mutex and a checked
+/// continuation's canary, which were three more allocations on every request's path
+/// (docs/PERFORMANCE.md, "The async gap").
+///
+/// The continuation is an `UnsafeContinuation`: this type is what guarantees it is resumed
+/// exactly once. ``attach(_:)`` is called once, by the awaiting task; ``resume(with:)`` by the
+/// transfer, whose `finish` and `abandon` each run at most once and on one thread at a time
+/// (the loop thread, or the submitting task when the loop had already stopped). A second
+/// `resume` is ignored.
+final class OneShot<Value: Sendable>: @unchecked Sendable {
+    private enum State: Int {
+        /// Neither side has come.
+        case empty
+        /// The continuation waits in ``continuation``.
+        case attached
+        /// The result waits in ``result``.
+        case resolved
+        /// The continuation was resumed.
+        case done
     }
-    private let state = Locked(State())
 
-    func attach(_ continuation: CheckedContinuation<Value, any Error>) {
-        let ready = state.withLock { state -> Result<Value, SessionError>? in
-            if let result = state.result { return result }
-            state.continuation = continuation
-            return nil
-        }
-        if let ready { continuation.resume(with: ready) }
+    private let state = Atomic<Int>(State.empty.rawValue)
+    private var continuation: UnsafeContinuation<Value, any Error>?
+    private var result: Result<Value, SessionError>?
+
+    func attach(_ continuation: UnsafeContinuation<Value, any Error>) {
+        self.continuation = continuation
+        let (attached, _) = state.compareExchange(
+            expected: State.empty.rawValue, desired: State.attached.rawValue, ordering: .acquiringAndReleasing)
+        guard !attached else { return }
+        // The result came first (`resolved`; the exchange's acquire made it visible).
+        self.continuation = nil
+        state.store(State.done.rawValue, ordering: .relaxed)
+        continuation.resume(with: result!.mapError { $0 as any Error })
+        result = nil
     }
 
     func resume(with result: Result<Value, SessionError>) {
-        let waiting = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
+        switch State(rawValue: state.load(ordering: .acquiring)) {
+        case .empty?:
+            self.result = result
+            let (resolved, _) = state.compareExchange(
+                expected: State.empty.rawValue, desired: State.resolved.rawValue, ordering: .acquiringAndReleasing)
+            if resolved { return }  // attach() delivers it
+            self.result = nil  // the continuation arrived meanwhile: deliver it here
+        case .attached?:
+            break
+        case .resolved?, .done?, nil:
+            return
         }
-        waiting?.resume(with: result)
+        state.store(State.done.rawValue, ordering: .relaxed)
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume(with: result.mapError { $0 as any Error })
     }
 }

@@ -314,7 +314,8 @@ public final class Session: Sendable {
     private func run<T: Sendable>(_ transfer: Transfer, awaiting result: OneShot<T>) async throws -> T {
         let loop = self.loop(running: transfer)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            // Unsafe: `OneShot` resumes it exactly once (see there); a checked one costs an allocation.
+            try await withUnsafeThrowingContinuation { continuation in
                 result.attach(continuation)
                 loop.submit(transfer)
             }
