@@ -7,11 +7,11 @@ public import ServerTrust
 /// multiplexed stream: in each case the evaluation it reports ran under this request's policy.
 public struct TrustReport: Sendable, CustomStringConvertible {
     /// The host the policy was applied to (normalised).
-    public let host: String
+    public var host: String { storage.host }
     /// The manager pattern that matched, or nil when no manager pattern applied.
-    public let matchedPattern: String?
+    public var matchedPattern: String? { storage.matchedPattern }
     /// The evaluator's name, e.g. `PinnedKeyHashesTrustEvaluator`.
-    public let evaluator: String
+    public var evaluator: String { storage.evaluator }
     /// The validated chain, leaf first (empty when the evaluator did not validate a chain).
     ///
     /// The chain an enforcing evaluator validated; when only a report-only one (informational,
@@ -24,31 +24,31 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// The chain as the server sent it, leaf first. Summarised when read, like ``validatedChain``.
     public var presentedChain: [TrustError.CertificateSummary] { presentedCertificates.map(Self.summary) }
     /// The evaluation's outcome: `nil` means accepted.
-    public let failure: TrustError?
+    public var failure: TrustError? { storage.failure }
     /// Revocation status per checked certificate, when the policy checks revocation (empty
     /// otherwise). An accepted report may hold `unknown` results under soft-fail.
-    public let revocation: [CertificateRevocationResult]
+    public var revocation: [CertificateRevocationResult] { storage.revocation }
 
     /// Failures that did not reject the server: report-only (informational) evaluators, a
     /// canary's disagreements, an expired pin set falling back to default validation. Each is
     /// sent as a failure report when the session has a ``TrustFailureReporter``.
-    public let findings: [TrustFinding]
+    public var findings: [TrustFinding] { storage.findings }
     /// The outcome as a response reads it: ``TrustResult/failed(_:)`` for a rejection or an
     /// informational finding, ``TrustResult/notRequested`` when nothing was evaluated.
-    public let result: TrustResult
+    public var result: TrustResult { storage.result }
 
     /// The certificates behind ``presentedChain`` and ``validatedChain``, for failure reports.
-    let presentedCertificates: [Certificate]
-    let validatedCertificates: [Certificate]
+    var presentedCertificates: [Certificate] { storage.presentedCertificates }
+    var validatedCertificates: [Certificate] { storage.validatedCertificates }
     /// The evaluator itself, so a failure report can name its pins and expiration.
-    let policyEvaluator: any ServerTrustEvaluating
+    var policyEvaluator: any ServerTrustEvaluating { storage.policyEvaluator }
     /// The trust that was evaluated, told when its handshake has finished
     /// (`PeerTrust.handshakeCompleted()`); nil when nothing was evaluated.
-    let evaluatedTrust: PeerTrust?
+    var evaluatedTrust: PeerTrust? { storage.evaluatedTrust }
     /// When the evaluation ran (its validation time), and until when what it relied on holds
     /// (`PeerTrust.reliedOnUntil`); nil when nothing was evaluated.
-    let evaluatedAt: Date?
-    let reliedOnUntil: Date?
+    var evaluatedAt: Date? { storage.evaluatedAt }
+    var reliedOnUntil: Date? { storage.reliedOnUntil }
 
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
@@ -58,18 +58,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     }
 
     init(policy: TrustPolicy, trust: PeerTrust, failure: TrustError?) {
-        host = policy.host
-        matchedPattern = policy.pattern
-        evaluator = policy.evaluator.name
-        policyEvaluator = policy.evaluator
-        evaluatedTrust = trust
-        presentedCertificates = trust.presentedChain
-        validatedCertificates = trust.validatedChainIfComputed ?? []
-        revocation = trust.revocationResults ?? []
-        findings = trust.findings
-        evaluatedAt = trust.validationTime
-        reliedOnUntil = trust.reliedOnUntil
-        self.failure = failure
+        let findings = trust.findings
+        let result: TrustResult
         if let failure {
             result = .failed(failure)
         } else if let informational = findings.first(where: { $0.mode == .informational }) {
@@ -77,6 +67,11 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         } else {
             result = .verified
         }
+        storage = Storage(
+            host: policy.host, matchedPattern: policy.pattern, evaluator: policy.evaluator.name, failure: failure,
+            revocation: trust.revocationResults ?? [], findings: findings, result: result, presentedCertificates: trust.presentedChain,
+            validatedCertificates: trust.validatedChainIfComputed ?? [], policyEvaluator: policy.evaluator, evaluatedTrust: trust,
+            evaluatedAt: trust.validationTime, reliedOnUntil: trust.reliedOnUntil)
     }
 
     /// A rejection decided before any chain was seen (no TLS session to evaluate).
@@ -91,19 +86,51 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     }
 
     private init(policy: TrustPolicy, failure: TrustError, result: TrustResult) {
-        host = policy.host
-        matchedPattern = policy.pattern
-        evaluator = policy.evaluator.name
-        policyEvaluator = policy.evaluator
-        evaluatedTrust = nil
-        presentedCertificates = []
-        validatedCertificates = []
-        revocation = []
-        findings = []
-        evaluatedAt = nil
-        reliedOnUntil = nil
-        self.failure = failure
-        self.result = result
+        storage = Storage(
+            host: policy.host, matchedPattern: policy.pattern, evaluator: policy.evaluator.name, failure: failure, revocation: [],
+            findings: [], result: result, presentedCertificates: [], validatedCertificates: [], policyEvaluator: policy.evaluator,
+            evaluatedTrust: nil, evaluatedAt: nil, reliedOnUntil: nil)
+    }
+
+    /// The report's fields, immutable and shared: a report is copied from the connection's
+    /// record to the transfer, the outcome, the hop log and the response, and a copy is one
+    /// reference instead of thirteen fields (a dozen retains) each time.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let host: String
+        let matchedPattern: String?
+        let evaluator: String
+        let failure: TrustError?
+        let revocation: [CertificateRevocationResult]
+        let findings: [TrustFinding]
+        let result: TrustResult
+        let presentedCertificates: [Certificate]
+        let validatedCertificates: [Certificate]
+        let policyEvaluator: any ServerTrustEvaluating
+        let evaluatedTrust: PeerTrust?
+        let evaluatedAt: Date?
+        let reliedOnUntil: Date?
+
+        init(
+            host: String, matchedPattern: String?, evaluator: String, failure: TrustError?, revocation: [CertificateRevocationResult],
+            findings: [TrustFinding], result: TrustResult, presentedCertificates: [Certificate], validatedCertificates: [Certificate],
+            policyEvaluator: any ServerTrustEvaluating, evaluatedTrust: PeerTrust?, evaluatedAt: Date?, reliedOnUntil: Date?
+        ) {
+            self.host = host
+            self.matchedPattern = matchedPattern
+            self.evaluator = evaluator
+            self.failure = failure
+            self.revocation = revocation
+            self.findings = findings
+            self.result = result
+            self.presentedCertificates = presentedCertificates
+            self.validatedCertificates = validatedCertificates
+            self.policyEvaluator = policyEvaluator
+            self.evaluatedTrust = evaluatedTrust
+            self.evaluatedAt = evaluatedAt
+            self.reliedOnUntil = reliedOnUntil
+        }
     }
 
     public var description: String {
