@@ -22,7 +22,9 @@ internal import ServerTrust
 final class MultiLoop: Sendable {
     private enum Command: Sendable {
         case add(Transfer)
-        case cancel(Transfer, SessionError)
+        /// Boxed: a `SessionError` inline would make every command as large as it, and
+        /// every queued `add` and `job` would be copied at that size.
+        indirect case cancel(Transfer, SessionError)
         case resume(Transfer)
         /// A job of a task that prefers this loop as its executor.
         case job(UnownedJob)

@@ -64,7 +64,7 @@ struct HopObservation {
 extension HopObservation {
     /// Runs the hop; if it throws, ends the span with the error (``failed(_:)``) and rethrows.
     /// On success the caller ends the span with ``succeeded(status:httpVersion:trust:)``.
-    func observing<T>(_ hop: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func observing<T>(_ hop: nonisolated(nonsending) () async throws -> T) async throws -> T {
         do {
             return try await hop()
         } catch {

@@ -40,10 +40,18 @@ extension Session {
     /// attempts; then follow a redirect per ``RedirectRules`` (after `leave` on the hop left behind)
     /// or return the final hop. Every hop, redirects included, is admitted by its own host's policy
     /// inside `send`.
-    func followHops<Result: HopResult>(
+    ///
+    /// `nonisolated(nonsending)`, like every async helper under ``data(for:)`` and
+    /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`): each runs on the
+    /// executor its caller is on instead of switching to the generic executor at entry. The
+    /// public entry points decide where a request runs (the global executor, or
+    /// ``taskExecutor``'s loop thread); a switch per helper only asked the runtime, under a
+    /// task-status lock, for the task's preferred executor again — half of the twenty
+    /// `swift_task_switch` calls of a kept-alive request (docs/PERFORMANCE.md).
+    nonisolated(nonsending) func followHops<Result: HopResult>(
         _ request: Request, observation: RequestObservation,
-        prepare: (Request) async throws -> Request,
-        send: (Request) async throws -> Result,
+        prepare: nonisolated(nonsending) (Request) async throws -> Request,
+        send: nonisolated(nonsending) (Request) async throws -> Result,
         verify: (Result, Request) throws -> ResponseVerification,
         leave: (Result) -> Void
     ) async throws -> FinalHop<Result> {

@@ -12,7 +12,7 @@ extension Session {
     ///
     /// - Throws: the last attempt's error with ``SessionError/attempts`` set, or
     ///   ``SessionError/Code/cancelled`` when the task is cancelled during a backoff.
-    func withRetries<T>(_ request: Request, _ attempt: () async throws -> T) async throws -> (value: T, attempts: Int) {
+    nonisolated(nonsending) func withRetries<T>(_ request: Request, _ attempt: nonisolated(nonsending) () async throws -> T) async throws -> (value: T, attempts: Int) {
         let policy = configuration.retryPolicy
         let mayRetry = policy.maximumRetries > 0 && request.mayBeRetried
         var attempts = 1

@@ -195,7 +195,7 @@ public final class Session: Sendable {
         }
     }
 
-    private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
+    nonisolated(nonsending) private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
         let final = try await followHops(
             request, observation: observation,
             // Kept buffered: a redirect that resends the body sends these bytes again.
@@ -250,7 +250,7 @@ public final class Session: Sendable {
         }
     }
 
-    private func sendStreaming(_ request: Request, _ observation: RequestObservation) async throws -> StreamingResponse {
+    nonisolated(nonsending) private func sendStreaming(_ request: Request, _ observation: RequestObservation) async throws -> StreamingResponse {
         let final = try await followHops(
             request, observation: observation,
             prepare: { request in
@@ -291,13 +291,13 @@ public final class Session: Sendable {
 
     // MARK: One hop
 
-    private func perform(_ request: Request) async throws -> Transfer.Outcome {
+    nonisolated(nonsending) private func perform(_ request: Request) async throws -> Transfer.Outcome {
         let result = OneShot<Transfer.Outcome>()
         let transfer = try makeTransfer(request, stream: nil, onHead: nil) { result.resume(with: $0) }
         return try await run(transfer, awaiting: result)
     }
 
-    private func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
+    nonisolated(nonsending) private func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
         let stream = BodyStream()
         let head = OneShot<(ResponseHead, TrustReport)>()
         let transfer = try makeTransfer(request, stream: stream, onHead: { head.resume(with: $0) }) { _ in }
@@ -311,7 +311,7 @@ public final class Session: Sendable {
     }
 
     /// Submits `transfer` and waits for `result`, cancelling the transfer if the task is cancelled.
-    private func run<T: Sendable>(_ transfer: Transfer, awaiting result: OneShot<T>) async throws -> T {
+    nonisolated(nonsending) private func run<T: Sendable>(_ transfer: Transfer, awaiting result: OneShot<T>) async throws -> T {
         let loop = self.loop(running: transfer)
         return try await withTaskCancellationHandler {
             // Unsafe: `OneShot` resumes it exactly once (see there); a checked one costs an allocation.
@@ -331,6 +331,7 @@ public final class Session: Sendable {
         completion: @escaping @Sendable (Result<Transfer.Outcome, SessionError>) -> Void
     ) throws(SessionError) -> Transfer {
         let url = request.url.absoluteURL
+        let absolute = url.absoluteString
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "https" || (scheme == "http" && configuration.allowsPlainHTTP) else {
             throw SessionError(
@@ -338,29 +339,29 @@ public final class Session: Sendable {
                 scheme == "http"
                     ? "Plain http: URLs carry no TLS and cannot be evaluated; use https:, or set allowsPlainHTTP."
                     : "Unsupported URL scheme \"\(scheme)\"; only https: is allowed.",
-                url: url.absoluteString)
+                url: absolute)
         }
         guard let rawHost = url.host, !rawHost.isEmpty else {
-            throw SessionError(.invalidRequest, "The URL has no host.", url: url.absoluteString)
+            throw SessionError(.invalidRequest, "The URL has no host.", url: absolute)
         }
         // An `HTTPField` cannot hold a line break (its name is a token, and CR, LF and NUL in its
         // value became spaces when it was made); checked again here, where the field becomes a
         // curl header line, so that no version of that guarantee can smuggle in another field.
         for field in request.headers where field.withUnsafeBytesOfValue({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
-            throw SessionError(.invalidRequest, "Header \"\(field.name.rawName)\" contains a line break.", url: url.absoluteString)
+            throw SessionError(.invalidRequest, "Header \"\(field.name.rawName)\" contains a line break.", url: absolute)
         }
         if let timeout = request.timeout, timeout <= .zero {
-            throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: url.absoluteString)
+            throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: absolute)
         }
         let policy = try self.policy(forRawHost: rawHost, override: request.trustEvaluator)
         // The session's own list was checked in init; a request's override is checked here.
-        if let override = request.contentDecoding { try ContentDecodingPlan.validate(override, url: url.absoluteString) }
+        if let override = request.contentDecoding { try ContentDecodingPlan.validate(override, url: absolute) }
         let codings = request.contentDecoding ?? configuration.contentDecoding
         let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
-        let upload = try self.upload(of: request, url: url.absoluteString)
+        let upload = try self.upload(of: request, url: absolute)
         let completion = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
         let transfer = Transfer(
-            url: url.absoluteString, method: request.method.rawValue.uppercased(), headers: request.headers, body: request.body,
+            url: absolute, method: request.method.rawValue.uppercased(), headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
             timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream, onHead: onHead,
             upload: upload, onCompletion: completion)
@@ -402,7 +403,7 @@ public final class Session: Sendable {
     /// signed-response policy: the request signature covers the body's digest, which must be
     /// known before the request is sent. Over ``Configuration/maximumSignedRequestBodySize``
     /// the request is refused (``SessionError/Code/requestBodyTooLarge``) and nothing is sent.
-    private func bufferedForSigning(_ request: Request) async throws -> Request {
+    nonisolated(nonsending) private func bufferedForSigning(_ request: Request) async throws -> Request {
         guard let body = request.uploadBody, body.bytes == nil, signedResponses.requiresVerification(request.url) else { return request }
         let url = request.url.absoluteString
         guard let (source, length, name) = try uploadSource(of: request, url: url) else { return request }
@@ -446,7 +447,7 @@ public final class Session: Sendable {
     // MARK: Failure reports
 
     /// Runs one hop; when trust evaluation rejected it, reports the rejection before rethrowing.
-    func reportingTrustFailures<T>(url: URL, _ hop: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func reportingTrustFailures<T>(url: URL, _ hop: nonisolated(nonsending) () async throws -> T) async throws -> T {
         do {
             return try await hop()
         } catch let error as SessionError {
