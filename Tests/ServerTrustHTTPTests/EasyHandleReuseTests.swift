@@ -149,3 +149,48 @@ import ServerTrustTestSupport
         #expect(error?.description.contains("another policy") == true)
     }
 }
+
+/// The session's user agent goes out as a request header line (cheaper in libcurl 7.88 than
+/// CURLOPT_USERAGENT alone): still exactly one `User-Agent` field per request, the request's
+/// own when it names one, none when the session's is empty — on a reused handle whose header
+/// list is kept while the lines stay the same.
+@Suite struct UserAgentTests {
+    /// The `User-Agent` values the echo route saw, in order.
+    private func userAgents(_ response: Response) throws -> [String] {
+        let summary = try #require(response.header("X-Echo-Request"))
+        let data = try #require(summary.data(using: .utf8))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let headers = try #require(object["headers"] as? [[String]])
+        return headers.filter { $0.first?.lowercased() == "user-agent" }.compactMap { $0.last }
+    }
+
+    @Test func oneUserAgentPerRequestTheRequestsOwnWhenItNamesOne() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.httpVersion = .http1_1 }
+        defer { session.shutdown() }
+        let echo = fixture.url("/echo")
+        let standard = Session.Configuration().userAgent
+        let steps: [(headers: HTTPFields, expected: [String])] = [
+            ([:], [standard]),
+            ([:], [standard]),
+            ([.userAgent: "Mine/2"], ["Mine/2"]),
+            ([HTTPField.Name("X-Other")!: "1"], [standard]),
+            ([.userAgent: "Mine/3"], ["Mine/3"]),
+            ([:], [standard]),
+        ]
+        for (index, step) in steps.enumerated() {
+            let response = try await session.data(for: Request(url: echo, headers: step.headers))
+            #expect(try userAgents(response) == step.expected, "step \(index)")
+        }
+        #expect(session.easyHandlesMade == 1)
+    }
+
+    @Test func anEmptyUserAgentSendsNone() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session { $0.userAgent = "" }
+        defer { session.shutdown() }
+        let echo = fixture.url("/echo")
+        #expect(try userAgents(try await session.data(for: Request(url: echo))) == [])
+        #expect(try userAgents(try await session.data(for: Request(url: echo, headers: [.userAgent: "Mine/4"]))) == ["Mine/4"])
+    }
+}

@@ -96,6 +96,24 @@ import ServerTrustTestSupport
         #expect(response.trust.evaluator == "PinnedKeyHashesTrustEvaluator")
     }
 
+    @Test func theConnectRequestAndTheTunnelledRequestEachCarryTheUserAgentOnce() async throws {
+        // The session sends its user agent as a request header line, which a proxy's CONNECT
+        // does not carry (CURLHEADER_SEPARATE); CURLOPT_USERAGENT is set for the CONNECT.
+        let fixture = try SessionFixture()
+        let tunnel = try proxy(fixture)
+        defer { tunnel.stop() }
+        let session = try fixture.session {
+            $0.proxy = .http(URL(string: tunnel.url)!)
+            $0.userAgent = "Agent/7"
+            $0.httpVersion = .http1_1
+        }
+        defer { session.shutdown() }
+        let response = try await session.get(fixture.url("/echo").absoluteString)
+        #expect(tunnel.connectUserAgents == ["Agent/7"])
+        let summary = try #require(response.header("X-Echo-Request"))
+        #expect(summary.components(separatedBy: "[\"User-Agent\",\"Agent/7\"]").count == 2, "\(summary)")
+    }
+
     @Test func theEnvironmentProxyIsUsedOnlyWhenAskedAndHonoursNoProxy() async throws {
         let fixture = try SessionFixture()
         let tunnel = try proxy(fixture)

@@ -11,8 +11,14 @@ final class EasyHandle {
     /// for a handle outside a session.
     let policyID: UInt64
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
-    /// The current request's `CURLOPT_HTTPHEADER` list, replaced by each request.
+    /// The current request's `CURLOPT_HTTPHEADER` list, replaced by each request whose lines
+    /// differ (``requestHeaderLines``).
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    /// The lines `requestHeaders` was made of.
+    private var requestHeaderLines: [String] = []
+    /// The session's `User-Agent: …` line, sent with every request that names no user agent of
+    /// its own (``EasyHandleConfigurator``); nil when the session sends none.
+    var userAgentLine: String?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The share set with ``setShare(_:)``, kept alive by the handle: `curl_share_cleanup`
     /// refuses a share an easy handle still uses, and `deinit` cleans the handle up before
@@ -72,7 +78,11 @@ final class EasyHandle {
 
     /// Sets `CURLOPT_HTTPHEADER` for the next request, or clears it when `values` is empty, and
     /// frees the previous request's list (curl keeps only the pointer).
+    ///
+    /// The same lines as the previous request's (a request without fields of its own, or with
+    /// the same ones) keep the list curl already has: no list is made and freed per request.
     func setRequestHeaders(_ values: [String]) throws(CurlError) {
+        if values == requestHeaderLines, (requestHeaders == nil) == values.isEmpty { return }
         let list = try Self.makeList(values)
         let code = CServerTrustCurlShims_easy_setopt_slist(pointer, CURLOPT_HTTPHEADER, list)
         guard code == CURLE_OK else {
@@ -82,6 +92,7 @@ final class EasyHandle {
         }
         if let requestHeaders { curl_slist_free_all(requestHeaders) }
         requestHeaders = list
+        requestHeaderLines = values
     }
 
     private static func makeList(_ values: [String]) throws(CurlError) -> UnsafeMutablePointer<curl_slist>? {

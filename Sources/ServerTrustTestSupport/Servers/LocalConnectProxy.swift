@@ -94,6 +94,8 @@ public final class LocalConnectProxy: Sendable {
 
     /// Every authority asked for with `CONNECT`, in order, whether or not it connected.
     public var requestedAuthorities: [String] { core.state.withLock { $0.requestedAuthorities } }
+    /// The `User-Agent` of each CONNECT request, in order (nil for none).
+    public var connectUserAgents: [String?] { core.state.withLock { $0.connectUserAgents } }
 
     /// TLS handshakes the proxy completed with clients while intercepting: each one is a client
     /// that accepted the attacker's certificate.
@@ -121,6 +123,7 @@ extension LocalConnectProxy {
         struct State {
             var tunnelsOpened = 0
             var requestedAuthorities: [String] = []
+            var connectUserAgents: [String?] = []
             var interceptedHandshakes = 0
             var failedInterceptions = 0
             var relayedResponses = 0
@@ -145,7 +148,10 @@ extension LocalConnectProxy {
                 _ = http.send(response, for: request, closing: true)
                 return
             }
-            state.withLock { $0.requestedAuthorities.append(request.target) }
+            state.withLock {
+                $0.requestedAuthorities.append(request.target)
+                $0.connectUserAgents.append(request.header("User-Agent"))
+            }
             let destination = route?(request.target) ?? request.target
             guard let (host, port) = Self.split(authority: destination),
                   let upstream = Self.connect(host: host, port: port, connection: connection) else {
