@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The command line every Swift client takes, the same as `libcurl-bench`'s:
 ///
@@ -65,11 +66,15 @@ public struct Options: Sendable {
 public func runWorkload(_ options: Options, _ request: @escaping @Sendable () async throws -> Void) async throws {
     if let requests = options.requests {
         if options.mode == "multi" {
-            // Profiling the multi workload: exactly `requests` requests, `inFlight` at a time.
+            // Profiling the multi workload: exactly `requests` requests, `inFlight` at a time,
+            // sent by `inFlight` closed loops as in the timed workload (`Workload.concurrent`),
+            // not a task per request: the count then holds the client's work, not task creation.
+            let remaining = RequestBudget(requests)
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<requests {
-                    if index >= options.inFlight { try await group.next() }
-                    group.addTask { try await request() }
+                for _ in 0..<min(options.inFlight, requests) {
+                    group.addTask {
+                        while remaining.take() { try await request() }
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -116,4 +121,12 @@ public func runBlocking(_ body: @escaping @Sendable () async throws -> Void) -> 
 /// Written by the task before it signals, read by the main thread after: the semaphore orders them.
 private final class FailureBox: @unchecked Sendable {
     var error: String?
+}
+
+/// The requests left to send, taken one at a time by concurrent loops.
+final class RequestBudget: Sendable {
+    private let remaining: Atomic<Int>
+    init(_ count: Int) { remaining = Atomic(count) }
+    /// True when one request was taken (the count was positive).
+    func take() -> Bool { remaining.subtract(1, ordering: .relaxed).newValue >= 0 }
 }
