@@ -161,6 +161,25 @@ import ServerTrustTestSupport
         #expect(made.value == "a\u{FFFD} b c")
     }
 
+    @Test func everyValueIsKeptAsTheLenientRuleKeepsIt() throws {
+        // Printable ASCII takes a shorter path; every value must come out as the lenient rule
+        // alone makes it, byte for byte.
+        let values: [[UInt8]] = [
+            Array("text/plain; charset=utf-8".utf8), Array("a\tb".utf8), [], Array("caf\u{E9}".utf8), [0x61, 0x7F, 0x62],
+            [0x61, 0x01, 0x62], [0x61, 0x80], Array("~!@#$%^&*()_+`-={}[]|\\:;'<>?,./\"".utf8),
+        ]
+        for value in values {
+            let line = Array("X-Value: ".utf8) + value + [0x0D, 0x0A]
+            let made = try #require(line.withUnsafeBytes { bytes -> HTTPField? in
+                guard case .field(let name, let value) = HeaderLine.parts(of: bytes) else { return nil }
+                return HeaderLine.field(name: name, value: value)
+            })
+            let lenient = HTTPField(name: made.name, lenientValue: value)
+            #expect(made.withUnsafeBytesOfValue { Array($0) } == lenient.withUnsafeBytesOfValue { Array($0) }, "\(value)")
+            #expect(made.value == lenient.value, "\(value)")
+        }
+    }
+
     @Test func randomASCIILinesParseAsTheFoundationParserDid() {
         // Pieces the parser treats specially, and filler; a fixed seed keeps the run repeatable.
         let pieces = ["HTTP/", "1.1", " ", "  ", "\t", ":", "200", "x", "Name", "\r", "\n", "\r\n", "-", "0"]

@@ -84,7 +84,13 @@ enum HeaderLine: Equatable {
     /// responses in either of its usual spellings (``CommonFieldNames``).
     static func field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPField? {
         guard let name = CommonFieldNames.name(spelled: name) ?? HTTPField.Name(String(decoding: name, as: UTF8.self)) else { return nil }
-        return HTTPField(name: name, lenientValue: value.assumingMemoryBound(to: UInt8.self))
+        let bytes = value.assumingMemoryBound(to: UInt8.self)
+        if bytes.allSatisfy({ $0 == 0x09 || (0x20...0x7E).contains($0) }) {
+            // Printable ASCII and HTAB, nearly every value: legal as it is under either rule,
+            // and made into a String without the generic UTF-8 validation the lenient path runs.
+            return HTTPField(name: name, value: String(decoding: bytes, as: UTF8.self))
+        }
+        return HTTPField(name: name, lenientValue: bytes)
     }
 
     private static let statusPrefix = Array("HTTP/".utf8)
