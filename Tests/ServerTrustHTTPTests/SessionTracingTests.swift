@@ -99,6 +99,25 @@ import ServerTrustTestSupport
         ])
     }
 
+    @Test func withoutAConfiguredTracerTheScopesTracerRecordsAndOutsideItNothingIs() async throws {
+        // No configuration.tracer: the session asks the instrumentation system per request,
+        // and skips the search only when the active instrument is NoOpInstrument.
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        #expect(Session.activeTracer is NoOpTracer)
+        let tracer = InMemoryTracer()
+        let response = try await withTracer(tracer) {
+            #expect(Session.activeTracer is InMemoryTracer)
+            return try await session.get(fixture.url("/status/200").absoluteString)
+        }
+        #expect(response.status == 200)
+        #expect(tracer.finishedSpans.map(\.operationName) == ["GET", "HTTP GET"])
+        _ = try await session.get(fixture.url("/status/200").absoluteString)
+        #expect(tracer.finishedSpans.count == 2)
+        #expect(Session.activeTracer is NoOpTracer)
+    }
+
     @Test func eachHopSendsItsOwnSpanAsW3CTraceContextAndTheCallerSpanIsTheParent() async throws {
         let fixture = try SessionFixture()
         let tracer = W3CTestTracer()

@@ -286,7 +286,16 @@ public final class Session: Sendable {
     /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
     /// ``Configuration/tracer``.
     private func observe(_ request: Request) -> RequestObservation {
-        RequestObservation(request, metrics: metrics, tracer: configuration.tracer ?? InstrumentationSystem.tracer)
+        RequestObservation(request, metrics: metrics, tracer: configuration.tracer ?? Self.activeTracer)
+    }
+
+    /// `InstrumentationSystem.tracer`, without its search when nothing is bootstrapped or
+    /// bound: the active instrument (a `withTracer` scope's, else the bootstrapped one) is then
+    /// `NoOpInstrument`, a concrete-type check, where the search casts it to `any Tracer` twice
+    /// (≈ 2 k instructions per request, docs/PERFORMANCE.md). Anything else — a tracer, a
+    /// multiplexing instrument — takes the library's own lookup.
+    static var activeTracer: any Tracer {
+        InstrumentationSystem.instrument is NoOpInstrument ? NoOpTracer() : InstrumentationSystem.tracer
     }
 
     // MARK: One hop
