@@ -63,15 +63,18 @@ final class Transfer: @unchecked Sendable {
     private(set) var connectionContexts: [ConnectionContext] = []
     private var guardFailure: TrustReport?
     private(set) var report: TrustReport?
+    // The fields written on every header line and body chunk are exempt from the runtime's
+    // dynamic exclusivity checks (`@exclusivity(unchecked)`): the transfer is confined to the
+    // loop thread, and each access is a single append or sum inside one callback.
     /// The head being received: its status line, and its fields in arrival order, made into
     /// `HTTPFields` once when the head is read (``head``) rather than appended one by one.
     private var status = 0
     private var httpVersion = ""
-    private var fields: [HTTPField] = []
+    @exclusivity(unchecked) private var fields: [HTTPField] = []
     private var headDelivered = false
-    private var received: [UInt8] = []
+    @exclusivity(unchecked) private var received: [UInt8] = []
     private var bodyTooLarge = false
-    private var headerBytes = 0
+    @exclusivity(unchecked) private var headerBytes = 0
     private var headersTooLarge = false
     /// The most header bytes accepted per response (curl 7.88 limits one line, not the total).
     static let maximumHeaderBytes = 256 << 10
