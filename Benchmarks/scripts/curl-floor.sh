@@ -37,5 +37,6 @@ muhs + share handle for TLS sessions
 muhsl + CURLOPT_MAXLIFETIME_CONN
 muhslp + CURLOPT_PREREQFUNCTION
 muhslpo + the per-request options (EasyHandleConfigurator.prepare)
-muhslpoa + ACCEPT_ENCODING NULL, HTTP_CONTENT_DECODING 0: every libcurl choice of a session
+muhslpoa + ACCEPT_ENCODING NULL, HTTP_CONTENT_DECODING 0: a session's choices before #17
+mUhslpoa the same with the User-Agent as a header line: a session's choices now
 SETS
