@@ -185,6 +185,16 @@ import ServerTrustTestSupport
         #expect(session.easyHandlesMade == 1)
     }
 
+    @Test func aUserAgentWithALineBreakIsRefusedWhenTheSessionIsMade() throws {
+        for agent in ["A\r\nX-Injected: 1", "A\nB", "A\u{0}B"] {
+            var configuration = Session.Configuration()
+            configuration.userAgent = agent
+            let error = #expect(throws: SessionError.self) { try Session(configuration: configuration) }
+            #expect(error?.code == .invalidRequest, "\(agent.debugDescription)")
+            #expect(error?.reason.contains("userAgent") == true, "\(agent.debugDescription)")
+        }
+    }
+
     @Test func anEmptyUserAgentSendsNone() async throws {
         let fixture = try SessionFixture()
         let session = try fixture.session { $0.userAgent = "" }

@@ -37,8 +37,9 @@ final class OneShot<Value: Sendable>: @unchecked Sendable {
         // The result came first (`resolved`; the exchange's acquire made it visible).
         self.continuation = nil
         state.store(State.done.rawValue, ordering: .relaxed)
-        continuation.resume(with: result!.mapError { $0 as any Error })
+        let delivered = result ?? .failure(SessionError(.transferFailed, "The transfer ended without a result."))
         result = nil
+        continuation.resume(with: delivered.mapError { $0 as any Error })
     }
 
     func resume(with result: Result<Value, SessionError>) {

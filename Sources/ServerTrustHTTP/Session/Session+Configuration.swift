@@ -41,7 +41,9 @@ extension Session {
         public var httpVersion: HTTPVersion = .http2Preferred
         /// An HTTP CONNECT proxy, or none (the default).
         public var proxy: Proxy? = nil
-        /// The User-Agent header.
+        /// The User-Agent header of every request that does not name its own; "" sends none.
+        /// A line break or NUL in it is refused when the session is made
+        /// (``SessionError/Code/invalidRequest``): it would start another header field.
         public var userAgent: String = "ServerTrust/1 libcurl/\(CurlRuntime.libcurlVersion)"
         /// The anchors default validation uses. Default: the system CA bundle, loaded once.
         public var anchors: Anchors = .system

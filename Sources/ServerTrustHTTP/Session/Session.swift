@@ -61,6 +61,10 @@ public final class Session: Sendable {
             throw SessionError(
                 .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
         }
+        // Sent as one header line: a CR or LF would start another field (header injection).
+        if configuration.userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            throw SessionError(.invalidRequest, "userAgent contains a line break or NUL; it is sent as one header line.")
+        }
         try ContentDecodingPlan.validate(configuration.contentDecoding)
         try configuration.retryPolicy.validate()
         try configuration.proxy?.validate()
