@@ -27,33 +27,14 @@ import Darwin
 ///   in their place.
 ///
 /// The transfer reads a line as ``Parts`` (the bytes, no `String`) and makes an `HTTPField`
-/// straight from them (``field(name:value:)``); this enum's `String` form is the same parse,
-/// for tests and diagnostics.
-enum HeaderLine: Equatable {
-    case status(code: Int, httpVersion: String)
-    case end
-    case field(name: String, value: String)
-    case ignored
-
+/// straight from them (``field(name:value:)``).
+enum HeaderLine {
     /// A parsed line as slices of curl's buffer: valid only while the callback runs.
     enum Parts {
         case status(code: Int, httpVersion: UnsafeRawBufferPointer)
         case end
         case field(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
         case ignored
-    }
-
-    init(_ line: UnsafeRawBufferPointer) {
-        switch Self.parts(of: line) {
-        case .status(let code, let httpVersion):
-            self = .status(code: code, httpVersion: String(decoding: httpVersion, as: UTF8.self))
-        case .end:
-            self = .end
-        case .field(let name, let value):
-            self = .field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
-        case .ignored:
-            self = .ignored
-        }
     }
 
     static func parts(of line: UnsafeRawBufferPointer) -> Parts {
