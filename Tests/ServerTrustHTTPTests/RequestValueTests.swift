@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Testing
+import ServerTrust
+@testable import ServerTrustHTTP
+
+/// `Request` keeps its fields in one shared copy-on-write storage: it must still behave as a
+/// value, each copy changed alone, whatever is changed and however (set, or in place).
+@Suite struct RequestValueTests {
+    private let original = Request(
+        method: .get, url: URL(string: "https://a.servertrust.test/one")!, headers: [.accept: "text/plain"], body: [1, 2, 3],
+        trustEvaluator: nil, timeout: .seconds(5), contentDecoding: [.gzip], isIdempotent: nil)
+
+    private func expectOriginal(_ request: Request, _ comment: Comment) {
+        #expect(request.method == .get, comment)
+        #expect(request.url.absoluteString == "https://a.servertrust.test/one", comment)
+        #expect(request.headers == [.accept: "text/plain"], comment)
+        #expect(request.body == [1, 2, 3], comment)
+        #expect(request.trustEvaluator == nil, comment)
+        #expect(request.timeout == .seconds(5), comment)
+        #expect(request.contentDecoding == [.gzip], comment)
+        #expect(request.isIdempotent == nil, comment)
+    }
+
+    @Test func changingACopyLeavesTheOriginalAsItWas() {
+        let changes: [(String, (inout Request) -> Void)] = [
+            ("method", { $0.method = .post }),
+            ("url", { $0.url = URL(string: "https://b.servertrust.test/two")! }),
+            ("headers set", { $0.headers = [.userAgent: "x"] }),
+            ("headers in place", { $0.headers[.accept] = "application/json" }),
+            ("header appended", { $0.headers.append(HTTPField(name: .cookie, value: "a=b")) }),
+            ("body", { $0.body = [9] }),
+            ("uploadBody", { $0.uploadBody = nil }),
+            ("trustEvaluator", { $0.trustEvaluator = DisabledTrustEvaluator() }),
+            ("timeout", { $0.timeout = nil }),
+            ("contentDecoding", { $0.contentDecoding?.append(.deflate) }),
+            ("isIdempotent", { $0.isIdempotent = true }),
+        ]
+        for (name, change) in changes {
+            var copy = original
+            change(&copy)
+            expectOriginal(original, "after changing \(name) of a copy")
+        }
+    }
+
+    @Test func aCopyChangedThenCopiedAgainKeepsEachVersion() {
+        var first = original
+        first.headers[.accept] = "application/json"
+        var second = first
+        second.headers[.accept] = "image/png"
+        second.method = .put
+        expectOriginal(original, "the original")
+        #expect(first.headers[.accept] == "application/json")
+        #expect(first.method == .get)
+        #expect(second.headers[.accept] == "image/png")
+        #expect(second.method == .put)
+    }
+
+    @Test func anUnsharedRequestChangesInPlace() {
+        var request = original
+        request.headers[.accept] = "application/json"  // shared with `original`: copied once
+        request.headers[.userAgent] = "agent"
+        request.timeout = .seconds(1)
+        #expect(request.headers == [.accept: "application/json", .userAgent: "agent"])
+        #expect(request.timeout == .seconds(1))
+        expectOriginal(original, "the original")
+    }
+}
