@@ -13,11 +13,18 @@ import Synchronization
 /// hand-off is inside the uninstrumented concurrency runtime) and reports a race on every
 /// request; the checked continuation's canary is an atomic exchange TSan sees.
 ///
+/// Not generic: a generic class's deinit destroys its `Optional<CheckedContinuation<Value, _>>`
+/// and `Optional<Result<Value, _>>` through type metadata looked up at run time, four
+/// `swift_getGenericMetadata` hash look-ups per request (≈ 1.7 k instructions). A streamed
+/// request's head comes through it as an ``Transfer/Outcome`` with no body.
+///
 /// ``attach(_:)`` is called once, by the awaiting task; ``resume(with:)`` by the
 /// transfer, whose `finish` and `abandon` each run at most once and on one thread at a time
 /// (the loop thread, or the submitting task when the loop had already stopped). A second
 /// `resume` is ignored.
-final class OneShot<Value: Sendable>: @unchecked Sendable {
+final class OneShot: @unchecked Sendable {
+    typealias Value = Transfer.Outcome
+
     private enum State: Int {
         /// Neither side has come.
         case empty

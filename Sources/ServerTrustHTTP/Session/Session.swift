@@ -305,18 +305,22 @@ public final class Session: Sendable {
     // MARK: One hop
 
     nonisolated(nonsending) private func perform(_ request: Request) async throws -> Transfer.Outcome {
-        let result = OneShot<Transfer.Outcome>()
+        let result = OneShot()
         let transfer = try makeTransfer(request, stream: nil, onHead: nil) { result.resume(with: $0) }
         return try await run(transfer, awaiting: result)
     }
 
     nonisolated(nonsending) private func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
         let stream = BodyStream()
-        let head = OneShot<(ResponseHead, TrustReport)>()
-        let transfer = try makeTransfer(request, stream: stream, onHead: { head.resume(with: $0) }) { _ in }
+        let head = OneShot()
+        let transfer = try makeTransfer(
+            request, stream: stream,
+            onHead: { head.resume(with: $0.map { Transfer.Outcome(head: $0.0, body: [], report: $0.1, contentDecoding: .off) }) }
+        ) { _ in }
         let loop = self.loop(running: transfer)
         stream.setResumeHandler { [loop] in loop.resume(transfer) }
-        let (responseHead, report) = try await run(transfer, awaiting: head)
+        let arrived = try await run(transfer, awaiting: head)
+        let (responseHead, report) = (arrived.head, arrived.report)
         let body = ResponseBody(stream: stream) { [loop] in
             loop.cancel(transfer, SessionError(.cancelled, "The body stream was abandoned.", url: transfer.url))
         }
@@ -324,7 +328,7 @@ public final class Session: Sendable {
     }
 
     /// Submits `transfer` and waits for `result`, cancelling the transfer if the task is cancelled.
-    nonisolated(nonsending) private func run<T: Sendable>(_ transfer: Transfer, awaiting result: OneShot<T>) async throws -> T {
+    nonisolated(nonsending) private func run(_ transfer: Transfer, awaiting result: OneShot) async throws -> Transfer.Outcome {
         let loop = self.loop(running: transfer)
         return try await withTaskCancellationHandler {
             // Checked, not unsafe: see `OneShot` (ThreadSanitizer).
