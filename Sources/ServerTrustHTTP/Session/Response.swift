@@ -20,7 +20,7 @@ public struct Response: Sendable {
     /// The trust evaluation of the final hop's connection.
     public let trust: TrustReport
     /// Every hop's trust evaluation, first request first (redirects add hops).
-    public let hops: [TrustReport]
+    public var hops: [TrustReport] { hopLog.reports }
     /// The negotiated HTTP version, e.g. `HTTP/2`.
     public let httpVersion: String
     /// Whether the response was proven to come from the server by its signatures
@@ -43,7 +43,7 @@ public struct Response: Sendable {
     /// Every hop's signed-response verification, parallel to ``hops`` (same count, same order):
     /// `hopVerifications[i]` is the result for the response whose connection `hops[i]` reports.
     /// A hop to a host without a policy is ``ResponseVerification/notRequested``.
-    public internal(set) var hopVerifications: [ResponseVerification] = []
+    public var hopVerifications: [ResponseVerification] { hopLog.verifications }
     /// The content codings the session removed from ``body``, in the order the server applied
     /// them (``Session/Configuration/contentDecoding``); empty when ``body`` is the bytes as
     /// received. The `Content-Encoding` and `Content-Length` fields in ``headers`` are kept as
@@ -54,7 +54,9 @@ public struct Response: Sendable {
     /// ``Session/Configuration/retryPolicy`` retried it after a connection failure.
     public internal(set) var attempts = 1
     /// Every hop's attempts, parallel to ``hops`` (same count, same order).
-    public internal(set) var hopAttempts: [Int] = []
+    public var hopAttempts: [Int] { hopLog.attempts }
+    /// The hops, read by ``hops``, ``hopVerifications`` and ``hopAttempts`` when asked for.
+    let hopLog: HopLog
 
     /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
     /// report-only evaluator rejected the server (an enforced rejection throws instead), or

@@ -9,13 +9,15 @@ public struct StreamingResponse: Sendable {
     public let headers: HTTPFields
     public let url: URL
     public let trust: TrustReport
-    public let hops: [TrustReport]
+    public var hops: [TrustReport] { hopLog.reports }
     public let httpVersion: String
     public let body: ResponseBody
     /// How many times the final hop was attempted, as ``Response/attempts``.
     public let attempts: Int
     /// Every hop's attempts, parallel to ``hops``, as ``Response/hopAttempts``.
-    public let hopAttempts: [Int]
+    public var hopAttempts: [Int] { hopLog.attempts }
+    /// The hops, read by ``hops`` and ``hopAttempts`` when asked for.
+    let hopLog: HopLog
 
     /// The final hop's trust result, as ``Response/trustResult``.
     public var trustResult: TrustResult { trust.result }
