@@ -15,11 +15,12 @@ struct RequestObservation {
     private let method: String
     private let start: ContinuousClock.Instant?
 
-    init(_ request: Request, metrics: SessionMetrics?, tracer: any Tracer) {
+    /// `tracer` nil or a `NoOpTracer`: no spans.
+    init(_ request: Request, metrics: SessionMetrics?, tracer: (any Tracer)?) {
         self.metrics = metrics
         method = request.method.rawValue  // bounded and upper-cased only when a metric or span needs it
         start = metrics == nil ? nil : .now
-        guard !(tracer is NoOpTracer) else {
+        guard let tracer, !(tracer is NoOpTracer) else {
             self.tracer = nil
             span = nil
             return

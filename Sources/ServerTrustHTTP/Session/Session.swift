@@ -219,9 +219,9 @@ public final class Session: Sendable {
             outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: url.absoluteString)
         return Response(
             status: outcome.head.publicStatus, headers: outcome.head.headers, body: body, url: url,
-            trust: outcome.report, hops: hops.reports, httpVersion: outcome.head.httpVersion,
-            verification: hops.verification, hopVerifications: hops.verifications, decodedContentEncodings: decoded,
-            attempts: final.attempts, hopAttempts: hops.attempts)
+            trust: outcome.report, httpVersion: outcome.head.httpVersion,
+            verification: hops.verification, decodedContentEncodings: decoded,
+            attempts: final.attempts, hopLog: hops)
     }
 
     /// `GET url`.
@@ -270,8 +270,8 @@ public final class Session: Sendable {
             leave: { $0.body.onTermination() })
         let (hop, hops) = (final.result, final.hops)
         return StreamingResponse(
-            status: hop.head.publicStatus, headers: hop.head.headers, url: final.request.url, trust: hop.report, hops: hops.reports,
-            httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopAttempts: hops.attempts)
+            status: hop.head.publicStatus, headers: hop.head.headers, url: final.request.url, trust: hop.report,
+            httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopLog: hops)
     }
 
     /// Whether responses from `url`'s host are signature-checked: an informational or enforced
@@ -293,13 +293,14 @@ public final class Session: Sendable {
         RequestObservation(request, metrics: metrics, tracer: configuration.tracer ?? Self.activeTracer)
     }
 
-    /// `InstrumentationSystem.tracer`, without its search when nothing is bootstrapped or
-    /// bound: the active instrument (a `withTracer` scope's, else the bootstrapped one) is then
-    /// `NoOpInstrument`, a concrete-type check, where the search casts it to `any Tracer` twice
-    /// (≈ 2 k instructions per request, docs/PERFORMANCE.md). Anything else — a tracer, a
+    /// `InstrumentationSystem.tracer`, or nil — no tracer — without its search when nothing is
+    /// bootstrapped or bound: the active instrument (a `withTracer` scope's, else the
+    /// bootstrapped one) is then `NoOpInstrument`, a concrete-type check, where the search casts
+    /// it to `any Tracer` twice (≈ 2 k instructions per request, docs/PERFORMANCE.md), and nil
+    /// spares `RequestObservation` its own `NoOpTracer` check. Anything else — a tracer, a
     /// multiplexing instrument — takes the library's own lookup.
-    static var activeTracer: any Tracer {
-        InstrumentationSystem.instrument is NoOpInstrument ? NoOpTracer() : InstrumentationSystem.tracer
+    static var activeTracer: (any Tracer)? {
+        InstrumentationSystem.instrument is NoOpInstrument ? nil : InstrumentationSystem.tracer
     }
 
     // MARK: One hop
