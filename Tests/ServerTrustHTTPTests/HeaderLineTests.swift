@@ -243,6 +243,21 @@ import ServerTrustTestSupport
         #expect(delivered.first?.headers.map(\.value) == ["text/plain", ""])
     }
 
+    @Test func aTrailerAfterTheDeliveredHeadLeavesThatHeadAsItWas() throws {
+        // The head shares the fields the transfer keeps appending to (trailers of a chunked
+        // body arrive as header lines too): what was delivered must not change.
+        let heads = Locked<[ResponseHead]>([])
+        let transfer = try transfer { result in
+            if case .success(let (head, _)) = result { heads.withLock { $0.append(head) } }
+        }
+        for line in ["HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "\r\n", "X-Checksum: abc\r\n", "\r\n"] {
+            #expect(send(line, to: transfer))
+        }
+        let delivered = heads.withLock { $0 }
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.headers.map(\.name.rawName) == ["Content-Type"])
+    }
+
     @Test func theHeaderCapCountsEveryByteCurlDelivered() throws {
         let transfer = try transfer { _ in }
         #expect(send("HTTP/1.1 200 OK\r\n", to: transfer))

@@ -70,7 +70,7 @@ final class Transfer: @unchecked Sendable {
     /// `HTTPFields` once when the head is read (``head``) rather than appended one by one.
     private var status = 0
     private var httpVersion = ""
-    @exclusivity(unchecked) private var fields: [HTTPField] = []
+    @exclusivity(unchecked) private var fields = HTTPFields()
     private var headDelivered = false
     @exclusivity(unchecked) private var received: [UInt8] = []
     private var bodyTooLarge = false
@@ -204,7 +204,7 @@ final class Transfer: @unchecked Sendable {
         guardFailure = nil
         report = nil
         (status, httpVersion) = (0, "")
-        fields.removeAll()
+        fields = HTTPFields()
         received.removeAll()
         headerBytes = 0
         return true
@@ -224,13 +224,16 @@ final class Transfer: @unchecked Sendable {
         case .status(let code, let version):
             status = code
             httpVersion = String(decoding: version, as: UTF8.self)
-            fields.removeAll(keepingCapacity: true)
+            // A new value, not `removeAll(keepingCapacity:)`: that goes through
+            // `replaceSubrange` unspecialised, with generic metadata look-ups at run time.
+            if !fields.isEmpty { fields = HTTPFields() }
             fields.reserveCapacity(16)  // one allocation for a typical head, not one per doubling
         case .end:
             if status >= 200 { deliverHead() }
         case .field(let name, let value):
             // Trailers of a chunked body arrive here too, after the head, as before.
-            if let field = HeaderLine.field(name: name, value: value) { fields.append(field) }
+            // Appended straight to the head's `HTTPFields` (no array to convert and release).
+            if let field = HeaderLine.field(name: name, value: value) { fields.append(contentsOf: CollectionOfOne(field)) }
         case .ignored:
             break
         }
@@ -239,10 +242,7 @@ final class Transfer: @unchecked Sendable {
 
     /// The head received so far (the last one: a status line starts a new head).
     private var head: ResponseHead {
-        var headers = HTTPFields()
-        headers.reserveCapacity(fields.count)
-        headers.append(contentsOf: fields)
-        return ResponseHead(status: status, headers: headers, httpVersion: httpVersion)
+        ResponseHead(status: status, headers: fields, httpVersion: httpVersion)
     }
 
     /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.
