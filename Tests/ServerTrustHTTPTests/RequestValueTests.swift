@@ -65,4 +65,10 @@ import ServerTrust
         #expect(request.timeout == .seconds(1))
         expectOriginal(original, "the original")
     }
+
+    @Test func aMethodIsSentUpperCasedWhateverTheCaseItWasGivenIn() throws {
+        for (given, sent) in [("GET", "GET"), ("get", "GET"), ("Get", "GET"), ("purge", "PURGE"), ("M-SEARCH", "M-SEARCH"), ("m-search", "M-SEARCH"), ("a", "A"), ("z", "Z"), ("X-a", "X-A")] {
+            #expect(try #require(HTTPRequest.Method(given)).sentName == sent, "\(given)")
+        }
+    }
 }

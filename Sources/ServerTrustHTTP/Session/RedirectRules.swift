@@ -46,7 +46,7 @@ struct RedirectRules: Sendable {
         var next = request
         next.url = target
         // Compared upper-cased, as the method is sent (`Method("post")` goes out as `POST`).
-        let method = request.method.rawValue.uppercased()
+        let method = request.method.sentName
         if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
             next.method = .get
             next.body = nil

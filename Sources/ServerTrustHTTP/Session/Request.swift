@@ -147,13 +147,19 @@ public struct Request: Sendable {
         return storage
     }
 
-    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+    /// RFC 9110 §9.2.2's idempotent methods, by the upper-cased name the request is sent with.
+    private static func isIdempotentMethod(_ name: String) -> Bool {
+        switch name {
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
 
     /// ``isIdempotent``, else whether ``method`` is idempotent; never for a body that cannot be
     /// sent twice (a stream: ``Body/isReplayable``), whatever ``isIdempotent`` says.
     var mayBeRetried: Bool {
         guard uploadBody?.isReplayable ?? true else { return false }
-        return isIdempotent ?? Self.idempotentMethods.contains(method.rawValue.uppercased())
+        return isIdempotent ?? Self.isIdempotentMethod(method.sentName)
     }
 
     /// The first value of a header, compared case-insensitively; nil when there is none, or
@@ -224,5 +230,13 @@ extension Request {
                 "The HTTPRequest's scheme \(request.scheme ?? ""), authority \(request.authority ?? "") and path \(request.path ?? "") do not make a URL with a host.")
         }
         return url
+    }
+}
+
+extension HTTPRequest.Method {
+    /// The name a request is sent with: `rawValue` upper-cased (``Request/method``); the
+    /// common case, already upper-case, without making a new string.
+    var sentName: String {
+        rawValue.utf8.contains(where: { (0x61...0x7A).contains($0) }) ? rawValue.uppercased() : rawValue
     }
 }

@@ -300,7 +300,9 @@ public final class Session: Sendable {
     /// spares `RequestObservation` its own `NoOpTracer` check. Anything else — a tracer, a
     /// multiplexing instrument — takes the library's own lookup.
     static var activeTracer: (any Tracer)? {
-        InstrumentationSystem.instrument is NoOpInstrument ? nil : InstrumentationSystem.tracer
+        // A metatype comparison, not `is NoOpInstrument` (a dynamic cast, ≈ 250 instructions):
+        // `NoOpInstrument` is a struct, so the two agree.
+        type(of: InstrumentationSystem.instrument) == NoOpInstrument.self ? nil : InstrumentationSystem.tracer
     }
 
     // MARK: One hop
@@ -379,7 +381,7 @@ public final class Session: Sendable {
         let upload = try self.upload(of: request, url: absolute)
         let completion = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
         let transfer = Transfer(
-            url: absolute, method: request.method.rawValue.uppercased(), headers: request.headers, body: request.body,
+            url: absolute, method: request.method.sentName, headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
             timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream, onHead: onHead,
             upload: upload, onCompletion: completion)

@@ -73,7 +73,7 @@ final class SignedResponseChecker: Sendable {
         let challenge: SignatureChallenge
         do {
             challenge = try SignatureChallenge(
-                method: request.method.rawValue.uppercased(), url: request.url, requestBody: request.body ?? [], now: clock())
+                method: request.method.sentName, url: request.url, requestBody: request.body ?? [], now: clock())
         } catch {
             throw SessionError(.invalidRequest, "Cannot build a signed-response challenge: \(error.reason)", url: request.url.absoluteString, signatureError: error)
         }
