@@ -37,11 +37,18 @@ enum HeaderLine {
         case ignored
     }
 
+    /// The parts of `line`. Plain index loops over the buffer and `memchr` for the colon: the
+    /// collection algorithms on slices with a predicate argument (`firstIndex(where:)`,
+    /// `starts(with:)`) cost twice as much on the nine or so lines of a typical head.
     static func parts(of line: UnsafeRawBufferPointer) -> Parts {
-        let trimmed = trim(line[...], isSpace: isLineSpace)
-        if trimmed.isEmpty { return .end }
-        if trimmed.starts(with: statusPrefix) {
+        var start = 0
+        var end = line.count
+        while start < end, isLineSpace(line[start]) { start += 1 }
+        while end > start, isLineSpace(line[end - 1]) { end -= 1 }
+        if start == end { return .end }
+        if isStatusLine(line, from: start, to: end) {
             // `version SP+ code [SP …]`: the first piece, then the next non-empty one.
+            let trimmed = line[start..<end]
             let space = UInt8(ascii: " ")
             let versionEnd = trimmed.firstIndex(of: space) ?? trimmed.endIndex
             let codeStart = trimmed[versionEnd...].firstIndex { $0 != space } ?? trimmed.endIndex
@@ -50,9 +57,21 @@ enum HeaderLine {
             let code = codeBytes.isEmpty ? 0 : Int(String(decoding: codeBytes, as: UTF8.self)) ?? 0
             return .status(code: code, httpVersion: UnsafeRawBufferPointer(rebasing: trimmed[..<versionEnd]))
         }
-        guard let colon = trimmed.firstIndex(of: UInt8(ascii: ":")) else { return .ignored }
-        let value = trim(trimmed[(colon + 1)...], isSpace: isFieldSpace)
-        return .field(name: UnsafeRawBufferPointer(rebasing: trimmed[..<colon]), value: UnsafeRawBufferPointer(rebasing: value))
+        // `start < end`, so the buffer has a base address.
+        guard let found = memchr(line.baseAddress! + start, Int32(UInt8(ascii: ":")), end - start) else { return .ignored }
+        let colon = line.baseAddress!.distance(to: UnsafeRawPointer(found))
+        var valueStart = colon + 1
+        var valueEnd = end
+        while valueStart < valueEnd, isFieldSpace(line[valueStart]) { valueStart += 1 }
+        while valueEnd > valueStart, isFieldSpace(line[valueEnd - 1]) { valueEnd -= 1 }
+        return .field(
+            name: UnsafeRawBufferPointer(rebasing: line[start..<colon]), value: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]))
+    }
+
+    /// Whether `line[start..<end]` starts with `HTTP/`.
+    private static func isStatusLine(_ line: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
+        end - start >= 5 && line[start] == 0x48 && line[start + 1] == 0x54 && line[start + 2] == 0x54 && line[start + 3] == 0x50
+            && line[start + 4] == 0x2F
     }
 
     /// The field a `name: value` line makes, or nil when the name is not an RFC 9110 token
@@ -74,20 +93,11 @@ enum HeaderLine {
         return HTTPField(name: name, lenientValue: bytes)
     }
 
-    private static let statusPrefix = Array("HTTP/".utf8)
-
     private static func isLineSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
     }
 
     private static func isFieldSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-
-    private static func trim(_ bytes: Slice<UnsafeRawBufferPointer>, isSpace: (UInt8) -> Bool) -> Slice<UnsafeRawBufferPointer> {
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return bytes[bytes.startIndex..<bytes.startIndex]
-        }
-        return bytes[first...last]
-    }
 }
 
 /// `HTTPField.Name`s made once for the field names most responses carry, in the spelling
