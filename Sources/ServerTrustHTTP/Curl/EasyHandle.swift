@@ -18,7 +18,13 @@ final class EasyHandle {
     private var requestHeaderLines: [String] = []
     /// The session's `User-Agent: …` line, sent with every request that names no user agent of
     /// its own (``EasyHandleConfigurator``); nil when the session sends none.
-    var userAgentLine: String?
+    var userAgentLine: String? {
+        didSet { defaultHeaderLines = userAgentLine.map { [$0] } ?? [] }
+    }
+    /// The header lines of a request with no fields and no body: ``userAgentLine`` alone, or
+    /// none. One array per handle, so such a request allocates none and compares its lines
+    /// with the cached ones by identity.
+    private(set) var defaultHeaderLines: [String] = []
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The share set with ``setShare(_:)``, kept alive by the handle: `curl_share_cleanup`
     /// refuses a share an easy handle still uses, and `deinit` cleans the handle up before

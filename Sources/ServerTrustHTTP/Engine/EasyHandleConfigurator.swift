@@ -85,13 +85,17 @@ enum EasyHandleConfigurator {
         try configureMethod(easy, transfer: transfer)
         // No `Expect: 100-continue`: curl would wait up to a second for a 100 that many servers never send.
         let hasBody = transfer.body != nil || transfer.upload != nil
-        // The name as the caller spelled it (`rawName`): HTTP/1.1 servers see the case given.
-        var lines = transfer.headers.map { "\($0.name.rawName): \($0.value)" }
-        // The session's user agent unless the request names its own, as curl would do with
-        // CURLOPT_USERAGENT: one User-Agent field either way.
-        if let userAgent = easy.userAgentLine, transfer.headers[.userAgent] == nil { lines.append(userAgent) }
-        if hasBody { lines.append("Expect:") }
-        try easy.setRequestHeaders(lines)
+        if transfer.headers.isEmpty && !hasBody {
+            try easy.setRequestHeaders(easy.defaultHeaderLines)
+        } else {
+            // The name as the caller spelled it (`rawName`): HTTP/1.1 servers see the case given.
+            var lines = transfer.headers.map { "\($0.name.rawName): \($0.value)" }
+            // The session's user agent unless the request names its own, as curl would do with
+            // CURLOPT_USERAGENT: one User-Agent field either way.
+            if let userAgent = easy.userAgentLine, transfer.headers[.userAgent] == nil { lines.append(userAgent) }
+            if hasBody { lines.append("Expect:") }
+            try easy.setRequestHeaders(lines)
+        }
         try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
         try easy.set(CURLOPT_READDATA, pointer: unretained)
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)

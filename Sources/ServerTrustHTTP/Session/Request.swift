@@ -235,8 +235,11 @@ extension Request {
 
 extension HTTPRequest.Method {
     /// The name a request is sent with: `rawValue` upper-cased (``Request/method``); the
-    /// common case, already upper-case, without making a new string.
+    /// common names, already upper-case, by a comparison of small strings (their bits).
     var sentName: String {
-        rawValue.utf8.contains(where: { (0x61...0x7A).contains($0) }) ? rawValue.uppercased() : rawValue
+        switch rawValue {
+        case "GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS": rawValue
+        default: rawValue.utf8.contains(where: { (0x61...0x7A).contains($0) }) ? rawValue.uppercased() : rawValue
+        }
     }
 }
