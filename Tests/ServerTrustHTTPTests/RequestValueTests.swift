@@ -71,4 +71,17 @@ import ServerTrust
             #expect(try #require(HTTPRequest.Method(given)).sentName == sent, "\(given)")
         }
     }
+
+    @Test func theSchemeReadFromTheURLsFirstBytesIsTheSchemeFoundationReads() throws {
+        for text in [
+            "https://a.servertrust.test/", "HTTPS://a.servertrust.test/", "HtTpS://a.servertrust.test:8443/x?y", "http://a.servertrust.test/",
+            "HTTP://a.servertrust.test/", "httpsx://a.servertrust.test/", "https+x://a.servertrust.test/", "ftp://a.servertrust.test/",
+            "https:a.servertrust.test", "h://x", "mailto:a@b.test",
+        ] {
+            let url = try #require(URL(string: text), "\(text)")
+            #expect(Session.lowercasedScheme(of: url, absoluteString: url.absoluteString) == url.scheme?.lowercased(), "\(text)")
+        }
+        let relative = try #require(URL(string: "/path", relativeTo: URL(string: "HTTPS://base.servertrust.test/")))
+        #expect(Session.lowercasedScheme(of: relative.absoluteURL, absoluteString: relative.absoluteURL.absoluteString) == "https")
+    }
 }
