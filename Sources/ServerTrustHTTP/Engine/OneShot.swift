@@ -48,15 +48,13 @@ final class OneShot: @unchecked Sendable {
         // The result came first (`resolved`; the exchange's acquire made it visible).
         self.continuation = nil
         state.store(State.done.rawValue, ordering: .relaxed)
-        let delivered = result ?? .failure(SessionError(.transferFailed, "The transfer ended without a result."))
-        result = nil
-        continuation.resume(with: delivered.mapError { $0 as any Error })
+        Self.deliver(result.take() ?? .failure(SessionError(.transferFailed, "The transfer ended without a result.")), to: continuation)
     }
 
-    func resume(with result: Result<Value, SessionError>) {
+    func resume(with result: consuming Result<Value, SessionError>) {
         switch State(rawValue: state.load(ordering: .acquiring)) {
         case .empty?:
-            self.result = result
+            self.result = copy result
             let (resolved, _) = state.compareExchange(
                 expected: State.empty.rawValue, desired: State.resolved.rawValue, ordering: .acquiringAndReleasing)
             if resolved { return }  // attach() delivers it
@@ -67,8 +65,15 @@ final class OneShot: @unchecked Sendable {
             return
         }
         state.store(State.done.rawValue, ordering: .relaxed)
-        let continuation = self.continuation
-        self.continuation = nil
-        continuation?.resume(with: result.mapError { $0 as any Error })
+        guard let continuation = continuation.take() else { return }
+        Self.deliver(result, to: continuation)
+    }
+
+    /// Resumes `continuation` with `result`, moved in (no copy of the outcome, no mapped `Result`).
+    private static func deliver(_ result: consuming Result<Value, SessionError>, to continuation: CheckedContinuation<Value, any Error>) {
+        switch consume result {
+        case .success(let value): continuation.resume(returning: value)
+        case .failure(let error): continuation.resume(throwing: error)
+        }
     }
 }

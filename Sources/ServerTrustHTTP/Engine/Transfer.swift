@@ -306,7 +306,8 @@ final class Transfer: @unchecked Sendable {
     }
 
     private func outcome(_ code: CURLcode) -> Result<Outcome, SessionError> {
-        let curlMessage = easy?.errorMessage ?? ""
+        // Read only on a failure: a success has no message to keep.
+        var curlMessage: String { easy?.errorMessage ?? "" }
         let rejected = guardFailure ?? connectionContexts.lazy.compactMap(\.recordedFailure).first
         if let rejected, let trustFailure = rejected.failure {
             return .failure(SessionError(
