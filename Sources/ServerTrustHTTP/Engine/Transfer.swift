@@ -66,8 +66,8 @@ final class Transfer: @unchecked Sendable {
     // The fields written on every header line and body chunk are exempt from the runtime's
     // dynamic exclusivity checks (`@exclusivity(unchecked)`): the transfer is confined to the
     // loop thread, and each access is a single append or sum inside one callback.
-    /// The head being received: its status line, and its fields in arrival order, made into
-    /// `HTTPFields` once when the head is read (``head``) rather than appended one by one.
+    /// The head being received: its status line, and its fields in arrival order, appended
+    /// straight to the `HTTPFields` the head (``head``) hands out (a copy shares its storage).
     private var status = 0
     private var httpVersion = ""
     @exclusivity(unchecked) private var fields = HTTPFields()
