@@ -9,10 +9,13 @@ import Synchronization
 /// The head of a response: status line and header fields.
 struct ResponseHead: Sendable {
     var status: Int
-    /// The fields as received, in order, repeated names kept; a line whose name is not an
-    /// RFC 9110 token is dropped (``HeaderLine/field(name:value:)``).
-    var headers: HTTPFields
+    /// The fields as received, made when first read (``ReceivedFields``).
+    let fields: ReceivedFields
     var httpVersion: String
+
+    /// The fields as received, in order, repeated names kept; a line whose name is not an
+    /// RFC 9110 token is dropped (``HeaderLine/field(name:value:)``). Made on the first read.
+    var headers: HTTPFields { fields.fields }
 
     /// ``status`` as the public type: a code outside 0…999 (which `HTTPResponse.Status` traps
     /// on) is 0, never a success, as a status line that is not a number already is.
@@ -66,11 +69,11 @@ final class Transfer: @unchecked Sendable {
     // The fields written on every header line and body chunk are exempt from the runtime's
     // dynamic exclusivity checks (`@exclusivity(unchecked)`): the transfer is confined to the
     // loop thread, and each access is a single append or sum inside one callback.
-    /// The head being received: its status line, and its fields in arrival order, appended
-    /// straight to the `HTTPFields` the head (``head``) hands out (a copy shares its storage).
+    /// The head being received: its status line, and its fields' bytes in arrival order, made
+    /// into `HTTPFields` only when read (``ReceivedFields``).
     private var status = 0
     private var httpVersion = ""
-    @exclusivity(unchecked) private var fields = HTTPFields()
+    @exclusivity(unchecked) private var fields = ReceivedFields.Buffer()
     private var headDelivered = false
     @exclusivity(unchecked) private var received: [UInt8] = []
     private var bodyTooLarge = false
@@ -204,7 +207,7 @@ final class Transfer: @unchecked Sendable {
         guardFailure = nil
         report = nil
         (status, httpVersion) = (0, "")
-        fields = HTTPFields()
+        fields = ReceivedFields.Buffer()
         received.removeAll()
         headerBytes = 0
         return true
@@ -224,16 +227,13 @@ final class Transfer: @unchecked Sendable {
         case .status(let code, let version):
             status = code
             httpVersion = String(decoding: version, as: UTF8.self)
-            // A new value, not `removeAll(keepingCapacity:)`: that goes through
-            // `replaceSubrange` unspecialised, with generic metadata look-ups at run time.
-            if !fields.isEmpty { fields = HTTPFields() }
-            fields.reserveCapacity(16)  // one allocation for a typical head, not one per doubling
+            fields.startHead()
         case .end:
             if status >= 200 { deliverHead() }
-        case .field(let name, let value):
+        case .field:
             // Trailers of a chunked body arrive here too, after the head, as before.
-            // Appended straight to the head's `HTTPFields` (no array to convert and release).
-            if let field = HeaderLine.field(name: name, value: value) { fields.append(contentsOf: CollectionOfOne(field)) }
+            // Kept as the line's bytes; made into an `HTTPField` (or dropped) when read.
+            fields.append(line: line)
         case .ignored:
             break
         }
@@ -242,7 +242,7 @@ final class Transfer: @unchecked Sendable {
 
     /// The head received so far (the last one: a status line starts a new head).
     private var head: ResponseHead {
-        ResponseHead(status: status, headers: fields, httpVersion: httpVersion)
+        ResponseHead(status: status, fields: ReceivedFields(fields), httpVersion: httpVersion)
     }
 
     /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.

@@ -25,10 +25,11 @@ struct RedirectRules: Sendable {
     /// The request for the next hop, or nil when the response is not a redirect to follow.
     /// - Parameter hopsSoFar: the hops already made, this response's included.
     func nextRequest(
-        after request: Request, status: Int, headers: HTTPFields, hopsSoFar: Int
+        after request: Request, status: Int, headers: @autoclosure () -> HTTPFields, hopsSoFar: Int
     ) throws(SessionError) -> Request? {
+        // The fields are made from the bytes received only for a redirect status.
         guard maximumHops > 0, Self.redirectStatuses.contains(status),
-            let location = headers.first(where: { $0.name == .location })?.value
+            let location = headers().first(where: { $0.name == .location })?.value
         else { return nil }
         guard hopsSoFar <= maximumHops else {
             throw SessionError(.tooManyRedirects, "More than \(maximumHops) redirects.", url: request.url.absoluteString)

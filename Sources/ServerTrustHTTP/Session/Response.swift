@@ -12,7 +12,10 @@ public struct Response: Sendable {
     public let status: HTTPResponse.Status
     /// Header fields of the final hop, in order as received, repeated fields kept (a field
     /// whose name is not a valid RFC 9110 token is dropped: see <doc:HTTPTypes>).
-    public let headers: HTTPFields
+    ///
+    /// Made from the bytes received the first time they are read, then shared by every later
+    /// read and every copy of the response: a caller that never reads them does not pay for them.
+    public var headers: HTTPFields { receivedFields.fields }
     /// The body, decoded when ``decodedContentEncodings`` is not empty.
     public let body: [UInt8]
     /// The URL of the final hop (after redirects).
@@ -57,6 +60,8 @@ public struct Response: Sendable {
     public var hopAttempts: [Int] { hopLog.attempts }
     /// The hops, read by ``hops``, ``hopVerifications`` and ``hopAttempts`` when asked for.
     let hopLog: HopLog
+    /// The final hop's fields, read by ``headers``.
+    let receivedFields: ReceivedFields
 
     /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
     /// report-only evaluator rejected the server (an enforced rejection throws instead), or

@@ -218,10 +218,10 @@ public final class Session: Sendable {
         let (body, decoded) = try outcome.contentDecoding.finish(
             outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: url.absoluteString)
         return Response(
-            status: outcome.head.publicStatus, headers: outcome.head.headers, body: body, url: url,
+            status: outcome.head.publicStatus, body: body, url: url,
             trust: outcome.report, httpVersion: outcome.head.httpVersion,
             verification: hops.verification, decodedContentEncodings: decoded,
-            attempts: final.attempts, hopLog: hops)
+            attempts: final.attempts, hopLog: hops, receivedFields: outcome.head.fields)
     }
 
     /// `GET url`.
@@ -270,8 +270,8 @@ public final class Session: Sendable {
             leave: { $0.body.onTermination() })
         let (hop, hops) = (final.result, final.hops)
         return StreamingResponse(
-            status: hop.head.publicStatus, headers: hop.head.headers, url: final.request.url, trust: hop.report,
-            httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopLog: hops)
+            status: hop.head.publicStatus, url: final.request.url, trust: hop.report,
+            httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopLog: hops, receivedFields: hop.head.fields)
     }
 
     /// Whether responses from `url`'s host are signature-checked: an informational or enforced

@@ -5,8 +5,8 @@ public import HTTPTypes
 public struct StreamingResponse: Sendable {
     /// The status of the final hop, as ``Response/status``.
     public let status: HTTPResponse.Status
-    /// Header fields of the final hop, as ``Response/headers``.
-    public let headers: HTTPFields
+    /// Header fields of the final hop, as ``Response/headers`` (made when first read).
+    public var headers: HTTPFields { receivedFields.fields }
     public let url: URL
     public let trust: TrustReport
     public var hops: [TrustReport] { hopLog.reports }
@@ -18,6 +18,8 @@ public struct StreamingResponse: Sendable {
     public var hopAttempts: [Int] { hopLog.attempts }
     /// The hops, read by ``hops`` and ``hopAttempts`` when asked for.
     let hopLog: HopLog
+    /// The final hop's fields, read by ``headers``.
+    let receivedFields: ReceivedFields
 
     /// The final hop's trust result, as ``Response/trustResult``.
     public var trustResult: TrustResult { trust.result }

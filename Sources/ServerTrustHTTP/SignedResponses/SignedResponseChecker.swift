@@ -95,13 +95,14 @@ final class SignedResponseChecker: Sendable {
     /// The verification of one hop's response. Enforced mode throws on failure; both modes
     /// report a failure to the hook first.
     func verify(
-        _ pending: Pending?, status: Int, headers: HTTPFields, body: [UInt8], url: URL
+        _ pending: Pending?, status: Int, headers: @autoclosure () -> HTTPFields, body: [UInt8], url: URL
     ) throws(SessionError) -> ResponseVerification {
+        // The fields are made from the bytes received only for a checked host.
         guard let pending, let verifier = pending.entry.verifier else { return .notRequested }
         do {
             // Every field, repeats included in order: a second ETag or Location must reach the
             // verifier, which refuses it (`duplicateSignedField`).
-            let fields = headers.map { (name: $0.name.rawName, value: $0.value) }
+            let fields = headers().map { (name: $0.name.rawName, value: $0.value) }
             try verifier.verify(status: status, headers: fields, body: body, answering: pending.challenge)
             return .verified
         } catch {

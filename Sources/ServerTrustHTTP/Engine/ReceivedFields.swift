@@ -1,0 +1,91 @@
+import HTTPTypes
+import Synchronization
+
+/// The header fields of one response head, kept as the lines curl delivered and made into
+/// `HTTPFields` the first time they are read.
+///
+/// Why lazily: making seven `HTTPField`s per response (a `String` per value, swift-http-types
+/// validating it, the fields' storage, and releasing all of it with the response) was the
+/// largest single cost ServerTrust added to a kept-alive request, and most callers read one
+/// field or none. The header callback now only copies each field line into one buffer; the
+/// session itself reads fields only when it needs them — `Location` on a redirect status,
+/// `Content-Encoding` when content decoding is configured, the signed-response fields for a host
+/// with such a policy — and so does a caller reading ``Response/headers``. SwiftNIO's
+/// `HTTPHeaders` keeps the head's bytes in the same spirit.
+///
+/// What is made is exactly what the header callback made before: each line parsed by
+/// ``HeaderLine/parts(of:)`` and made by ``HeaderLine/field(name:value:)``, in arrival order, a
+/// name that is not an RFC 9110 token dropped, repeated fields kept. Each line is kept with its
+/// length, never split again on a delimiter, so no byte a server sends can turn one line into
+/// two. The fields are made once, under a lock (a `Response` is `Sendable` and may be read from
+/// several tasks at once), and shared by every later read.
+final class ReceivedFields: Sendable {
+    /// Each field line as curl delivered it, after its length (a native-endian `UInt32`).
+    /// Never changed after `init`.
+    private let lines: [UInt8]
+    private let made: Mutex<HTTPFields?>
+
+    /// No fields.
+    static let empty = ReceivedFields(lines: [], made: [:])
+
+    private init(lines: [UInt8], made: HTTPFields?) {
+        self.lines = lines
+        self.made = Mutex(made)
+    }
+
+    /// The fields of `buffer`'s lines, made when first read.
+    convenience init(_ buffer: Buffer) {
+        self.init(lines: buffer.lines, made: buffer.lines.isEmpty ? [:] : nil)
+    }
+
+    /// Whether the fields have been made: read, or there were none.
+    var isMade: Bool { made.withLock { $0 != nil } }
+
+    /// The fields, made on the first read.
+    var fields: HTTPFields {
+        made.withLock { made in
+            if let made { return made }
+            let fields = Self.make(lines)
+            made = fields
+            return fields
+        }
+    }
+
+    /// Each line parsed as the header callback parses it (``HeaderLine/parts(of:)``), and
+    /// each `name: value` made into a field (``HeaderLine/field(name:value:)``) or dropped.
+    private static func make(_ lines: [UInt8]) -> HTTPFields {
+        var fields = HTTPFields()
+        lines.withUnsafeBytes { bytes in
+            var start = 0
+            while start < bytes.count {
+                let count = Int(bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
+                let line = UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<(start + 4 + count)])
+                start += 4 + count
+                if case .field(let name, let value) = HeaderLine.parts(of: line), let field = HeaderLine.field(name: name, value: value) {
+                    fields.append(contentsOf: CollectionOfOne(field))
+                }
+            }
+        }
+        return fields
+    }
+
+    /// The field lines of the head being received (loop thread, one transfer).
+    struct Buffer {
+        fileprivate private(set) var lines: [UInt8] = []
+
+        /// Starts a new head: what was kept so far belongs to an earlier one (1xx, a redirect).
+        /// A new array rather than `removeAll`, so a head handed out keeps its own.
+        mutating func startHead() {
+            lines = []
+            lines.reserveCapacity(512)  // one allocation for a typical head
+        }
+
+        /// Keeps one field line as curl delivered it (copied: curl reuses its buffer). A line
+        /// is at most ``Transfer/maximumHeaderBytes`` long (the transfer refuses more before
+        /// it gets here), so its length fits.
+        mutating func append(line: UnsafeRawBufferPointer) {
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: line.count)) { lines.append(contentsOf: $0) }
+            lines.append(contentsOf: line)
+        }
+    }
+}
