@@ -202,6 +202,42 @@ import ServerTrustTestSupport
             #expect(parse(line) == foundationParse(line), "\(line.debugDescription)")
         }
     }
+
+    /// The transfer classifies each line with `kind(of:)` and keeps every line that is not a
+    /// status or a blank one; `parts(of:)` splits it when the fields are read. Both must agree.
+    @Test func theTransfersClassificationAgreesWithTheParser() {
+        let pieces = ["HTTP/", "1.1", " ", "\t", ":", "200", "+", "x", "\r", "\n", "\r\n", "-", "HTTP/2 204"]
+        var generator = SeededGenerator(seed: 0xC1A55)
+        for _ in 0..<5_000 {
+            let line = Array((0..<Int(generator.next() % 8)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined().utf8)
+            line.withUnsafeBytes { bytes in
+                switch (HeaderLine.kind(of: bytes), HeaderLine.parts(of: bytes)) {
+                case (.status(let code, let version), .status(let expectedCode, let expectedVersion)):
+                    #expect(code == expectedCode)
+                    #expect(Array(version) == Array(expectedVersion))
+                    #expect(HeaderLine.version(version) == String(decoding: expectedVersion, as: UTF8.self))
+                case (.end, .end), (.other, .field), (.other, .ignored):
+                    break
+                default:
+                    Issue.record("kind(of:) and parts(of:) disagree on \(String(decoding: line, as: UTF8.self).debugDescription)")
+                }
+            }
+        }
+    }
+
+    /// The status code is read from its bytes as `Int(String)` read it: sign, digits,
+    /// overflow and stray bytes included.
+    @Test func aStatusCodeIsReadAsIntOfItsStringWas() {
+        var cases = ["200", "0200", "+200", "-1", "+", "-", "", "2x0", "99999999999999999999", "9223372036854775807",
+                     "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "١٢٣", "2 0"]
+        var generator = SeededGenerator(seed: 0x57A7)
+        let alphabet = Array("0123456789+-x ")
+        for _ in 0..<2_000 { cases.append(String((0..<Int(generator.next() % 22)).map { _ in alphabet[Int(generator.next() % 14)] })) }
+        for text in cases {
+            let bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes { HeaderLine.statusCode($0) } == Int(text) ?? 0, "\(text.debugDescription)")
+        }
+    }
 }
 
 /// What `Transfer` does with the parsed lines: a status line starts a new head, a blank line

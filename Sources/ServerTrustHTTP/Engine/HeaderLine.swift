@@ -53,8 +53,7 @@ enum HeaderLine {
             let versionEnd = trimmed.firstIndex(of: space) ?? trimmed.endIndex
             let codeStart = trimmed[versionEnd...].firstIndex { $0 != space } ?? trimmed.endIndex
             let codeEnd = trimmed[codeStart...].firstIndex(of: space) ?? trimmed.endIndex
-            let codeBytes = trimmed[codeStart..<codeEnd]
-            let code = codeBytes.isEmpty ? 0 : Int(String(decoding: codeBytes, as: UTF8.self)) ?? 0
+            let code = statusCode(UnsafeRawBufferPointer(rebasing: trimmed[codeStart..<codeEnd]))
             return .status(code: code, httpVersion: UnsafeRawBufferPointer(rebasing: trimmed[..<versionEnd]))
         }
         // `start < end`, so the buffer has a base address.
@@ -66,6 +65,65 @@ enum HeaderLine {
         while valueEnd > valueStart, isFieldSpace(line[valueEnd - 1]) { valueEnd -= 1 }
         return .field(
             name: UnsafeRawBufferPointer(rebasing: line[start..<colon]), value: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]))
+    }
+
+    /// The status code's bytes read as `Int(String)` reads them, without making the `String`:
+    /// an optional sign, then one or more ASCII digits; anything else, or a number that does
+    /// not fit an `Int`, is 0 (never a success).
+    static func statusCode(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var index = 0
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            negative = first == UInt8(ascii: "-")
+            index = 1
+        }
+        guard index < bytes.count else { return 0 }
+        var value = 0
+        while index < bytes.count {
+            let digit = Int(bytes[index]) &- 0x30
+            guard digit >= 0, digit <= 9 else { return 0 }
+            let (times10, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+            if overflowA || overflowB { return 0 }
+            value = next
+            index += 1
+        }
+        return value
+    }
+
+    /// The `String` of a status line's version: the usual ones without decoding the bytes.
+    static func version(_ bytes: UnsafeRawBufferPointer) -> String {
+        if let base = bytes.baseAddress {
+            for known in knownVersions where known.bytes.count == bytes.count && memcmp(known.bytes, base, bytes.count) == 0 {
+                return known.string
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let knownVersions: [(bytes: [UInt8], string: String)] = ["HTTP/1.1", "HTTP/2", "HTTP/1.0", "HTTP/3"].map {
+        (Array($0.utf8), $0)
+    }
+
+    /// What a header line is to the transfer, without splitting a field line (that is done
+    /// when the fields are read, by ``parts(of:)``): a status line, the blank line ending a
+    /// head, or any other line, kept as it is.
+    enum Kind {
+        case status(code: Int, httpVersion: UnsafeRawBufferPointer)
+        case end
+        case other
+    }
+
+    /// The kind of `line`, decided exactly as ``parts(of:)`` decides it.
+    static func kind(of line: UnsafeRawBufferPointer) -> Kind {
+        var start = 0
+        var end = line.count
+        while start < end, isLineSpace(line[start]) { start += 1 }
+        if start == end { return .end }
+        while end > start, isLineSpace(line[end - 1]) { end -= 1 }
+        guard isStatusLine(line, from: start, to: end) else { return .other }
+        guard case .status(let code, let version) = parts(of: line) else { return .other }  // always a status here
+        return .status(code: code, httpVersion: version)
     }
 
     /// Whether `line[start..<end]` starts with `HTTP/`.

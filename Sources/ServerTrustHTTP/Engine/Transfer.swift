@@ -223,19 +223,18 @@ final class Transfer: @unchecked Sendable {
             headersTooLarge = true
             return false
         }
-        switch HeaderLine.parts(of: line) {
+        switch HeaderLine.kind(of: line) {
         case .status(let code, let version):
             status = code
-            httpVersion = String(decoding: version, as: UTF8.self)
+            httpVersion = HeaderLine.version(version)
             fields.startHead()
         case .end:
             if status >= 200 { deliverHead() }
-        case .field:
-            // Trailers of a chunked body arrive here too, after the head, as before.
-            // Kept as the line's bytes; made into an `HTTPField` (or dropped) when read.
+        case .other:
+            // A field line (trailers of a chunked body arrive here too, after the head, as
+            // before), kept as its bytes: split, made into an `HTTPField`, or dropped (a line
+            // without a colon, an invalid name) when the fields are read.
             fields.append(line: line)
-        case .ignored:
-            break
         }
         return true
     }
