@@ -148,6 +148,34 @@ import ServerTrustTestSupport
         #expect(error?.code == .transferFailed)
         #expect(error?.description.contains("another policy") == true)
     }
+
+    /// A handle's callbacks reach their transfer through the handle (their data pointers are
+    /// set once, to the handle): a handle given back for reuse, or given up after a failure or
+    /// for a retry, must no longer reach the transfer it ran, or a later callback on it would
+    /// act for a finished request instead of aborting.
+    @Test func aHandleGivenBackOrGivenUpNoLongerReachesItsTransfer() throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        let policy = try session.policy(forRawHost: SessionFixture.host, override: nil)
+        let transfer = Transfer(
+            url: fixture.url("/").absoluteString, method: "GET", headers: [:], body: nil, policy: policy, isTLS: true,
+            bodyLimit: nil, stream: nil, onCompletion: { _ in })
+
+        let returned = try EasyHandleConfigurator.makeHandle(for: policy, share: nil, configuration: Session.Configuration())
+        transfer.easy = returned
+        try EasyHandleConfigurator.prepare(returned, for: transfer)
+        #expect(returned.transfer === transfer)
+        PolicyHandles(pool: PolicyHandles.Pool(idleCapacity: 1)).checkIn(returned)  // given back
+        #expect(returned.transfer == nil)
+
+        let dropped = try EasyHandleConfigurator.makeHandle(for: policy, share: nil, configuration: Session.Configuration())
+        transfer.easy = dropped
+        try EasyHandleConfigurator.prepare(dropped, for: transfer)
+        #expect(dropped.transfer === transfer)
+        transfer.easy = nil  // given up, as the loop does after a failure or before a retry
+        #expect(dropped.transfer == nil)
+    }
 }
 
 /// The session's user agent goes out as a request header line (cheaper in libcurl 7.88 than

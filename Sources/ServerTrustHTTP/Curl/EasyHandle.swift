@@ -25,6 +25,12 @@ final class EasyHandle {
     /// none. One array per handle, so such a request allocates none and compares its lines
     /// with the cached ones by identity.
     private(set) var defaultHeaderLines: [String] = []
+    /// The session transfer the handle runs now, which its callbacks reach through the handle:
+    /// their data pointers name the handle, set once when it is made (`EasyHandleConfigurator`),
+    /// so pointing a reused handle at its next request is a store here, not five
+    /// `curl_easy_setopt` calls. Nil while the handle waits for a request, and then every
+    /// callback aborts. Loop thread only.
+    var transfer: Transfer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The share set with ``setShare(_:)``, kept alive by the handle: `curl_share_cleanup`
     /// refuses a share an easy handle still uses, and `deinit` cleans the handle up before

@@ -60,6 +60,14 @@ enum EasyHandleConfigurator {
         try check(CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, sslContextCallback), CURLOPT_SSL_CTX_FUNCTION)
         try check(CServerTrustCurlShims_easy_setopt_prereq_callback(
             easy.pointer, configuration.unsafeDisableConnectionGuard ? unguardedPrerequisiteCallback : prerequisiteCallback), CURLOPT_PREREQFUNCTION)
+        // Every callback's data is the handle; the handle names its current transfer
+        // (``EasyHandle/transfer``), nil while it waits, when every callback aborts.
+        let unretained = Unmanaged.passUnretained(easy).toOpaque()
+        try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
+        try easy.set(CURLOPT_READDATA, pointer: unretained)
+        try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
+        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
+        try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
         if let share { try easy.setShare(share) }
         return easy
     }
@@ -78,7 +86,7 @@ enum EasyHandleConfigurator {
     }
 
     private static func point(_ easy: EasyHandle, at transfer: Transfer) throws(CurlError) {
-        let unretained = Unmanaged.passUnretained(transfer).toOpaque()
+        easy.transfer = transfer
         easy.clearErrorMessage()
         try easy.set(CURLOPT_URL, transfer.url)
         try easy.set(CURLOPT_TIMEOUT_MS, transfer.timeout.map(milliseconds) ?? 0)  // per request: its own or the session's
@@ -96,11 +104,6 @@ enum EasyHandleConfigurator {
             if hasBody { lines.append("Expect:") }
             try easy.setRequestHeaders(lines)
         }
-        try easy.set(CURLOPT_HEADERDATA, pointer: unretained)
-        try easy.set(CURLOPT_READDATA, pointer: unretained)
-        try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
-        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
-        try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
         // Per request: a signed-response host gets the body undecoded, to verify it first.
         try easy.set(CURLOPT_ACCEPT_ENCODING, transfer.contentDecoding.acceptEncoding)
         try easy.set(CURLOPT_HTTP_CONTENT_DECODING, transfer.contentDecoding.decodesInLibcurl ? 1 : 0)
@@ -113,13 +116,9 @@ enum EasyHandleConfigurator {
     }
 
     /// Unhooks a finished transfer from `easy` before the handle waits for its next request:
-    /// with no data pointer every callback fails closed (each returns an abort for nil).
-    static func detach(_ easy: EasyHandle) throws(CurlError) {
-        try easy.set(CURLOPT_HEADERDATA, pointer: nil)
-        try easy.set(CURLOPT_WRITEDATA, pointer: nil)
-        try easy.set(CURLOPT_READDATA, pointer: nil)
-        try easy.set(CURLOPT_SSL_CTX_DATA, pointer: nil)
-        try easy.set(CURLOPT_PREREQDATA, pointer: nil)
+    /// with no transfer every callback fails closed (each returns an abort for nil).
+    static func detach(_ easy: EasyHandle) {
+        easy.transfer = nil
     }
 
     private static func configureMethod(_ easy: EasyHandle, transfer: Transfer) throws(CurlError) {
@@ -188,38 +187,40 @@ extension SessionError {
 
 // MARK: - C callbacks (loop thread, inside curl_multi_perform)
 
+/// The transfer a callback's data pointer (its ``EasyHandle``) runs now; nil, and the callback
+/// aborts, for a handle waiting between requests.
+private func runningTransfer(_ user: UnsafeMutableRawPointer?) -> Transfer? {
+    guard let user else { return nil }
+    return Unmanaged<EasyHandle>.fromOpaque(user).takeUnretainedValue().transfer
+}
+
 private let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, user in
-    guard let data, let user else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    guard let data, let transfer = runningTransfer(user) else { return 0 }
     return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
 }
 
 private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, user in
-    guard let data, let user else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    guard let data, let transfer = runningTransfer(user) else { return 0 }
     return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
 }
 
 private let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, user in
-    guard let data, let user else { return Int(CURL_READFUNC_ABORT) }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    guard let data, let transfer = runningTransfer(user) else { return Int(CURL_READFUNC_ABORT) }
     return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
 }
 
 private let sslContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> CURLcode = {
     _, sslContext, user in
-    guard let sslContext, let user else { return CURLE_ABORTED_BY_CALLBACK }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    guard let sslContext, let transfer = runningTransfer(user) else { return CURLE_ABORTED_BY_CALLBACK }
     return transfer.configureNewConnection(sslContext: OpaquePointer(sslContext)) ? CURLE_OK : CURLE_ABORTED_BY_CALLBACK
 }
 
 private let prerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
     user, _, _, _, _ in
-    guard let user else { return Int32(CURL_PREREQFUNC_ABORT) }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    guard let transfer = runningTransfer(user) else { return Int32(CURL_PREREQFUNC_ABORT) }
     return transfer.admitConnection(disableGuard: false) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 
@@ -227,7 +228,6 @@ private let prerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, Unsa
 /// the connection carries, as a client without the guard would.
 private let unguardedPrerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
     user, _, _, _, _ in
-    guard let user else { return Int32(CURL_PREREQFUNC_ABORT) }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    guard let transfer = runningTransfer(user) else { return Int32(CURL_PREREQFUNC_ABORT) }
     return transfer.admitConnection(disableGuard: true) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }

@@ -56,10 +56,11 @@ final class PolicyHandles: Sendable {
     }
 
     /// Keeps `easy`, unhooked from its finished transfer, for the policy's next request; frees
-    /// it instead when the session's idle handles are at their limit or it cannot be unhooked.
+    /// it instead when the session's idle handles are at their limit.
     /// Loop thread, outside curl callbacks.
     func checkIn(_ easy: EasyHandle) {
-        guard (try? EasyHandleConfigurator.detach(easy)) != nil, pool.reserveIdleSlot() else { return }
+        EasyHandleConfigurator.detach(easy)
+        guard pool.reserveIdleSlot() else { return }
         held.withLock { $0.idle.append(easy) }
     }
 

@@ -62,7 +62,10 @@ final class Transfer: @unchecked Sendable {
     /// Called once, on the loop thread, when the transfer ends.
     private let onCompletion: @Sendable (Result<Outcome, SessionError>) -> Void
 
-    var easy: EasyHandle?
+    /// The handle running this transfer; a handle given up or given back no longer reaches it.
+    var easy: EasyHandle? {
+        didSet { if oldValue !== easy, oldValue?.transfer === self { oldValue?.transfer = nil } }
+    }
     private(set) var connectionContexts: [ConnectionContext] = []
     private var guardFailure: TrustReport?
     private(set) var report: TrustReport?
