@@ -64,9 +64,23 @@ final class OneShot: @unchecked Sendable {
         case .resolved?, .done?, nil:
             return
         }
-        state.store(State.done.rawValue, ordering: .relaxed)
+        // Released for ``settle()``: the awaiting task acquires it once resumed.
+        state.store(State.done.rawValue, ordering: .releasing)
         guard let continuation = continuation.take() else { return }
         Self.deliver(result, to: continuation)
+    }
+
+    /// Called by the awaiting task once it has been resumed, before it reads what it received:
+    /// acquires the state ``resume(with:)`` released just before resuming it.
+    ///
+    /// The concurrency runtime already orders the resumption after everything the loop thread
+    /// wrote, but inside its uninstrumented code: ThreadSanitizer sees that edge only when the
+    /// continuation's canary happens to be freed on the resumed side, and otherwise reports
+    /// the task's first read of an object the loop made just before resuming it (a response's
+    /// ``ReceivedFields``) as a race. This acquire makes the edge visible to it on every
+    /// request, for one atomic load.
+    func settle() {
+        _ = state.load(ordering: .acquiring)
     }
 
     /// Resumes `continuation` with `result`, moved in (no copy of the outcome, no mapped `Result`).

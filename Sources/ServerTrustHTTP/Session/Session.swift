@@ -333,6 +333,7 @@ public final class Session: Sendable {
     /// Submits `transfer` and waits for `result`, cancelling the transfer if the task is cancelled.
     nonisolated(nonsending) private func run(_ transfer: Transfer, awaiting result: OneShot) async throws -> Transfer.Outcome {
         let loop = self.loop(running: transfer)
+        defer { result.settle() }  // what the loop published, visible to ThreadSanitizer too
         return try await withTaskCancellationHandler {
             // Checked, not unsafe: see `OneShot` (ThreadSanitizer).
             try await withCheckedThrowingContinuation { continuation in
