@@ -84,4 +84,25 @@ import ServerTrust
         let relative = try #require(URL(string: "/path", relativeTo: URL(string: "HTTPS://base.servertrust.test/")))
         #expect(Session.lowercasedScheme(of: relative.absoluteURL, absoluteString: relative.absoluteURL.absoluteString) == "https")
     }
+
+    /// `Session.get(_ text:)` asks Foundation for no scheme when the text starts `https:`: every
+    /// such text Foundation parses has that scheme, and a text that only looks like it (no
+    /// colon, an encoded colon, a longer scheme, a leading space) is not taken for it.
+    @Test func aStringThatStartsHTTPSColonAndParsesHasTheSchemeHTTPS() throws {
+        var parsed = 0
+        for text in [
+            "https://a.servertrust.test/", "HTTPS://a.servertrust.test/x", "hTtPs:a.servertrust.test", "https:", "https:/", "https:///x",
+            "https://a b.servertrust.test/", "https:%zz", "https://[::1]:443/", "https://user@a.servertrust.test:0/?#",
+            "https", "https/a", "https%3A//a.servertrust.test/", "httpsx://a/", "https-://a/", " https://a/", "https\u{0}:x",
+        ] {
+            guard let url = URL(string: text) else { continue }
+            parsed += 1
+            #expect(Session.startsWithHTTPS(text) == (url.scheme?.lowercased() == "https" && text.lowercased().hasPrefix("https:")), "\(text)")
+        }
+        #expect(parsed >= 12)
+        #expect(!Session.startsWithHTTPS("https"), "no colon")
+        #expect(!Session.startsWithHTTPS("https%3A//a/"), "an encoded colon")
+        #expect(!Session.startsWithHTTPS("httpsx://a/"))
+        #expect(Session.startsWithHTTPS("HTTPS:"))
+    }
 }

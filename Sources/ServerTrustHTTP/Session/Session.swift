@@ -556,16 +556,23 @@ public final class Session: Sendable {
     /// first six bytes; any other is asked of Foundation (`URL.scheme` re-reads the string,
     /// ≈ 450 instructions).
     static func lowercasedScheme(of url: URL, absoluteString: String) -> String {
-        // `byte | 0x20` lower-cases a letter and maps no other byte onto one.
-        let https = absoluteString.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count >= 6 && bytes[0] | 0x20 == 0x68 && bytes[1] | 0x20 == 0x74 && bytes[2] | 0x20 == 0x74 && bytes[3] | 0x20 == 0x70
-                && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A
-        }
-        return https == true ? "https" : url.scheme?.lowercased() ?? ""
+        startsWithHTTPS(absoluteString) ? "https" : url.scheme?.lowercased() ?? ""
     }
 
+    /// Whether `text` starts `https:`, in any case.
+    static func startsWithHTTPS(_ text: String) -> Bool {
+        // `byte | 0x20` lower-cases a letter and maps no other byte onto one.
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count >= 6 && bytes[0] | 0x20 == 0x68 && bytes[1] | 0x20 == 0x74 && bytes[2] | 0x20 == 0x74 && bytes[3] | 0x20 == 0x70
+                && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A
+        } == true
+    }
+
+    /// `text` as an absolute URL. A string Foundation parsed that starts `https:` has that
+    /// scheme (RFC 3986: everything before the first colon), so only other strings ask
+    /// `URL.scheme`, which parses the string again (≈ 450 instructions).
     private func parse(_ text: String) throws(SessionError) -> URL {
-        guard let url = URL(string: text), url.scheme != nil else {
+        guard let url = URL(string: text), Self.startsWithHTTPS(text) || url.scheme != nil else {
             throw SessionError(.invalidRequest, "\"\(text)\" is not an absolute URL.")
         }
         return url
