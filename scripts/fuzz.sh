@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh build                  build every target (libFuzzer + AddressSanitizer)
 #   scripts/fuzz.sh smoke [SECONDS]        replay Fuzz/Regressions, then fuzz each target SECONDS
-#                                          (default 45; FUZZ_SMOKE_SECONDS overrides): the CI step
+#                                          (default 30; FUZZ_SMOKE_SECONDS overrides): the CI step
 #   scripts/fuzz.sh run TARGET [SECONDS]   one long run (default 3600 s); TARGET as in `list`
 #   scripts/fuzz.sh repro TARGET FILE...   run TARGET on inputs, e.g. a crash-… artifact
 #   scripts/fuzz.sh merge TARGET           fold the working corpus's new coverage into the
@@ -145,7 +145,7 @@ build)
     build
     ;;
 smoke)
-    seconds=${1:-${FUZZ_SMOKE_SECONDS:-45}}
+    seconds=${1:-${FUZZ_SMOKE_SECONDS:-30}}
     build
     echo "== fuzz: regressions"
     failed=0
