@@ -26,7 +26,7 @@ final class ReceivedFields: Sendable {
     private let made: Mutex<HTTPFields?>
 
     /// No fields.
-    static let empty = ReceivedFields(lines: [], made: [:])
+    static let empty = ReceivedFields(lines: [], made: HTTPFields())
 
     private init(lines: [UInt8], made: HTTPFields?) {
         self.lines = lines
@@ -35,7 +35,7 @@ final class ReceivedFields: Sendable {
 
     /// The fields of `buffer`'s lines, made when first read.
     convenience init(_ buffer: Buffer) {
-        self.init(lines: buffer.lines, made: buffer.lines.isEmpty ? [:] : nil)
+        self.init(lines: buffer.lines, made: buffer.lines.isEmpty ? HTTPFields() : nil)
     }
 
     /// Whether the fields have been made: read, or there were none.

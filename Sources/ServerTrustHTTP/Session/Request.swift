@@ -78,8 +78,12 @@ public struct Request: Sendable {
     }
 
     /// A request with bytes in memory as its body, or none.
+    ///
+    /// The fields default to `HTTPFields()`, not the literal `[:]`: swift-http-types' literal
+    /// reserves room for its elements, and `reserveCapacity(0)` on an empty array allocates a
+    /// buffer, one allocation (and its release) on every request that names no fields.
     public init(
-        method: HTTPRequest.Method = .get, url: URL, headers: HTTPFields = [:], body: [UInt8]? = nil,
+        method: HTTPRequest.Method = .get, url: URL, headers: HTTPFields = HTTPFields(), body: [UInt8]? = nil,
         trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil,
         isIdempotent: Bool? = nil
     ) {
@@ -90,7 +94,7 @@ public struct Request: Sendable {
 
     /// A request with a streamed, file or in-memory body (``Body``).
     public init(
-        method: HTTPRequest.Method, url: URL, headers: HTTPFields = [:], uploadBody: Body,
+        method: HTTPRequest.Method, url: URL, headers: HTTPFields = HTTPFields(), uploadBody: Body,
         trustEvaluator: (any ServerTrustEvaluating)? = nil, timeout: Duration? = nil, contentDecoding: [ContentCoding]? = nil,
         isIdempotent: Bool? = nil
     ) {

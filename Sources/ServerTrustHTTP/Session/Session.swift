@@ -225,12 +225,12 @@ public final class Session: Sendable {
     }
 
     /// `GET url`.
-    public func get(_ url: String, headers: HTTPFields = [:]) async throws -> Response {
+    public func get(_ url: String, headers: HTTPFields = HTTPFields()) async throws -> Response {
         try await data(for: Request(method: .get, url: try parse(url), headers: headers))
     }
 
     /// `POST url` with a body.
-    public func post(_ url: String, body: [UInt8], headers: HTTPFields = [:]) async throws -> Response {
+    public func post(_ url: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> Response {
         try await data(for: Request(method: .post, url: try parse(url), headers: headers, body: body))
     }
 

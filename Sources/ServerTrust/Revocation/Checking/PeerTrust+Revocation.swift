@@ -1,3 +1,4 @@
+import Synchronization
 
 extension PeerTrust {
     /// What the most recent ``RevocationTrustEvaluator`` evaluation of this trust established,
@@ -35,14 +36,28 @@ final class RevocationRecord: Sendable {
     private let stored = Locked<[CertificateRevocationResult]?>(nil)
     /// Cache writes that wait for ``PeerTrust/handshakeCompleted()``.
     private let deferredWrites = Locked<[@Sendable () -> Void]>([])
+    /// Whether ``deferredWrites`` may hold writes: set under its lock when one is added,
+    /// cleared under it when they are taken. ``PeerTrust/handshakeCompleted()`` runs before
+    /// every request on a kept-alive connection (the connection guard), and after the first
+    /// one there is nothing to commit: one atomic load then instead of a lock.
+    private let mayHaveDeferredWrites = Atomic<Bool>(false)
 
     func deferUntilHandshakeCompletes(_ write: @escaping @Sendable () -> Void) {
-        deferredWrites.withLock { $0.append(write) }
+        deferredWrites.withLock {
+            $0.append(write)
+            mayHaveDeferredWrites.store(true, ordering: .releasing)
+        }
     }
 
     func commitDeferredWrites() {
+        // A write deferred after this load is committed by the next call, as one deferred
+        // after the lock below would be.
+        guard mayHaveDeferredWrites.load(ordering: .acquiring) else { return }
         let writes = deferredWrites.withLock { writes in
-            defer { writes.removeAll() }
+            defer {
+                writes.removeAll()
+                mayHaveDeferredWrites.store(false, ordering: .relaxed)
+            }
             return writes
         }
         for write in writes { write() }
