@@ -3,7 +3,8 @@
 #
 #   scripts/fuzz.sh build                  build every target (libFuzzer + AddressSanitizer)
 #   scripts/fuzz.sh smoke [SECONDS]        replay Fuzz/Regressions, then fuzz each target SECONDS
-#                                          (default 30; FUZZ_SMOKE_SECONDS overrides): the CI step
+#                                          (default 30; FUZZ_SMOKE_SECONDS overrides), FUZZ_JOBS
+#                                          targets at a time (default: the cores): the CI step
 #   scripts/fuzz.sh run TARGET [SECONDS]   one long run (default 3600 s); TARGET as in `list`
 #   scripts/fuzz.sh repro TARGET FILE...   run TARGET on inputs, e.g. a crash-… artifact
 #   scripts/fuzz.sh merge TARGET           fold the working corpus's new coverage into the
@@ -150,10 +151,22 @@ smoke)
     echo "== fuzz: regressions"
     failed=0
     regressions || failed=1
-    echo "== fuzz: smoke, ${seconds}s per target"
+    # libFuzzer runs one process on one core: the targets run FUZZ_JOBS at a time (default:
+    # the cores), each for the full SECONDS, and their lines are printed in the usual order.
+    jobs=${FUZZ_JOBS:-$(nproc)}
+    echo "== fuzz: smoke, ${seconds}s per target, $jobs at a time"
+    outputs=$(mktemp -d)
     for target in "${targets[@]}"; do
-        run_target "$target" "$seconds" smoke || failed=1
+        while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done
+        (if run_target "$target" "$seconds" smoke; then echo 0; else echo 1; fi >"$outputs/$target.status") \
+            >"$outputs/$target.out" 2>&1 &
     done
+    wait || true
+    for target in "${targets[@]}"; do
+        cat "$outputs/$target.out"
+        [[ $(cat "$outputs/$target.status" 2>/dev/null) == 0 ]] || failed=1
+    done
+    rm -rf "$outputs"
     table
     exit $failed
     ;;
