@@ -158,8 +158,11 @@ smoke)
     outputs=$(mktemp -d)
     for target in "${targets[@]}"; do
         while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done
-        (if run_target "$target" "$seconds" smoke; then echo 0; else echo 1; fi >"$outputs/$target.status") \
-            >"$outputs/$target.out" 2>&1 &
+        (
+            status=0
+            run_target "$target" "$seconds" smoke || status=1
+            echo "$status" >"$outputs/$target.status"
+        ) >"$outputs/$target.out" 2>&1 &
     done
     wait || true
     for target in "${targets[@]}"; do
