@@ -22,6 +22,9 @@ let package = Package(
             name: "libcurl-bench",
             linkerSettings: [.linkedLibrary("curl")]
         ),
+        // The least an async Swift request costs over libcurl, without ServerTrust (async-floor).
+        .target(name: "CCurlFloor", linkerSettings: [.linkedLibrary("curl")]),
+        .executableTarget(name: "async-floor", dependencies: ["BenchSupport", "CCurlFloor"]),
         // The workload drivers every Swift client shares.
         .target(name: "BenchSupport"),
         // ServerTrust fixtures shared by the micro-benchmarks and servertrust-bench.

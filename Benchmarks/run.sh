@@ -95,6 +95,7 @@ command_for() {
         ka.st-loop) "$st" keepalive "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" --executor loop "${timing[@]}" ;;
         ka.urlsession) with_bundle "$root" "$us" keepalive "$h1" "${timing[@]}" ;;
         ka.ahc) "$ahc" keepalive "$h1" --cacert "$root" "${timing[@]}" ;;
+        ka.floor) "$bin/async-floor" keepalive "$h1" --cacert "$root" "${timing[@]}" ;;
         h1.libcurl) "$lc" multi "$h1" --cacert "$root" "${multi[@]}" "${timing[@]}" ;;
         h1.st) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" "${timing[@]}" ;;
         h1.st-loop) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" --executor loop "${timing[@]}" ;;
@@ -135,7 +136,7 @@ sample() {
 groups=(
     "hs.libcurl hs.libcurl-pinned hs.st-default hs.st-pins hs.st-full hs.urlsession hs.ahc"
     "sys.libcurl sys.st-default sys.st-full sys.ahc"
-    "ka.libcurl ka.st ka.st-loop ka.urlsession ka.ahc"
+    "ka.libcurl ka.st ka.st-loop ka.urlsession ka.ahc ka.floor"
     "h1.libcurl h1.st h1.st-loop h1.urlsession h1.ahc"
     "h2.libcurl h2.st h2.st-loop h2.urlsession h2.ahc"
     "ocsp.st-pins ocsp.st-warm ocsp.st-cold"
@@ -237,6 +238,7 @@ if [ $quick = 0 ]; then
     row "" "ServerTrust (async, taskExecutor)" ka.st-loop $b
     row "" "URLSession" ka.urlsession $b
     row "" "AsyncHTTPClient" ka.ahc $b
+    row "" "async floor (no ServerTrust)" ka.floor $b
     b=h1.libcurl
     row "req/s, 64 in flight, HTTP/1.1" "libcurl multi" $b $b
     row "" "ServerTrust" h1.st $b
@@ -302,6 +304,9 @@ r keepalive-vs-libcurl ka.st.rate ka.libcurl.rate
 r keepalive-task-executor-vs-libcurl ka.st-loop.rate ka.libcurl.rate
 r keepalive-vs-urlsession ka.st.rate ka.urlsession.rate
 r keepalive-vs-ahc ka.st.rate ka.ahc.rate
+# The least any async Swift client over this libcurl reaches (async-floor), and ServerTrust beside it.
+r keepalive-async-floor-vs-libcurl ka.floor.rate ka.libcurl.rate
+r keepalive-task-executor-vs-async-floor ka.st-loop.rate ka.floor.rate
 r http1-64-in-flight-vs-libcurl-multi h1.st.rate h1.libcurl.rate
 r http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.rate h1.libcurl.rate
 r http1-64-in-flight-vs-urlsession h1.st.rate h1.urlsession.rate
@@ -318,6 +323,7 @@ r cpu-per-request-full-handshake-vs-ahc hs.st-full.cpu_us hs.ahc.cpu_us
 r cpu-per-request-keepalive-vs-libcurl ka.st.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-keepalive-task-executor-vs-libcurl ka.st-loop.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-keepalive-vs-ahc ka.st.cpu_us ka.ahc.cpu_us
+r cpu-per-request-keepalive-async-floor-vs-libcurl ka.floor.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-http1-64-in-flight-vs-libcurl-multi h1.st.cpu_us h1.libcurl.cpu_us
 r cpu-per-request-http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.cpu_us h1.libcurl.cpu_us
 r cpu-per-request-http2-64-in-flight-vs-libcurl-multi h2.st.cpu_us h2.libcurl.cpu_us

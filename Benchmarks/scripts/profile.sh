@@ -7,7 +7,8 @@
 # Each client runs N1 and then N2 sequential requests under callgrind; (I(N2) - I(N1)) / (N2 - N1)
 # is the cost of one request without process start-up. Workloads: full handshakes (raw libcurl,
 # AsyncHTTPClient, ServerTrust default, pins + stapled OCSP, and pins with and without live
-# OCSP from a warm cache on the port that staples nothing), kept-alive requests, and 64 requests
+# OCSP from a warm cache on the port that staples nothing), kept-alive requests (with
+# async-floor: the least an async Swift client over this libcurl costs), and 64 requests
 # in flight over HTTP/1.1 (64 connections) and HTTP/2 (one connection; N1/N2 = 1000/3000). The .out
 # files stay in OUT-DIR for `callgrind_annotate --inclusive=yes FILE | swift demangle`.
 #
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "${1:-$here/.build/profile}" && cd "${1:-$here/.build/profile}" && pwd)
 bin="$here/.build/release"
 command -v valgrind >/dev/null || { echo "profile.sh: valgrind is not installed" >&2; exit 1; }
-for binary in libcurl-bench servertrust-bench ahc-bench; do
+for binary in libcurl-bench servertrust-bench ahc-bench async-floor; do
     [ -x "$bin/$binary" ] || { echo "profile.sh: build first (swift build -c release)" >&2; exit 1; }
     cp "$bin/$binary" "$out/$binary"
     strip --strip-debug "$out/$binary"
@@ -60,6 +61,7 @@ st_warm=$(per_request st-handshake-ocsp-warm 100 300 "$out/servertrust-bench" ha
 lc_ka=$(per_request lc-keepalive 1000 3000 "$out/libcurl-bench" keepalive "$h1" --cacert "$BENCH_ROOT")
 st_ka=$(per_request st-keepalive 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
 st_ka_loop=$(per_request st-keepalive-loop 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}" --executor loop)
+floor_ka=$(per_request async-floor-keepalive 1000 3000 "$out/async-floor" keepalive "$h1" --cacert "$BENCH_ROOT")
 h2=https://localhost:$BENCH_H2_PORT/
 lc_m1=$(per_request lc-multi-h1 1000 3000 "$out/libcurl-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64)
 st_m1=$(per_request st-multi-h1 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}")
@@ -79,6 +81,7 @@ printf '%-44s %21s\n' "  warm OCSP cache ÷ pins alone" "$(awk -v a="$st_warm" -
 row "kept-alive request, raw libcurl" "$lc_ka" "$lc_ka"
 row "kept-alive request, ServerTrust pins + staple" "$st_ka" "$lc_ka"
 row "  … from Session.taskExecutor" "$st_ka_loop" "$lc_ka"
+row "kept-alive request, async floor (no ServerTrust)" "$floor_ka" "$lc_ka"
 row "64 in flight, HTTP/1.1, raw libcurl multi" "$lc_m1" "$lc_m1"
 row "64 in flight, HTTP/1.1, ServerTrust" "$st_m1" "$lc_m1"
 row "  … from Session.taskExecutor" "$st_m1_loop" "$lc_m1"

@@ -1,0 +1,128 @@
+import BenchSupport
+import CCurlFloor
+import Foundation
+import Synchronization
+
+// The least an async Swift request costs over libcurl 7.88 on this machine: no ServerTrust code.
+//
+//   async-floor keepalive URL --cacert F [--requests N]
+//
+// What every async HTTP client over libcurl must do per request, and nothing more: parse the
+// URL string into a Foundation `URL`, suspend the calling task in a cancellable checked
+// continuation, hand the transfer to the thread that drives the multi handle, and resume the
+// task with a response (status, the header lines and the body as received, the URL). libcurl runs with every option ServerTrust's
+// session sets (CCurlFloor, after scripts/curl-floor.c's full set), and the calling task prefers
+// the loop thread as its executor, as `Session.taskExecutor` does: no thread is crossed.
+// Driven by the same BenchSupport workload as servertrust-bench. What it leaves out is what
+// ServerTrust adds: the trust policy's lookup and the connection guard's check before each
+// request, the response's header fields and trust report, metrics and tracing, retries and
+// redirects. scripts/profile.sh counts it beside ServerTrust and raw libcurl.
+
+/// The response: what any client returns. The header lines are kept as curl delivered them,
+/// in one array, as ServerTrust's `ReceivedFields` keeps them until they are read.
+struct Reply: Sendable {
+    let status: Int
+    let url: URL
+    let head: [UInt8]
+    let body: [UInt8]
+}
+
+struct FloorError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One libcurl multi handle driven by one thread, which is also the executor of the tasks that
+/// prefer it: their jobs run between curl calls, one transfer at a time.
+final class Loop: TaskExecutor, @unchecked Sendable {
+    private let engine: OpaquePointer
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let thread = Atomic<UInt>(0)
+    /// Loop thread only: the transfer running and the task waiting for it.
+    private var waiting: CheckedContinuation<Reply, any Error>?
+    private var waitingURL: URL?
+
+    init(cacert: String) throws {
+        guard let engine = curl_floor_new(cacert) else { throw FloorError(description: "curl_floor_new failed") }
+        self.engine = engine
+        let thread = Thread { [self] in run() }
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        if thread.load(ordering: .relaxed) != UInt(pthread_self()) { curl_floor_wakeup(engine) }
+    }
+
+    /// On the loop thread (a job of a task preferring this executor): starts the transfer.
+    func start(_ url: URL, _ continuation: CheckedContinuation<Reply, any Error>) {
+        guard curl_floor_start(engine, url.absoluteString) == 0 else {
+            continuation.resume(throwing: FloorError(description: "curl_multi_add_handle failed"))
+            return
+        }
+        waiting = continuation
+        waitingURL = url
+    }
+
+    /// The bytes one of the engine's buffers holds.
+    private func bytes(_ buffer: (OpaquePointer?, UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt8>?) -> [UInt8] {
+        var length = 0
+        let start = buffer(engine, &length)
+        return length == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: length))
+    }
+
+    private func run() {
+        thread.store(UInt(pthread_self()), ordering: .relaxed)
+        var taken: [UnownedJob] = []
+        while true {
+            jobs.withLock { swap(&$0, &taken) }
+            for job in taken { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            taken.removeAll(keepingCapacity: true)
+            guard let continuation = waiting, let url = waitingURL else {
+                if jobs.withLock({ $0.isEmpty }) { curl_floor_poll(engine) }
+                continue
+            }
+            var code: Int32 = 0
+            var status = 0
+            if curl_floor_perform(engine, &code, &status) == 1 {
+                waiting = nil
+                waitingURL = nil
+                if code == 0 {
+                    let reply = Reply(status: status, url: url, head: bytes(curl_floor_head), body: bytes(curl_floor_body))
+                    continuation.resume(returning: reply)
+                } else {
+                    continuation.resume(throwing: FloorError(description: "curl error \(code)"))
+                }
+                continue
+            }
+            if jobs.withLock({ $0.isEmpty }) { curl_floor_poll(engine) }
+        }
+    }
+}
+
+/// `GET string`, as an async client's entry point does it.
+func get(_ string: String, on loop: Loop) async throws -> Reply {
+    guard let url = URL(string: string), url.host != nil else { throw FloorError(description: "bad URL \(string)") }
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            loop.start(url, continuation)
+        }
+    } onCancel: {
+        // A client cancels the transfer here; the workload never cancels.
+    }
+}
+
+runBlocking {
+    let options = Options()
+    guard options.mode == "keepalive", let cacert = options.caCertificates else {
+        Options.fail("usage: async-floor keepalive URL --cacert FILE [--requests N]")
+    }
+    let loop = try Loop(cacert: cacert)
+    let url = options.url
+    try await withTaskExecutorPreference(loop) { () async throws -> Void in
+        try await runWorkload(options) {
+            let reply = try await get(url, on: loop)
+            guard reply.status == 200 else { throw FloorError(description: "status \(reply.status)") }
+        }
+    }
+}
