@@ -6,10 +6,9 @@
 /// so its `Location` — where the client went next — is unproven, and whatever the final hop
 /// says, the response reached through it is not `.verified` (audit #15, finding 5(a)).
 ///
-/// Hop records, not three parallel arrays: the response's ``Response/hops``,
-/// ``Response/hopVerifications`` and ``Response/hopAttempts`` are made from them when asked
-/// for. The first hop is kept inline and only redirects go to an array, so a request that is
-/// not redirected — most of them — allocates nothing here (docs/PERFORMANCE.md).
+/// One array of hop records, not three parallel arrays: the response's ``Response/hops``,
+/// ``Response/hopVerifications`` and ``Response/hopAttempts`` are read from it when asked for,
+/// so a request allocates one array for its hops, not three (docs/PERFORMANCE.md).
 struct HopLog: Sendable {
     struct Hop: Sendable {
         let report: TrustReport
@@ -17,13 +16,8 @@ struct HopLog: Sendable {
         let attempts: Int
     }
 
-    /// The first hop, nil before any.
-    private var first: Hop?
-    /// Every hop after the first (redirects), in order.
-    private var redirects: [Hop] = []
-
     /// Every hop, first request first.
-    var hops: [Hop] { first.map { [$0] + redirects } ?? [] }
+    private(set) var hops: [Hop] = []
 
     /// Every hop's trust report, first request first.
     var reports: [TrustReport] { hops.map(\.report) }
@@ -32,21 +26,18 @@ struct HopLog: Sendable {
     /// Every hop's attempts (``Session/RetryPolicy``), parallel to ``reports``.
     var attempts: [Int] { hops.map(\.attempts) }
 
-    var count: Int { first == nil ? 0 : 1 + redirects.count }
+    var count: Int { hops.count }
 
     mutating func record(_ report: TrustReport, verification: ResponseVerification, attempts: Int = 1) {
-        let hop = Hop(report: report, verification: verification, attempts: attempts)
-        if first == nil { first = hop } else { redirects.append(hop) }
+        hops.append(Hop(report: report, verification: verification, attempts: attempts))
     }
 
     /// The first failing hop's failure; otherwise the final hop's result (`.verified`, or
     /// `.notRequested` when no policy checks the final host). `.notRequested` before any hop.
     var verification: ResponseVerification {
-        guard let first else { return .notRequested }
-        if case .failed = first.verification { return first.verification }
-        let failure = redirects.first {
+        let failure = hops.first {
             if case .failed = $0.verification { true } else { false }
         }
-        return failure?.verification ?? redirects.last?.verification ?? first.verification
+        return failure?.verification ?? hops.last?.verification ?? .notRequested
     }
 }
