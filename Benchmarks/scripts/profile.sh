@@ -15,6 +15,9 @@
 # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes, so the binaries are profiled from
 # stripped copies (symbols stay, line numbers go).
 set -euo pipefail
+# A client that fails (exit status ≠ 0) stops the script: without this, the failure inside
+# `$(per_request …)` went unnoticed and its row read as a few instructions per request.
+shopt -s inherit_errexit
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "${1:-$here/.build/profile}" && cd "${1:-$here/.build/profile}" && pwd)
 bin="$here/.build/release"
@@ -34,10 +37,14 @@ pins=(--pin "$BENCH_LEAF_PIN" --pin "$BENCH_INTERMEDIATE_PIN")
 
 # instructions NAME N CMD…: runs CMD --requests N under callgrind, prints the total.
 instructions() {
-    local name=$1 count=$2
+    local name=$1 count=$2 output
     shift 2
-    valgrind --tool=callgrind --callgrind-out-file="$out/$name-$count.out" "$@" --requests "$count" 2>&1 \
-        | awk '/Collected :/ { print $NF }'
+    output=$(valgrind --tool=callgrind --callgrind-out-file="$out/$name-$count.out" "$@" --requests "$count" 2>&1) || {
+        echo "profile.sh: $name with --requests $count failed:" >&2
+        grep -v '^==' <<<"$output" | tail -n 5 >&2
+        return 1
+    }
+    awk '/Collected :/ { print $NF }' <<<"$output"
 }
 # per_request NAME N1 N2 CMD…
 per_request() {
@@ -81,7 +88,7 @@ printf '%-44s %21s\n' "  warm OCSP cache ÷ pins alone" "$(awk -v a="$st_warm" -
 row "kept-alive request, raw libcurl" "$lc_ka" "$lc_ka"
 row "kept-alive request, ServerTrust pins + staple" "$st_ka" "$lc_ka"
 row "  … from Session.taskExecutor" "$st_ka_loop" "$lc_ka"
-row "kept-alive request, async floor (no ServerTrust)" "$floor_ka" "$lc_ka"
+row "kept-alive, async floor (no ServerTrust)" "$floor_ka" "$lc_ka"
 row "64 in flight, HTTP/1.1, raw libcurl multi" "$lc_m1" "$lc_m1"
 row "64 in flight, HTTP/1.1, ServerTrust" "$st_m1" "$lc_m1"
 row "  … from Session.taskExecutor" "$st_m1_loop" "$lc_m1"
