@@ -243,14 +243,14 @@ import ServerTrustTestSupport
 /// What `Transfer` does with the parsed lines: a status line starts a new head, a blank line
 /// after a final status delivers it, and the header cap counts the bytes curl delivered.
 @Suite struct TransferHeaderTests {
-    private func transfer(onHead: @escaping @Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void) throws -> Transfer {
+    private func transfer() throws -> Transfer {
         let policy = TrustPolicy(
             host: NormalizedHost("plain.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
             anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let transfer = Transfer(
             url: "http://plain.servertrust.test/", method: "GET", headers: [:], body: nil, policy: policy, isTLS: false,
-            bodyLimit: nil, stream: BodyStream(), onHead: onHead, onCompletion: { _ in })
+            bodyLimit: nil, stream: BodyStream())
         #expect(transfer.admitConnection(disableGuard: false))  // plain HTTP: records a report
         return transfer
     }
@@ -259,43 +259,50 @@ import ServerTrustTestSupport
         Array(line.utf8).withUnsafeBytes { transfer.receiveHeaderLine($0) }
     }
 
-    @Test func interimResponsesAreDroppedAndOnlyTheFinalHeadIsDeliveredOnce() throws {
-        let heads = Locked<[ResponseHead]>([])
-        let transfer = try transfer { result in
-            if case .success(let (head, _)) = result { heads.withLock { $0.append(head) } }
+    /// The head a streamed transfer resumes its task with, as a task awaiting it receives it,
+    /// after `lines`; then the transfer is abandoned, which fails a task still waiting (no head
+    /// was delivered) and changes nothing for one already resumed.
+    private func deliveredHead(after lines: [String]) async throws -> ResponseHead {
+        let transfer = try transfer()
+        let outcome = try await withCheckedThrowingContinuation { continuation in
+            transfer.attach(continuation)
+            for line in lines { #expect(send(line, to: transfer)) }
+            transfer.abandon(SessionError(.cancelled, "No head was delivered."))
         }
-        for line in [
+        transfer.settle()
+        #expect(outcome.body.isEmpty)
+        return outcome.head
+    }
+
+    @Test func interimResponsesAreDroppedAndOnlyTheFinalHeadIsDelivered() async throws {
+        let head = try await deliveredHead(after: [
             "HTTP/1.1 100 Continue\r\n", "X-Interim: yes\r\n", "\r\n",
             "HTTP/1.1 103 Early Hints\r\n", "Link: </a.css>; rel=preload\r\n", "\r\n",
             "HTTP/2 200\r\n", "content-type: text/plain\r\n", "x-empty:\r\n", "\r\n",
-        ] {
-            #expect(send(line, to: transfer))
-        }
-        let delivered = heads.withLock { $0 }
-        #expect(delivered.count == 1)
-        #expect(delivered.first?.status == 200)
-        #expect(delivered.first?.httpVersion == "HTTP/2")
-        #expect(delivered.first?.headers.map(\.name.rawName) == ["content-type", "x-empty"])
-        #expect(delivered.first?.headers.map(\.value) == ["text/plain", ""])
+        ])
+        #expect(head.status == 200)
+        #expect(head.httpVersion == "HTTP/2")
+        #expect(head.headers.map(\.name.rawName) == ["content-type", "x-empty"])
+        #expect(head.headers.map(\.value) == ["text/plain", ""])
     }
 
-    @Test func aTrailerAfterTheDeliveredHeadLeavesThatHeadAsItWas() throws {
+    @Test func aHeadIsNotDeliveredBeforeItsBlankLine() async throws {
+        await #expect(throws: SessionError.self) {
+            _ = try await deliveredHead(after: ["HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n"])
+        }
+    }
+
+    @Test func aTrailerAfterTheDeliveredHeadLeavesThatHeadAsItWas() async throws {
         // The head shares the fields the transfer keeps appending to (trailers of a chunked
         // body arrive as header lines too): what was delivered must not change.
-        let heads = Locked<[ResponseHead]>([])
-        let transfer = try transfer { result in
-            if case .success(let (head, _)) = result { heads.withLock { $0.append(head) } }
-        }
-        for line in ["HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "\r\n", "X-Checksum: abc\r\n", "\r\n"] {
-            #expect(send(line, to: transfer))
-        }
-        let delivered = heads.withLock { $0 }
-        #expect(delivered.count == 1)
-        #expect(delivered.first?.headers.map(\.name.rawName) == ["Content-Type"])
+        let head = try await deliveredHead(after: [
+            "HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "\r\n", "X-Checksum: abc\r\n", "\r\n",
+        ])
+        #expect(head.headers.map(\.name.rawName) == ["Content-Type"])
     }
 
     @Test func theHeaderCapCountsEveryByteCurlDelivered() throws {
-        let transfer = try transfer { _ in }
+        let transfer = try transfer()
         #expect(send("HTTP/1.1 200 OK\r\n", to: transfer))
         let line = "X-Padding: " + String(repeating: "x", count: 1024 - 13) + "\r\n"  // 1,024 bytes
         var accepted = 17

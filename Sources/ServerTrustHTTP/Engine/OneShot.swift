@@ -22,7 +22,11 @@ import Synchronization
 /// transfer, whose `finish` and `abandon` each run at most once and on one thread at a time
 /// (the loop thread, or the submitting task when the loop had already stopped). A second
 /// `resume` is ignored.
-final class OneShot: @unchecked Sendable {
+///
+/// ``Transfer`` is its subclass: the transfer is its own continuation box, so a request
+/// allocates one object for both, and the transfer resumes its task itself rather than through
+/// a completion closure. Every member is `final`: nothing here is overridden or dispatched.
+class OneShot: @unchecked Sendable {
     typealias Value = Transfer.Outcome
 
     private enum State: Int {
@@ -40,7 +44,7 @@ final class OneShot: @unchecked Sendable {
     private var continuation: CheckedContinuation<Value, any Error>?
     private var result: Result<Value, SessionError>?
 
-    func attach(_ continuation: CheckedContinuation<Value, any Error>) {
+    final func attach(_ continuation: CheckedContinuation<Value, any Error>) {
         self.continuation = continuation
         let (attached, _) = state.compareExchange(
             expected: State.empty.rawValue, desired: State.attached.rawValue, ordering: .acquiringAndReleasing)
@@ -51,7 +55,7 @@ final class OneShot: @unchecked Sendable {
         Self.deliver(result.take() ?? .failure(SessionError(.transferFailed, "The transfer ended without a result.")), to: continuation)
     }
 
-    func resume(with result: consuming Result<Value, SessionError>) {
+    final func resume(with result: consuming Result<Value, SessionError>) {
         switch State(rawValue: state.load(ordering: .acquiring)) {
         case .empty?:
             self.result = copy result
@@ -79,7 +83,7 @@ final class OneShot: @unchecked Sendable {
     /// the task's first read of an object the loop made just before resuming it (a response's
     /// ``ReceivedFields``) as a race. This acquire makes the edge visible to it on every
     /// request, for one atomic load.
-    func settle() {
+    final func settle() {
         _ = state.load(ordering: .acquiring)
     }
 

@@ -30,7 +30,12 @@ struct ResponseHead: Sendable {
 /// session's loop thread only; the C callbacks that receive it unretained run on that thread
 /// inside `curl_multi_perform`. The loop's table of active transfers keeps it alive while curl
 /// may call back. Hence `@unchecked Sendable`.
-final class Transfer: @unchecked Sendable {
+///
+/// The transfer is also the box its awaiting task's continuation waits in (``OneShot``, its
+/// superclass): the task attaches to it, and the transfer resumes the task with its
+/// ``Outcome`` when it ends, or, for a streamed response (``stream``), with its head as soon as
+/// that has arrived (an outcome with no body). One allocation per request for both.
+final class Transfer: OneShot, @unchecked Sendable {
     /// What the caller receives when the transfer ends.
     struct Outcome: Sendable {
         var head: ResponseHead
@@ -57,10 +62,9 @@ final class Transfer: @unchecked Sendable {
     /// none or an in-memory ``body``.
     let upload: UploadStream?
 
-    /// Called once, on the loop thread, when headers are complete (streaming) or never.
-    private let onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)?
-    /// Called once, on the loop thread, when the transfer ends.
-    private let onCompletion: @Sendable (Result<Outcome, SessionError>) -> Void
+    /// Called once, on the loop thread, when the transfer ends, before the awaiting task is
+    /// resumed; nil for nothing to do (a revocation loop's booking to release, tests).
+    private let onCompletion: (@Sendable (Result<Outcome, SessionError>) -> Void)?
 
     /// The handle running this transfer; a handle given up or given back no longer reaches it.
     var easy: EasyHandle? {
@@ -94,8 +98,7 @@ final class Transfer: @unchecked Sendable {
     init(
         url: String, method: String, headers: HTTPFields, body: [UInt8]?, policy: TrustPolicy,
         isTLS: Bool, bodyLimit: Int?, timeout: Duration? = nil, contentDecoding: ContentDecodingPlan = .off, stream: BodyStream?,
-        onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)? = nil,
-        upload: UploadStream? = nil, onCompletion: @escaping @Sendable (Result<Outcome, SessionError>) -> Void
+        upload: UploadStream? = nil, onCompletion: (@Sendable (Result<Outcome, SessionError>) -> Void)? = nil
     ) {
         self.url = url
         self.method = method
@@ -108,7 +111,6 @@ final class Transfer: @unchecked Sendable {
         self.contentDecoding = contentDecoding
         self.stream = stream
         self.upload = upload
-        self.onHead = onHead
         self.onCompletion = onCompletion
     }
 
@@ -267,13 +269,14 @@ final class Transfer: @unchecked Sendable {
         return upload.read(into: buffer)
     }
 
+    /// A streamed response's head, to the awaiting task (a buffered one waits for the end).
     private func deliverHead() {
-        guard !headDelivered, let onHead else { return }
+        guard !headDelivered, stream != nil else { return }
         headDelivered = true
         if let report {
-            onHead(.success((head, report)))
+            resume(with: .success(Outcome(head: head, body: [], report: report, contentDecoding: .off)))
         } else {
-            onHead(.failure(SessionError(.trustEvaluationFailed, "No trust evaluation was recorded for the connection.", url: url)))
+            resume(with: .failure(SessionError(.trustEvaluationFailed, "No trust evaluation was recorded for the connection.", url: url)))
         }
     }
 
@@ -286,12 +289,14 @@ final class Transfer: @unchecked Sendable {
         upload?.close()
         recordHandshakeDuration()
         let result = outcome(code)
-        if case .failure(let error) = result, !headDelivered, let onHead {
-            headDelivered = true
-            onHead(.failure(error))
-        }
         if case .failure(let error) = result { stream?.finish(throwing: error) } else { stream?.finish(throwing: nil) }
-        onCompletion(result)
+        onCompletion?(result)
+        if stream == nil {
+            resume(with: result)
+        } else if case .failure(let error) = result, !headDelivered {
+            headDelivered = true
+            resume(with: .failure(error))
+        }
     }
 
     /// Ends the transfer without curl (cancellation, shutdown).
@@ -299,12 +304,12 @@ final class Transfer: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         upload?.close()
-        if !headDelivered, let onHead {
-            headDelivered = true
-            onHead(.failure(error))
-        }
         stream?.finish(throwing: error)
-        onCompletion(.failure(error))
+        onCompletion?(.failure(error))
+        if stream == nil || !headDelivered {
+            headDelivered = true
+            resume(with: .failure(error))
+        }
     }
 
     private func outcome(_ code: CURLcode) -> Result<Outcome, SessionError> {

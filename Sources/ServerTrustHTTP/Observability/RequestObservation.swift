@@ -43,6 +43,9 @@ struct RequestObservation {
     /// child of the request's span, and injects its context into the hop's headers through
     /// the tracer (W3C `traceparent` with an OpenTelemetry tracer), replacing any field of the
     /// same name. Each hop injects its own span, so a redirect target never sees another hop's.
+    /// Whether each hop gets a span of its own (a tracer is set).
+    var tracesHops: Bool { span != nil }
+
     func startHop(_ request: inout Request, index: Int) -> HopObservation {
         guard let tracer, let span else { return HopObservation(span: nil) }
         let hop = tracer.startSpan(SessionMetrics.boundedMethod(request.method.rawValue), context: span.context, ofKind: .client)

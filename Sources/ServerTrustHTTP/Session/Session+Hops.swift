@@ -34,7 +34,8 @@ struct FinalHop<Result: HopResult> {
 extension Session {
     /// The hop driver of both ``data(for:)`` and ``stream(_:)``.
     ///
-    /// For each hop: `prepare` the request; `send` it — each attempt (``Configuration/retryPolicy``)
+    /// For each hop: `prepare` the request when `mustPrepare` says so (it may also refuse the
+    /// hop by throwing); `send` it — each attempt (``Configuration/retryPolicy``)
     /// traced as its own hop span, with its trust rejection reported; report the accepted hop's
     /// report-only findings; record its trust report, `verify`'s signed-response result and its
     /// attempts; then follow a redirect per ``RedirectRules`` (after `leave` on the hop left behind)
@@ -50,6 +51,7 @@ extension Session {
     /// `swift_task_switch` calls of a kept-alive request (docs/PERFORMANCE.md).
     nonisolated(nonsending) func followHops<Result: HopResult>(
         _ request: Request, observation: RequestObservation,
+        mustPrepare: (Request) throws -> Bool,
         prepare: nonisolated(nonsending) (Request) async throws -> Request,
         send: nonisolated(nonsending) (Request) async throws -> Result,
         verify: (Result, Request) throws -> ResponseVerification,
@@ -57,18 +59,37 @@ extension Session {
     ) async throws -> FinalHop<Result> {
         var current = request
         var hops = HopLog()
+        let retryPolicy = configuration.retryPolicy
         while true {
-            current = try await prepare(current)
+            if try mustPrepare(current) { current = try await prepare(current) }
             let hopRequest = current
             let hopIndex = hops.count
-            let (result, attempts) = try await withRetries(hopRequest) {
-                var traced = hopRequest
-                let span = observation.startHop(&traced, index: hopIndex)
-                let result = try await span.observing {
-                    try await reportingTrustFailures(url: hopRequest.url) { try await send(traced) }
+            let result: Result
+            let attempts: Int
+            if observation.tracesHops || (retryPolicy.maximumRetries > 0 && hopRequest.mayBeRetried) {
+                (result, attempts) = try await withRetries(hopRequest) {
+                    var traced = hopRequest
+                    let span = observation.startHop(&traced, index: hopIndex)
+                    let result = try await span.observing {
+                        try await reportingTrustFailures(url: hopRequest.url) { try await send(traced) }
+                    }
+                    span.succeeded(status: result.head.status, httpVersion: result.head.httpVersion, trust: result.report)
+                    return result
                 }
-                span.succeeded(status: result.head.status, httpVersion: result.head.httpVersion, trust: result.report)
-                return result
+            } else {
+                // No span to record and no retry to make: the one attempt runs here, where the
+                // path above enters four more async functions (`withRetries`, its attempt, the
+                // span's `observing`, `reportingTrustFailures`) that would each do nothing but
+                // pass it through. What they do for a failure is done here: a trust rejection
+                // is reported, and the error says one attempt was made.
+                do {
+                    result = try await send(hopRequest)
+                } catch var error as SessionError {
+                    if let rejected = error.rejectedTrust { reportTrustFailures(of: rejected, url: hopRequest.url) }
+                    error.attempts = 1
+                    throw error
+                }
+                attempts = 1
             }
             reportTrustFailures(of: result.report, url: current.url)
             let verification = try verify(result, current)

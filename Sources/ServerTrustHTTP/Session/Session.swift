@@ -203,6 +203,7 @@ public final class Session: Sendable {
         let final = try await followHops(
             request, observation: observation,
             // Kept buffered: a redirect that resends the body sends these bytes again.
+            mustPrepare: { mustBufferForSigning($0) },
             prepare: { try await bufferedForSigning($0) },
             send: { request in
                 let (signed, pending) = try signedResponses.prepare(request)
@@ -213,15 +214,18 @@ public final class Session: Sendable {
                     hop.pending, status: hop.head.status, headers: hop.head.headers, body: hop.outcome.body, url: request.url)
             },
             leave: { _ in })
-        let (outcome, url, hops) = (final.result.outcome, final.request.url, final.hops)
+        // Read in place, not copied out first: a copy of the outcome is a retain and a release
+        // of each of its five references.
+        let head = final.result.outcome.head
         // Decoded only now, after the signature check on the bytes as received.
-        let (body, decoded) = try outcome.contentDecoding.finish(
-            outcome.body, headers: outcome.head.headers, limit: configuration.maximumResponseBodySize, url: url.absoluteString)
+        let (body, decoded) = try final.result.outcome.contentDecoding.finish(
+            final.result.outcome.body, headers: head.headers, limit: configuration.maximumResponseBodySize,
+            url: final.request.url.absoluteString)
         return Response(
-            status: outcome.head.publicStatus, body: body, url: url,
-            trust: outcome.report, httpVersion: outcome.head.httpVersion,
-            verification: hops.verification, decodedContentEncodings: decoded,
-            attempts: final.attempts, hopLog: hops, receivedFields: outcome.head.fields)
+            status: head.publicStatus, body: body, url: final.request.url,
+            trust: final.result.outcome.report, httpVersion: head.httpVersion,
+            verification: final.hops.verification, decodedContentEncodings: decoded,
+            attempts: final.attempts, hopLog: final.hops, receivedFields: head.fields)
     }
 
     /// `GET url`.
@@ -257,10 +261,11 @@ public final class Session: Sendable {
     nonisolated(nonsending) private func sendStreaming(_ request: Request, _ observation: RequestObservation) async throws -> StreamingResponse {
         let final = try await followHops(
             request, observation: observation,
-            prepare: { request in
+            mustPrepare: { request in
                 try signedResponses.refuseStreaming(request)
-                return request
+                return false
             },
+            prepare: { $0 },
             send: { request in
                 let (head, report, body) = try await performStreaming(request)
                 return StreamedHop(head: head, report: report, body: body)
@@ -307,22 +312,17 @@ public final class Session: Sendable {
 
     // MARK: One hop
 
+    /// Sends one hop and waits for its whole outcome.
     nonisolated(nonsending) private func perform(_ request: Request) async throws -> Transfer.Outcome {
-        let result = OneShot()
-        let transfer = try makeTransfer(request, stream: nil, onHead: nil) { result.resume(with: $0) }
-        return try await run(transfer, awaiting: result)
+        try await run(try makeTransfer(request, stream: nil))
     }
 
     nonisolated(nonsending) private func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
         let stream = BodyStream()
-        let head = OneShot()
-        let transfer = try makeTransfer(
-            request, stream: stream,
-            onHead: { head.resume(with: $0.map { Transfer.Outcome(head: $0.0, body: [], report: $0.1, contentDecoding: .off) }) }
-        ) { _ in }
+        let transfer = try makeTransfer(request, stream: stream)
         let loop = self.loop(running: transfer)
         stream.setResumeHandler { [loop] in loop.resume(transfer) }
-        let arrived = try await run(transfer, awaiting: head)
+        let arrived = try await run(transfer)
         let (responseHead, report) = (arrived.head, arrived.report)
         let body = ResponseBody(stream: stream) { [loop] in
             loop.cancel(transfer, SessionError(.cancelled, "The body stream was abandoned.", url: transfer.url))
@@ -330,14 +330,15 @@ public final class Session: Sendable {
         return (responseHead, report, body)
     }
 
-    /// Submits `transfer` and waits for `result`, cancelling the transfer if the task is cancelled.
-    nonisolated(nonsending) private func run(_ transfer: Transfer, awaiting result: OneShot) async throws -> Transfer.Outcome {
+    /// Submits `transfer` and waits for what it resumes its task with (``Transfer``: the outcome,
+    /// or a streamed response's head), cancelling the transfer if the task is cancelled.
+    nonisolated(nonsending) private func run(_ transfer: Transfer) async throws -> Transfer.Outcome {
         let loop = self.loop(running: transfer)
-        defer { result.settle() }  // what the loop published, visible to ThreadSanitizer too
+        defer { transfer.settle() }  // what the loop published, visible to ThreadSanitizer too
         return try await withTaskCancellationHandler {
             // Checked, not unsafe: see `OneShot` (ThreadSanitizer).
             try await withCheckedThrowingContinuation { continuation in
-                result.attach(continuation)
+                transfer.attach(continuation)
                 loop.submit(transfer)
             }
         } onCancel: { [loop] in
@@ -346,11 +347,7 @@ public final class Session: Sendable {
         }
     }
 
-    private func makeTransfer(
-        _ request: Request, stream: BodyStream?,
-        onHead: (@Sendable (Result<(ResponseHead, TrustReport), SessionError>) -> Void)?,
-        completion: @escaping @Sendable (Result<Transfer.Outcome, SessionError>) -> Void
-    ) throws(SessionError) -> Transfer {
+    private func makeTransfer(_ request: Request, stream: BodyStream?) throws(SessionError) -> Transfer {
         let url = request.url.absoluteURL
         let absolute = url.absoluteString
         let scheme = Self.lowercasedScheme(of: url, absoluteString: absolute)
@@ -380,12 +377,12 @@ public final class Session: Sendable {
         let codings = request.contentDecoding ?? configuration.contentDecoding
         let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
         let upload = try self.upload(of: request, url: absolute)
-        let completion = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable, completion)
+        let release = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable)
         let transfer = Transfer(
             url: absolute, method: request.method.sentName, headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
-            timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream, onHead: onHead,
-            upload: upload, onCompletion: completion)
+            timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream,
+            upload: upload, onCompletion: release)
         // Broken by UploadStream.close() when the transfer ends: the handler captures the transfer.
         let runner = loop(running: transfer)
         upload?.setResumeHandler { [runner] in runner.resume(transfer) }
@@ -420,12 +417,20 @@ public final class Session: Sendable {
         }
     }
 
+    /// Whether `request` has a streamed or file body and its host a signed-response policy
+    /// (``bufferedForSigning(_:)``): checked before that async function is entered, which most
+    /// requests do not need.
+    private func mustBufferForSigning(_ request: Request) -> Bool {
+        guard let body = request.uploadBody, body.bytes == nil else { return false }
+        return signedResponses.requiresVerification(request.url)
+    }
+
     /// `request` with its streamed or file body read into memory when its host has a
     /// signed-response policy: the request signature covers the body's digest, which must be
     /// known before the request is sent. Over ``Configuration/maximumSignedRequestBodySize``
     /// the request is refused (``SessionError/Code/requestBodyTooLarge``) and nothing is sent.
     nonisolated(nonsending) private func bufferedForSigning(_ request: Request) async throws -> Request {
-        guard let body = request.uploadBody, body.bytes == nil, signedResponses.requiresVerification(request.url) else { return request }
+        guard mustBufferForSigning(request) else { return request }
         let url = request.url.absoluteString
         guard let (source, length, name) = try uploadSource(of: request, url: url) else { return request }
         let limit = configuration.maximumSignedRequestBodySize
