@@ -116,6 +116,10 @@ enum HeaderLine {
 
     /// The kind of `line`, decided exactly as ``parts(of:)`` decides it.
     static func kind(of line: UnsafeRawBufferPointer) -> Kind {
+        // Nearly every line is a field, which starts with its name: a first byte that is neither
+        // line space nor the `H` of `HTTP/` decides it without a scan, as the trimmed line then
+        // starts at that byte (not blank, not `HTTP/`).
+        if let first = line.first, !isLineSpace(first), first != 0x48 { return .other }
         var start = 0
         var end = line.count
         while start < end, isLineSpace(line[start]) { start += 1 }
