@@ -371,13 +371,15 @@ public final class Session: Sendable {
         if let timeout = request.timeout, timeout <= .zero {
             throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: absolute)
         }
-        let policy = try self.policy(forRawHost: rawHost, override: request.trustEvaluator)
+        // Read once: each read copies the optional existential out of the request's storage.
+        let override = request.trustEvaluator
+        let policy = try self.policy(forRawHost: rawHost, override: override)
         // The session's own list was checked in init; a request's override is checked here.
         if let override = request.contentDecoding { try ContentDecodingPlan.validate(override, url: absolute) }
         let codings = request.contentDecoding ?? configuration.contentDecoding
         let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
         let upload = try self.upload(of: request, url: absolute)
-        let release = try bookLoop(for: policy, cacheable: PolicyRegistry.cacheIdentity(of: request.trustEvaluator).cacheable)
+        let release = try bookLoop(for: policy, cacheable: override == nil || PolicyRegistry.cacheIdentity(of: override).cacheable)
         let transfer = Transfer(
             url: absolute, method: request.method.sentName, headers: request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
