@@ -30,7 +30,14 @@ final class EasyHandle {
     /// so pointing a reused handle at its next request is a store here, not five
     /// `curl_easy_setopt` calls. Nil while the handle waits for a request, and then every
     /// callback aborts. Loop thread only.
-    var transfer: Transfer?
+    var transfer: Transfer? {
+        didSet { unretainedTransfer = transfer.map { Unmanaged.passUnretained($0) } }
+    }
+    /// ``transfer``, as the callbacks read it: without a retain and a release on each of the
+    /// dozen or so calls of a request. Valid exactly while ``transfer`` holds the same object
+    /// (set and cleared with it), and the loop's table of active transfers keeps the transfer
+    /// alive while curl may call back.
+    private(set) var unretainedTransfer: Unmanaged<Transfer>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The share set with ``setShare(_:)``, kept alive by the handle: `curl_share_cleanup`
     /// refuses a share an easy handle still uses, and `deinit` cleans the handle up before

@@ -192,47 +192,52 @@ extension SessionError {
 
 // MARK: - C callbacks (loop thread, inside curl_multi_perform)
 
-/// The transfer a callback's data pointer (its ``EasyHandle``) runs now; nil, and the callback
-/// aborts, for a handle waiting between requests.
-private func runningTransfer(_ user: UnsafeMutableRawPointer?) -> Transfer? {
-    guard let user else { return nil }
-    return Unmanaged<EasyHandle>.fromOpaque(user).takeUnretainedValue().transfer
+/// Runs `body` with the transfer a callback's data pointer (its ``EasyHandle``) runs now,
+/// borrowed (``EasyHandle/unretainedTransfer``); returns `otherwise`, and the callback aborts,
+/// for a handle waiting between requests.
+private func withRunningTransfer<Result>(_ user: UnsafeMutableRawPointer?, otherwise: Result, _ body: (Transfer) -> Result) -> Result {
+    guard let user, let transfer = Unmanaged<EasyHandle>.fromOpaque(user).takeUnretainedValue().unretainedTransfer else { return otherwise }
+    return transfer._withUnsafeGuaranteedRef(body)
 }
 
 private let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, user in
-    guard let data, let transfer = runningTransfer(user) else { return 0 }
-    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+    guard let data else { return 0 }
+    return withRunningTransfer(user, otherwise: 0) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0 }
 }
 
 private let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, user in
-    guard let data, let transfer = runningTransfer(user) else { return 0 }
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+    guard let data else { return 0 }
+    return withRunningTransfer(user, otherwise: 0) { $0.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) }
 }
 
 private let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, user in
-    guard let data, let transfer = runningTransfer(user) else { return Int(CURL_READFUNC_ABORT) }
-    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+    guard let data else { return Int(CURL_READFUNC_ABORT) }
+    return withRunningTransfer(user, otherwise: Int(CURL_READFUNC_ABORT)) { $0.sendBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count)) }
 }
 
 private let sslContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> CURLcode = {
     _, sslContext, user in
-    guard let sslContext, let transfer = runningTransfer(user) else { return CURLE_ABORTED_BY_CALLBACK }
-    return transfer.configureNewConnection(sslContext: OpaquePointer(sslContext)) ? CURLE_OK : CURLE_ABORTED_BY_CALLBACK
+    guard let sslContext else { return CURLE_ABORTED_BY_CALLBACK }
+    return withRunningTransfer(user, otherwise: CURLE_ABORTED_BY_CALLBACK) {
+        $0.configureNewConnection(sslContext: OpaquePointer(sslContext)) ? CURLE_OK : CURLE_ABORTED_BY_CALLBACK
+    }
 }
 
 private let prerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
     user, _, _, _, _ in
-    guard let transfer = runningTransfer(user) else { return Int32(CURL_PREREQFUNC_ABORT) }
-    return transfer.admitConnection(disableGuard: false) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    withRunningTransfer(user, otherwise: Int32(CURL_PREREQFUNC_ABORT)) {
+        $0.admitConnection(disableGuard: false) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    }
 }
 
 /// Testing only (``Session/Configuration/unsafeDisableConnectionGuard``): accepts whatever stamp
 /// the connection carries, as a client without the guard would.
 private let unguardedPrerequisiteCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
     user, _, _, _, _ in
-    guard let transfer = runningTransfer(user) else { return Int32(CURL_PREREQFUNC_ABORT) }
-    return transfer.admitConnection(disableGuard: true) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    withRunningTransfer(user, otherwise: Int32(CURL_PREREQFUNC_ABORT)) {
+        $0.admitConnection(disableGuard: true) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+    }
 }
