@@ -212,7 +212,7 @@ final class Transfer: OneShot, @unchecked Sendable {
         guardFailure = nil
         report = nil
         (status, httpVersion) = (0, "")
-        fields = ReceivedFields.Buffer()
+        fields.startHead()
         received.removeAll()
         headerBytes = 0
         return true
