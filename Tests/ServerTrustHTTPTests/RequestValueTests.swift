@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
+import ServerTrustTestSupport
 
 /// `Request` keeps its fields in one shared copy-on-write storage: it must still behave as a
 /// value, each copy changed alone, whatever is changed and however (set, or in place).
@@ -83,6 +84,45 @@ import ServerTrust
         }
         let relative = try #require(URL(string: "/path", relativeTo: URL(string: "HTTPS://base.servertrust.test/")))
         #expect(Session.lowercasedScheme(of: relative.absoluteURL, absoluteString: relative.absoluteURL.absoluteString) == "https")
+    }
+
+    /// The session reads the host of a plain `https://host[:port]` URL from its bytes: whenever
+    /// it does, the host is the one Foundation reads, and every other URL is left to Foundation.
+    @Test func aHostReadFromTheURLsBytesIsTheHostFoundationReads() throws {
+        let fixed = [
+            "https://a.servertrust.test/", "https://API.ServerTrust.test:8443/x?y#z", "https://localhost:18740/", "https://127.0.0.1/",
+            "https://a.servertrust.test", "https://a.servertrust.test?q", "https://a.servertrust.test#f", "https://a-b.test.:1/",
+        ]
+        for text in fixed {
+            let url = try #require(URL(string: text), "\(text)")
+            #expect(Session.plainHTTPSHost(of: url.absoluteString) == url.host, "\(text)")
+            #expect(Session.plainHTTPSHost(of: url.absoluteString) != nil, "\(text)")
+        }
+        // Left to Foundation: user information, percent-encoding, brackets, other bytes, an
+        // empty or non-numeric port, no authority, another scheme.
+        for text in [
+            "https://user@a.servertrust.test/", "https://a%2Eservertrust.test/", "https://[::1]:443/", "https://a_b.test/",
+            "https://a.servertrust.test:/", "https://a.servertrust.test:8a/", "https://a.servertrust.test:1:2/", "https:///x",
+            "https:a.servertrust.test", "http://a.servertrust.test/", "https://bücher.test/", "https://a.test:443@b.test/",
+        ] {
+            #expect(Session.plainHTTPSHost(of: text) == nil, "\(text)")
+        }
+        // Random authorities from pieces that matter to the parse.
+        let pieces = ["a", "Z", "0", "9", ".", "-", ":", "443", "@", "%", "%41", "[", "]", "_", "~", "/", "?", "#", "ü", " ", "\\"]
+        var generator = SeededGenerator(seed: 0x4057)
+        var readFromBytes = 0
+        for _ in 0..<20_000 {
+            let authority = (0..<Int(generator.next() % 7)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let text = "https://" + authority + "/p"
+            guard let url = URL(string: text) else {
+                continue
+            }
+            if let host = Session.plainHTTPSHost(of: url.absoluteString) {
+                readFromBytes += 1
+                #expect(host == url.host, "\(text.debugDescription)")
+            }
+        }
+        #expect(readFromBytes > 1_000)
     }
 
     /// `Session.get(_ text:)` asks Foundation for no scheme when the text starts `https:`: every

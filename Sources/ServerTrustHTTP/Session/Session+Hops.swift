@@ -101,7 +101,7 @@ extension Session {
                 current = next
                 continue
             }
-            return FinalHop(result: result, request: current, hops: hops, attempts: attempts)
+            return FinalHop(result: consume result, request: current, hops: hops, attempts: attempts)
         }
     }
 }
