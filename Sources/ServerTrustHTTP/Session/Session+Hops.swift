@@ -42,6 +42,12 @@ extension Session {
     /// or return the final hop. Every hop, redirects included, is admitted by its own host's policy
     /// inside `send`.
     ///
+    /// A hop that no retry can follow and no span records (no tracer; no retry policy, or a
+    /// request that may not be retried) is sent directly, in this function's own frame: the
+    /// retry loop, the span and the rejection report would each be an async function of its own
+    /// that only passed the attempt through, and half the async frames of a kept-alive request
+    /// were theirs (docs/PERFORMANCE.md, seventh round). Its trust rejection is reported here.
+    ///
     /// `nonisolated(nonsending)`, like every async helper under ``data(for:)`` and
     /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`): each runs on the
     /// executor its caller is on instead of switching to the generic executor at entry. The

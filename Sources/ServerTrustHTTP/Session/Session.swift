@@ -38,6 +38,9 @@ public final class Session: Sendable {
     let uploadStatistics = UploadStatistics()
     /// ``Configuration/metricsFactory`` resolved once; nil when it is the no-op handler.
     private let metrics: SessionMetrics?
+    /// Whether ``Configuration/tracer`` is set, decided once: reading the optional existential
+    /// to find it nil copied and destroyed it through its value witnesses on every request.
+    private let hasConfiguredTracer: Bool
 
     /// - Parameters:
     ///   - configuration: settings; the defaults are safe.
@@ -77,6 +80,7 @@ public final class Session: Sendable {
         let anchors = try configuration.anchors.resolve()
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
+        hasConfiguredTracer = configuration.tracer != nil
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         let revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
         let handlePool = PolicyHandles.Pool(idleCapacity: MultiLoop.cacheSize(configuration))
@@ -295,7 +299,7 @@ public final class Session: Sendable {
     /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
     /// ``Configuration/tracer``.
     private func observe(_ request: Request) -> RequestObservation {
-        RequestObservation(request, metrics: metrics, tracer: configuration.tracer ?? Self.activeTracer)
+        RequestObservation(request, metrics: metrics, tracer: hasConfiguredTracer ? configuration.tracer : Self.activeTracer)
     }
 
     /// `InstrumentationSystem.tracer`, or nil — no tracer — without its search when nothing is
