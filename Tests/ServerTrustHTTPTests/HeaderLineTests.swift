@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+internal import CCurl
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -291,6 +292,24 @@ import ServerTrustTestSupport
         await #expect(throws: SessionError.self) {
             _ = try await deliveredHead(after: ["HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n"])
         }
+    }
+
+    /// A streamed transfer that ends well without the blank line that ends its head still
+    /// resumes its task with that head, rather than leaving it waiting. (A failure is then
+    /// offered to the task: it fails the test if the transfer resumed nothing, and is ignored
+    /// otherwise, as a second result always is.)
+    @Test func aStreamThatEndsWithoutItsBlankLineStillDeliversItsHead() async throws {
+        let transfer = try transfer()
+        let outcome = try await withCheckedThrowingContinuation { continuation in
+            transfer.attach(continuation)
+            #expect(send("HTTP/1.1 204 No Content\r\n", to: transfer))
+            #expect(send("X-Last: yes\r\n", to: transfer))
+            transfer.finish(CURLE_OK)
+            transfer.resume(with: .failure(SessionError(.cancelled, "The transfer resumed its task with nothing.")))
+        }
+        transfer.settle()
+        #expect(outcome.head.status == 204)
+        #expect(outcome.head.headers.map(\.name.rawName) == ["X-Last"])
     }
 
     @Test func aTrailerAfterTheDeliveredHeadLeavesThatHeadAsItWas() async throws {

@@ -293,9 +293,15 @@ final class Transfer: OneShot, @unchecked Sendable {
         onCompletion?(result)
         if stream == nil {
             resume(with: result)
-        } else if case .failure(let error) = result, !headDelivered {
-            headDelivered = true
-            resume(with: .failure(error))
+        } else if !headDelivered {
+            // A stream's task waits for the head: it gets the failure, or, should a transfer
+            // ever succeed without the blank line that ends its head, the head it has.
+            if case .failure(let error) = result {
+                headDelivered = true
+                resume(with: .failure(error))
+            } else {
+                deliverHead()
+            }
         }
     }
 
