@@ -96,6 +96,7 @@ command_for() {
         ka.urlsession) with_bundle "$root" "$us" keepalive "$h1" "${timing[@]}" ;;
         ka.ahc) "$ahc" keepalive "$h1" --cacert "$root" "${timing[@]}" ;;
         ka.floor) "$bin/async-floor" keepalive "$h1" --cacert "$root" "${timing[@]}" ;;
+        ka.floor-global) "$bin/async-floor" keepalive "$h1" --cacert "$root" --executor global "${timing[@]}" ;;
         h1.libcurl) "$lc" multi "$h1" --cacert "$root" "${multi[@]}" "${timing[@]}" ;;
         h1.st) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" "${timing[@]}" ;;
         h1.st-loop) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" --executor loop "${timing[@]}" ;;
@@ -136,7 +137,7 @@ sample() {
 groups=(
     "hs.libcurl hs.libcurl-pinned hs.st-default hs.st-pins hs.st-full hs.urlsession hs.ahc"
     "sys.libcurl sys.st-default sys.st-full sys.ahc"
-    "ka.libcurl ka.st ka.st-loop ka.urlsession ka.ahc ka.floor"
+    "ka.libcurl ka.st ka.st-loop ka.urlsession ka.ahc ka.floor ka.floor-global"
     "h1.libcurl h1.st h1.st-loop h1.urlsession h1.ahc"
     "h2.libcurl h2.st h2.st-loop h2.urlsession h2.ahc"
     "ocsp.st-pins ocsp.st-warm ocsp.st-cold"
@@ -239,6 +240,7 @@ if [ $quick = 0 ]; then
     row "" "URLSession" ka.urlsession $b
     row "" "AsyncHTTPClient" ka.ahc $b
     row "" "async floor (no ServerTrust)" ka.floor $b
+    row "" "async floor, global executor" ka.floor-global $b
     b=h1.libcurl
     row "req/s, 64 in flight, HTTP/1.1" "libcurl multi" $b $b
     row "" "ServerTrust" h1.st $b
@@ -307,6 +309,10 @@ r keepalive-vs-ahc ka.st.rate ka.ahc.rate
 # The least any async Swift client over this libcurl reaches (async-floor), and ServerTrust beside it.
 r keepalive-async-floor-vs-libcurl ka.floor.rate ka.libcurl.rate
 r keepalive-task-executor-vs-async-floor ka.st-loop.rate ka.floor.rate
+# The same floor from Swift's global executor, where every async client over a loop thread pays
+# two cross-thread hand-offs per request, and ServerTrust from the global executor beside it.
+r keepalive-async-floor-global-vs-libcurl ka.floor-global.rate ka.libcurl.rate
+r keepalive-vs-async-floor-global ka.st.rate ka.floor-global.rate
 r http1-64-in-flight-vs-libcurl-multi h1.st.rate h1.libcurl.rate
 r http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.rate h1.libcurl.rate
 r http1-64-in-flight-vs-urlsession h1.st.rate h1.urlsession.rate
@@ -324,6 +330,7 @@ r cpu-per-request-keepalive-vs-libcurl ka.st.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-keepalive-task-executor-vs-libcurl ka.st-loop.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-keepalive-vs-ahc ka.st.cpu_us ka.ahc.cpu_us
 r cpu-per-request-keepalive-async-floor-vs-libcurl ka.floor.cpu_us ka.libcurl.cpu_us
+r cpu-per-request-keepalive-async-floor-global-vs-libcurl ka.floor-global.cpu_us ka.libcurl.cpu_us
 r cpu-per-request-http1-64-in-flight-vs-libcurl-multi h1.st.cpu_us h1.libcurl.cpu_us
 r cpu-per-request-http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.cpu_us h1.libcurl.cpu_us
 r cpu-per-request-http2-64-in-flight-vs-libcurl-multi h2.st.cpu_us h2.libcurl.cpu_us

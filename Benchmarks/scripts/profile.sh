@@ -69,6 +69,7 @@ lc_ka=$(per_request lc-keepalive 1000 3000 "$out/libcurl-bench" keepalive "$h1" 
 st_ka=$(per_request st-keepalive 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
 st_ka_loop=$(per_request st-keepalive-loop 1000 3000 "$out/servertrust-bench" keepalive "$h1" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}" --executor loop)
 floor_ka=$(per_request async-floor-keepalive 1000 3000 "$out/async-floor" keepalive "$h1" --cacert "$BENCH_ROOT")
+floor_ka_global=$(per_request async-floor-keepalive-global 1000 3000 "$out/async-floor" keepalive "$h1" --cacert "$BENCH_ROOT" --executor global)
 h2=https://localhost:$BENCH_H2_PORT/
 lc_m1=$(per_request lc-multi-h1 1000 3000 "$out/libcurl-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64)
 st_m1=$(per_request st-multi-h1 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}")
@@ -89,6 +90,7 @@ row "kept-alive request, raw libcurl" "$lc_ka" "$lc_ka"
 row "kept-alive request, ServerTrust pins + staple" "$st_ka" "$lc_ka"
 row "  … from Session.taskExecutor" "$st_ka_loop" "$lc_ka"
 row "kept-alive, async floor (no ServerTrust)" "$floor_ka" "$lc_ka"
+row "  … from the global executor" "$floor_ka_global" "$lc_ka"
 row "64 in flight, HTTP/1.1, raw libcurl multi" "$lc_m1" "$lc_m1"
 row "64 in flight, HTTP/1.1, ServerTrust" "$st_m1" "$lc_m1"
 row "  … from Session.taskExecutor" "$st_m1_loop" "$lc_m1"

@@ -5,7 +5,7 @@ import Synchronization
 
 // The least an async Swift request costs over libcurl 7.88 on this machine: no ServerTrust code.
 //
-//   async-floor keepalive URL --cacert F [--requests N]
+//   async-floor keepalive URL --cacert F [--requests N] [--executor loop|global]
 //
 // What every async HTTP client over libcurl must do per request, and nothing more: parse the
 // URL string into a Foundation `URL`, suspend the calling task in a cancellable checked
@@ -13,6 +13,10 @@ import Synchronization
 // task with a response (status, the header lines and the body as received, the URL). libcurl runs with every option ServerTrust's
 // session sets (CCurlFloor, after scripts/curl-floor.c's full set), and the calling task prefers
 // the loop thread as its executor, as `Session.taskExecutor` does: no thread is crossed.
+// With `--executor global` the task runs on Swift's global executor, as a caller of
+// `Session.data(for:)` does by default: each request is handed to the loop thread (a queued
+// command and `curl_multi_wakeup`) and its task resumed from there on a global-executor thread,
+// the two cross-thread hand-offs any async client over a dedicated loop thread pays.
 // Driven by the same BenchSupport workload as servertrust-bench. What it leaves out is what
 // ServerTrust adds: the trust policy's lookup and the connection guard's check before each
 // request, the response's header fields and trust report, metrics and tracing, retries and
@@ -40,6 +44,8 @@ final class Loop: TaskExecutor, @unchecked Sendable {
     /// Loop thread only: the transfer running and the task waiting for it.
     private var waiting: CheckedContinuation<Reply, any Error>?
     private var waitingURL: URL?
+    /// Transfers submitted from other threads (`--executor global`), started by the loop.
+    private let submitted = Mutex<[(URL, CheckedContinuation<Reply, any Error>)]>([])
 
     init(cacert: String) throws {
         guard let engine = curl_floor_new(cacert) else { throw FloorError(description: "curl_floor_new failed") }
@@ -64,6 +70,15 @@ final class Loop: TaskExecutor, @unchecked Sendable {
         waitingURL = url
     }
 
+    /// From any other thread: queues the transfer and wakes the loop, which starts it.
+    func submit(_ url: URL, _ continuation: CheckedContinuation<Reply, any Error>) {
+        submitted.withLock { $0.append((url, continuation)) }
+        curl_floor_wakeup(engine)
+    }
+
+    /// Whether anything waits for the loop thread: a job or a submitted transfer.
+    private var hasWork: Bool { !jobs.withLock { $0.isEmpty } || !submitted.withLock { $0.isEmpty } }
+
     /// The bytes one of the engine's buffers holds.
     private func bytes(_ buffer: (OpaquePointer?, UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt8>?) -> [UInt8] {
         var length = 0
@@ -78,8 +93,11 @@ final class Loop: TaskExecutor, @unchecked Sendable {
             jobs.withLock { swap(&$0, &taken) }
             for job in taken { job.runSynchronously(on: asUnownedTaskExecutor()) }
             taken.removeAll(keepingCapacity: true)
+            if waiting == nil, let (url, continuation) = submitted.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                start(url, continuation)
+            }
             guard let continuation = waiting, let url = waitingURL else {
-                if jobs.withLock({ $0.isEmpty }) { curl_floor_poll(engine) }
+                if !hasWork { curl_floor_poll(engine) }
                 continue
             }
             var code: Int32 = 0
@@ -95,17 +113,18 @@ final class Loop: TaskExecutor, @unchecked Sendable {
                 }
                 continue
             }
-            if jobs.withLock({ $0.isEmpty }) { curl_floor_poll(engine) }
+            if !hasWork { curl_floor_poll(engine) }
         }
     }
 }
 
-/// `GET string`, as an async client's entry point does it.
-func get(_ string: String, on loop: Loop) async throws -> Reply {
+/// `GET string`, as an async client's entry point does it: started in place from a job on the
+/// loop thread, handed to it from any other thread.
+func get(_ string: String, on loop: Loop, fromLoop: Bool) async throws -> Reply {
     guard let url = URL(string: string), url.host != nil else { throw FloorError(description: "bad URL \(string)") }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-            loop.start(url, continuation)
+            if fromLoop { loop.start(url, continuation) } else { loop.submit(url, continuation) }
         }
     } onCancel: {
         // A client cancels the transfer here; the workload never cancels.
@@ -119,10 +138,20 @@ runBlocking {
     }
     let loop = try Loop(cacert: cacert)
     let url = options.url
-    try await withTaskExecutorPreference(loop) { () async throws -> Void in
+    switch options.extra["executor"] {
+    case nil, "loop":
+        try await withTaskExecutorPreference(loop) { () async throws -> Void in
+            try await runWorkload(options) {
+                let reply = try await get(url, on: loop, fromLoop: true)
+                guard reply.status == 200 else { throw FloorError(description: "status \(reply.status)") }
+            }
+        }
+    case "global":
         try await runWorkload(options) {
-            let reply = try await get(url, on: loop)
+            let reply = try await get(url, on: loop, fromLoop: false)
             guard reply.status == 200 else { throw FloorError(description: "status \(reply.status)") }
         }
+    case let other?:
+        Options.fail("--executor is loop or global, not \(other)")
     }
 }
