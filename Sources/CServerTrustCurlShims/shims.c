@@ -10,6 +10,12 @@ CURLcode CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(CURL *handle, CURLco
 CURLcode CServerTrustCurlShims_easy_setopt_prereq_callback(CURL *handle, int (*cb)(void *, char *, char *, int, int)) { return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, cb); }
 CURLcode CServerTrustCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode CServerTrustCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) { return curl_easy_getinfo(handle, info, value); }
+CURLcode CServerTrustCurlShims_easy_getinfo_private(CURL *handle, void **value) {
+    char *pointer = NULL;
+    CURLcode code = curl_easy_getinfo(handle, CURLINFO_PRIVATE, &pointer);
+    *value = code == CURLE_OK ? pointer : NULL;
+    return code;
+}
 CURLcode CServerTrustCurlShims_easy_getinfo_tls_ssl_ptr(CURL *handle, void **ssl) {
     struct curl_tlssessioninfo *info = NULL;
     CURLcode code = curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info);

@@ -232,3 +232,78 @@ import ServerTrustTestSupport
         #expect(try userAgents(try await session.data(for: Request(url: echo, headers: [.userAgent: "Mine/4"]))) == ["Mine/4"])
     }
 }
+
+/// The loop's table of active transfers finds a finished transfer from its `CURL*` alone
+/// (`CURLINFO_PRIVATE` names the handle, the handle its transfer) and keeps every slot right
+/// when a removal moves the last transfer into the hole: a transfer the table lost would never
+/// finish, and one it found for the wrong `CURL*` would be finished with another's result.
+@Suite struct ActiveTransfersTests {
+    @Test func aFinishedHandleNamesItsTransferAndOnlyATransferTheTableHolds() throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session()
+        defer { session.shutdown() }
+        let policy = try session.policy(forRawHost: SessionFixture.host, override: nil)
+        func running() throws -> Transfer {
+            let transfer = Transfer(
+                url: fixture.url("/").absoluteString, method: "GET", headers: [:], body: nil, policy: policy, isTLS: true,
+                bodyLimit: nil, stream: nil)
+            let easy = try EasyHandleConfigurator.makeHandle(for: policy, share: nil, configuration: Session.Configuration())
+            transfer.easy = easy
+            try EasyHandleConfigurator.prepare(easy, for: transfer)
+            return transfer
+        }
+        let (a, b, c) = (try running(), try running(), try running())
+        var table = ActiveTransfers()
+        table.insert(a)
+        table.insert(b)
+        table.insert(c)
+        let count = table.count
+        #expect(count == 3)
+        let slots: [Int] = [a.activeSlot, b.activeSlot, c.activeSlot]
+        #expect(slots == [0, 1, 2])
+
+        // Removing the middle one moves the last into its slot.
+        let removedB = table.remove(b)
+        #expect(removedB)
+        #expect(c.activeSlot == 1)
+        #expect(b.activeSlot == -1)
+        let held = (table.contains(a), table.contains(c), table.contains(b))
+        #expect(held == (true, true, false))
+        let removedTwice = table.remove(b)
+        #expect(!removedTwice, "removed twice")
+        let bPointer = try #require(b.easy?.pointer)
+        let foundB = table.remove(runningOn: bPointer)
+        #expect(foundB == nil, "a handle whose transfer the table no longer holds")
+
+        // Found from the `CURL*` alone, the moved one included.
+        let cPointer = try #require(c.easy?.pointer)
+        let foundC = table.remove(runningOn: cPointer)
+        #expect(foundC === c)
+        let foundCAgain = table.remove(runningOn: cPointer)
+        #expect(foundCAgain == nil)
+        let (countAfter, holdsA) = (table.count, table.contains(a))
+        #expect(countAfter == 1 && holdsA && a.activeSlot == 0)
+
+        // A handle with no transfer, and a `CURL*` no session handle owns, name nothing.
+        let idle = try EasyHandleConfigurator.makeHandle(for: policy, share: nil, configuration: Session.Configuration())
+        let foundIdle = table.remove(runningOn: idle.pointer)
+        #expect(foundIdle == nil)
+        let foreign = try EasyHandle(policyID: policy.id)
+        #expect(EasyHandle.owner(of: foreign.pointer) == nil)
+        let foundForeign = table.remove(runningOn: foreign.pointer)
+        #expect(foundForeign == nil)
+        let countLeft = table.count
+        #expect(countLeft == 1)
+
+        // Shutdown empties it and frees every slot, so a transfer could be added again.
+        table.insert(b)
+        let all = table.removeAll()
+        #expect(all.count == 2 && all.contains { $0 === a } && all.contains { $0 === b })
+        let countEmpty = table.count
+        #expect(countEmpty == 0 && a.activeSlot == -1 && b.activeSlot == -1)
+        table.insert(a)
+        let aPointer = try #require(a.easy?.pointer)
+        let foundA = table.remove(runningOn: aPointer)
+        #expect(foundA === a)
+    }
+}

@@ -16,6 +16,8 @@ CURLcode CServerTrustCurlShims_easy_setopt_prereq_callback(CURL *handle, int (*c
 CURLcode CServerTrustCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode CServerTrustCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode CServerTrustCurlShims_easy_getinfo_tls_ssl_ptr(CURL *handle, void **ssl);
+/// CURLINFO_PRIVATE: the pointer set with CURLOPT_PRIVATE (NULL when none was).
+CURLcode CServerTrustCurlShims_easy_getinfo_private(CURL *handle, void **value);
 CURLMcode CServerTrustCurlShims_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLSHcode CServerTrustCurlShims_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 

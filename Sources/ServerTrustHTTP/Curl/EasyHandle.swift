@@ -149,6 +149,17 @@ final class EasyHandle {
         return value
     }
 
+    /// The handle whose `CURL*` is `pointer`, read from its `CURLINFO_PRIVATE`, unretained:
+    /// set once when a session makes the handle (`EasyHandleConfigurator`); nil for a `CURL*`
+    /// without one. The caller must know the handle is alive — the session's loop asks only
+    /// for a `CURL*` in its multi handle, whose transfer its table of active transfers holds,
+    /// and the transfer holds the handle.
+    static func owner(of pointer: UnsafeMutableRawPointer) -> Unmanaged<EasyHandle>? {
+        var value: UnsafeMutableRawPointer?
+        guard CServerTrustCurlShims_easy_getinfo_private(pointer, &value) == CURLE_OK, let value else { return nil }
+        return Unmanaged.fromOpaque(value)
+    }
+
     /// The OpenSSL `SSL*` of the transfer's connection, or nil.
     var ssl: OpaquePointer? {
         var ssl: UnsafeMutableRawPointer?

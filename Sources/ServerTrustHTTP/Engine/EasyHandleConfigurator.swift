@@ -68,6 +68,9 @@ enum EasyHandleConfigurator {
         try easy.set(CURLOPT_WRITEDATA, pointer: unretained)
         try easy.set(CURLOPT_SSL_CTX_DATA, pointer: unretained)
         try easy.set(CURLOPT_PREREQDATA, pointer: unretained)
+        // And so is curl's private pointer: the loop finds a finished transfer from its `CURL*`
+        // (``EasyHandle/owner(of:)``), without a table keyed by the pointer.
+        try easy.set(CURLOPT_PRIVATE, pointer: unretained)
         if let share { try easy.setShare(share) }
         return easy
     }

@@ -89,6 +89,9 @@ final class Transfer: OneShot, @unchecked Sendable {
     /// The most header bytes accepted per response (curl 7.88 limits one line, not the total).
     static let maximumHeaderBytes = 256 << 10
     private var finished = false
+    /// Where the loop's table of active transfers holds this transfer, or -1 when it holds
+    /// none (``MultiLoop``'s `ActiveTransfers`). Loop thread only.
+    @exclusivity(unchecked) var activeSlot = -1
     private let cancellationRequested = Atomic<Bool>(false)
 
     /// Any thread: the caller gave up; the loop abandons the transfer instead of starting it.
