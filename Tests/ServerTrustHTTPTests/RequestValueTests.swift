@@ -80,10 +80,12 @@ import ServerTrustTestSupport
             "https:a.servertrust.test", "h://x", "mailto:a@b.test",
         ] {
             let url = try #require(URL(string: text), "\(text)")
-            #expect(Session.lowercasedScheme(of: url, absoluteString: url.absoluteString) == url.scheme?.lowercased(), "\(text)")
+            let startsWithHTTPS = Session.startsWithHTTPS(url.absoluteString)
+            #expect(Session.lowercasedScheme(of: url, startsWithHTTPS: startsWithHTTPS) == url.scheme?.lowercased(), "\(text)")
         }
         let relative = try #require(URL(string: "/path", relativeTo: URL(string: "HTTPS://base.servertrust.test/")))
-        #expect(Session.lowercasedScheme(of: relative.absoluteURL, absoluteString: relative.absoluteURL.absoluteString) == "https")
+        let absolute = relative.absoluteURL
+        #expect(Session.lowercasedScheme(of: absolute, startsWithHTTPS: Session.startsWithHTTPS(absolute.absoluteString)) == "https")
     }
 
     /// The session reads the host of a plain `https://host[:port]` URL from its bytes: whenever

@@ -354,7 +354,8 @@ public final class Session: Sendable {
     private func makeTransfer(_ request: Request, stream: BodyStream?) throws(SessionError) -> Transfer {
         let url = request.url.absoluteURL
         let absolute = url.absoluteString
-        let scheme = Self.lowercasedScheme(of: url, absoluteString: absolute)
+        let startsWithHTTPS = Self.startsWithHTTPS(absolute)
+        let scheme = Self.lowercasedScheme(of: url, startsWithHTTPS: startsWithHTTPS)
         guard scheme == "https" || (scheme == "http" && configuration.allowsPlainHTTP) else {
             throw SessionError(
                 .invalidRequest,
@@ -363,7 +364,7 @@ public final class Session: Sendable {
                     : "Unsupported URL scheme \"\(scheme)\"; only https: is allowed.",
                 url: absolute)
         }
-        guard let rawHost = Self.plainHTTPSHost(of: absolute) ?? url.host, !rawHost.isEmpty else {
+        guard let rawHost = (startsWithHTTPS ? Self.plainHTTPSHost(afterPrefixOf: absolute) : nil) ?? url.host, !rawHost.isEmpty else {
             throw SessionError(.invalidRequest, "The URL has no host.", url: absolute)
         }
         // An `HTTPField` cannot hold a line break (its name is a token, and CR, LF and NUL in its
@@ -565,18 +566,21 @@ public final class Session: Sendable {
     /// `url`'s scheme, lower-cased. RFC 3986's scheme is everything before the first colon, so a
     /// serialised URL that starts `https:` (either case) has the scheme `https`, read from its
     /// first six bytes; any other is asked of Foundation (`URL.scheme` re-reads the string,
-    /// ≈ 450 instructions).
-    static func lowercasedScheme(of url: URL, absoluteString: String) -> String {
-        startsWithHTTPS(absoluteString) ? "https" : url.scheme?.lowercased() ?? ""
+    /// ≈ 450 instructions). `startsWithHTTPS` is ``startsWithHTTPS(_:)`` of `url`'s absolute
+    /// string, which the caller tests once for both the scheme and the host.
+    static func lowercasedScheme(of url: URL, startsWithHTTPS: Bool) -> String {
+        startsWithHTTPS ? "https" : url.scheme?.lowercased() ?? ""
     }
 
     /// Whether `text` starts `https:`, in any case.
     static func startsWithHTTPS(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable(startsWithHTTPS) == true
+    }
+
+    private static func startsWithHTTPS(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // `byte | 0x20` lower-cases a letter and maps no other byte onto one.
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count >= 6 && bytes[0] | 0x20 == 0x68 && bytes[1] | 0x20 == 0x74 && bytes[2] | 0x20 == 0x74 && bytes[3] | 0x20 == 0x70
-                && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A
-        } == true
+        bytes.count >= 6 && bytes[0] | 0x20 == 0x68 && bytes[1] | 0x20 == 0x74 && bytes[2] | 0x20 == 0x74 && bytes[3] | 0x20 == 0x70
+            && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A
     }
 
     /// The host of an `https://` URL whose authority is only a host name of letters, digits,
@@ -590,8 +594,15 @@ public final class Session: Sendable {
     /// `[`, `_`, a non-ASCII byte, an empty or non-numeric port — takes Foundation's parse
     /// (`RequestValueTests` checks the two agree).
     static func plainHTTPSHost(of absoluteString: String) -> String? {
+        startsWithHTTPS(absoluteString) ? plainHTTPSHost(afterPrefixOf: absoluteString) : nil
+    }
+
+    /// ``plainHTTPSHost(of:)`` for a string known to start `https:` (``startsWithHTTPS(_:)``),
+    /// which ``makeTransfer(_:stream:)`` has already tested for the scheme. Its first six
+    /// bytes are not looked at again.
+    private static func plainHTTPSHost(afterPrefixOf absoluteString: String) -> String? {
         absoluteString.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard startsWithHTTPS(absoluteString), bytes.count > 8, bytes[6] == 0x2F, bytes[7] == 0x2F else { return nil }
+            guard bytes.count > 8, bytes[6] == 0x2F, bytes[7] == 0x2F else { return nil }
             var index = 8
             var hostEnd: Int?
             while index < bytes.count {
