@@ -60,21 +60,22 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public let code: Code
-    public let reason: String
+    /// What went wrong, in words.
+    public var reason: String { details.reason }
     /// Set for ``Code/trustEvaluationFailed``.
-    public let trustError: TrustError?
+    public var trustError: TrustError? { details.trustError }
     /// libcurl's result code (`CURLcode`), 0 when curl was not involved.
-    public let curlCode: Int
+    public var curlCode: Int { details.curlCode }
     /// libcurl's error buffer text, if any.
-    public let curlMessage: String
+    public var curlMessage: String { details.curlMessage }
     /// The URL of the hop that failed.
-    public let url: String?
+    public var url: String? { details.url }
     /// Set for ``Code/responseSignatureInvalid``: why the signature check failed, with the
     /// response's status.
-    public let signatureError: ResponseSignatureError?
+    public var signatureError: ResponseSignatureError? { details.signatureError }
     /// Set for ``Code/trustEvaluationFailed`` when a chain was evaluated: the rejected
     /// evaluation, with the policy, the presented and validated chains and any findings.
-    public let rejectedTrust: TrustReport?
+    public var rejectedTrust: TrustReport? { details.rejectedTrust }
     /// How many times the failing hop's transfer was attempted: 1, or more when
     /// ``Session/Configuration/retryPolicy`` retried it (``Session/RetryPolicy``). A failure
     /// found after a transfer succeeded (a signature, a redirect, decoding) reports 1.
@@ -82,19 +83,46 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Set by a transfer that failed at the connection level before any response byte: the
     /// kind of failure a ``Session/RetryPolicy`` may retry. Nil for every other failure.
     var retryableFailure: Session.RetryPolicy.Failures?
+    /// Everything set once, in one immutable object shared by every copy.
+    private let details: Details
+
+    /// Why the error keeps its details out of line: inline, a `SessionError` was 305 bytes (a
+    /// `TrustError`, a `ResponseSignatureError`, three strings), and so was every
+    /// `Result<Transfer.Outcome, SessionError>` a *successful* request's outcome travels in —
+    /// from the transfer to the awaiting task, copied at that size at each step
+    /// (docs/PERFORMANCE.md, eighth round). Boxed, both are a few dozen bytes; the box is
+    /// allocated only when an error is made.
+    private final class Details: Sendable {
+        let reason: String
+        let trustError: TrustError?
+        let curlCode: Int
+        let curlMessage: String
+        let url: String?
+        let signatureError: ResponseSignatureError?
+        let rejectedTrust: TrustReport?
+
+        init(
+            reason: String, trustError: TrustError?, curlCode: Int, curlMessage: String, url: String?,
+            signatureError: ResponseSignatureError?, rejectedTrust: TrustReport?
+        ) {
+            self.reason = reason
+            self.trustError = trustError
+            self.curlCode = curlCode
+            self.curlMessage = curlMessage
+            self.url = url
+            self.signatureError = signatureError
+            self.rejectedTrust = rejectedTrust
+        }
+    }
 
     init(
         _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil,
         signatureError: ResponseSignatureError? = nil, rejectedTrust: TrustReport? = nil
     ) {
         self.code = code
-        self.rejectedTrust = rejectedTrust
-        self.signatureError = signatureError
-        self.reason = reason
-        self.trustError = trustError
-        self.curlCode = curlCode
-        self.curlMessage = curlMessage
-        self.url = url
+        details = Details(
+            reason: reason, trustError: trustError, curlCode: curlCode, curlMessage: curlMessage, url: url,
+            signatureError: signatureError, rejectedTrust: rejectedTrust)
     }
 
     public static func == (lhs: SessionError, rhs: SessionError) -> Bool { lhs.code == rhs.code }
