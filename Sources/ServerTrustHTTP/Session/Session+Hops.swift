@@ -49,12 +49,13 @@ extension Session {
     /// were theirs (docs/PERFORMANCE.md, seventh round). Its trust rejection is reported here.
     ///
     /// `nonisolated(nonsending)`, like every async helper under ``data(for:)`` and
-    /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`): each runs on the
-    /// executor its caller is on instead of switching to the generic executor at entry. The
-    /// public entry points decide where a request runs (the global executor, or
-    /// ``taskExecutor``'s loop thread); a switch per helper only asked the runtime, under a
-    /// task-status lock, for the task's preferred executor again — half of the twenty
-    /// `swift_task_switch` calls of a kept-alive request (docs/PERFORMANCE.md).
+    /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`), and like those
+    /// public entry points themselves: each runs on the executor its caller is on instead of
+    /// switching to the generic executor at entry. The caller decides where a request runs
+    /// (its actor, ``taskExecutor``'s loop thread, or the global executor); a switch per
+    /// function only asked the runtime, under a task-status lock, for the task's preferred
+    /// executor again — half of the twenty `swift_task_switch` calls of a kept-alive request,
+    /// and two more at the entry points (docs/PERFORMANCE.md).
     nonisolated(nonsending) func followHops<Result: HopResult>(
         _ request: Request, observation: RequestObservation,
         mustPrepare: (Request) throws -> Bool,

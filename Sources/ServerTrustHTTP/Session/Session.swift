@@ -187,12 +187,19 @@ public final class Session: Sendable {
     /// with a signed-response policy it is first read into memory, up to
     /// ``Configuration/maximumSignedRequestBodySize``, as the request's signature covers its digest.
     ///
+    /// Runs on its caller's executor (`nonisolated(nonsending)`, as are ``get(_:headers:)``,
+    /// ``post(_:body:headers:)`` and ``stream(_:)``): what it does before the transfer is
+    /// handed to the loop thread — a few microseconds — runs where the caller runs, and so
+    /// does the rest once the response is complete. From a task that prefers
+    /// ``taskExecutor`` that is the loop thread, with no executor switch at the call; from an
+    /// actor it is the actor, which the caller would return to anyway.
+    ///
     /// - Throws: ``SessionError``; ``SessionError/Code/trustEvaluationFailed`` carries the
     ///   `TrustError` that rejected the server; ``SessionError/Code/responseSignatureInvalid``
     ///   the `ResponseSignatureError` of a hop an enforced signed-response policy rejected;
     ///   ``SessionError/Code/uploadFailed``, ``SessionError/Code/bodyNotReplayable`` and
     ///   ``SessionError/Code/requestBodyTooLarge`` for a body that could not be sent.
-    public func data(for request: Request) async throws -> Response {
+    nonisolated(nonsending) public func data(for request: Request) async throws -> Response {
         let observation = observe(request)
         do {
             let response = try await send(request, observation)
@@ -233,12 +240,12 @@ public final class Session: Sendable {
     }
 
     /// `GET url`.
-    public func get(_ url: String, headers: HTTPFields = HTTPFields()) async throws -> Response {
+    nonisolated(nonsending) public func get(_ url: String, headers: HTTPFields = HTTPFields()) async throws -> Response {
         try await data(for: Request(method: .get, url: try parse(url), headers: headers))
     }
 
     /// `POST url` with a body.
-    public func post(_ url: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> Response {
+    nonisolated(nonsending) public func post(_ url: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> Response {
         try await data(for: Request(method: .post, url: try parse(url), headers: headers, body: body))
     }
 
@@ -251,7 +258,7 @@ public final class Session: Sendable {
     /// Refused (``SessionError/Code/invalidRequest``) for a hop whose host has an informational
     /// or enforced signed-response policy: a signature covers the whole body, and a stream would
     /// hand out bytes before they could be verified. Use ``data(for:)`` for such hosts.
-    public func stream(_ request: Request) async throws -> StreamingResponse {
+    nonisolated(nonsending) public func stream(_ request: Request) async throws -> StreamingResponse {
         let observation = observe(request)
         do {
             let response = try await sendStreaming(request, observation)
