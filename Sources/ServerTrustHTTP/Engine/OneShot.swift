@@ -41,8 +41,11 @@ class OneShot: @unchecked Sendable {
     }
 
     private let state = Atomic<Int>(State.empty.rawValue)
-    private var continuation: CheckedContinuation<Value, any Error>?
-    private var result: Result<Value, SessionError>?
+    // Exempt from the runtime's dynamic exclusivity checks: the state's exchanges already
+    // give each field one owner at a time (the attaching task, then whoever sees `attached` or
+    // `resolved`), which is what a check would enforce, at ≈ 45 instructions per access.
+    @exclusivity(unchecked) private var continuation: CheckedContinuation<Value, any Error>?
+    @exclusivity(unchecked) private var result: Result<Value, SessionError>?
 
     final func attach(_ continuation: CheckedContinuation<Value, any Error>) {
         self.continuation = continuation

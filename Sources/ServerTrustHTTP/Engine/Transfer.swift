@@ -70,16 +70,17 @@ final class Transfer: OneShot, @unchecked Sendable {
     var easy: EasyHandle? {
         didSet { if oldValue !== easy, oldValue?.transfer === self { oldValue?.transfer = nil } }
     }
-    private(set) var connectionContexts: [ConnectionContext] = []
-    private var guardFailure: TrustReport?
-    private(set) var report: TrustReport?
-    // The fields written on every header line and body chunk are exempt from the runtime's
-    // dynamic exclusivity checks (`@exclusivity(unchecked)`): the transfer is confined to the
-    // loop thread, and each access is a single append or sum inside one callback.
+    @exclusivity(unchecked) private(set) var connectionContexts: [ConnectionContext] = []
+    @exclusivity(unchecked) private var guardFailure: TrustReport?
+    @exclusivity(unchecked) private(set) var report: TrustReport?
+    // The fields written on every header line and body chunk, and those read when the transfer
+    // ends, are exempt from the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`):
+    // the transfer is confined to the loop thread, and each access is a single append, sum,
+    // store or read inside one callback.
     /// The head being received: its status line, and its fields' bytes in arrival order, made
     /// into `HTTPFields` only when read (``ReceivedFields``).
-    private var status = 0
-    private var httpVersion = ""
+    @exclusivity(unchecked) private var status = 0
+    @exclusivity(unchecked) private var httpVersion = ""
     @exclusivity(unchecked) private var fields = ReceivedFields.Buffer()
     private var headDelivered = false
     @exclusivity(unchecked) private var received: [UInt8] = []
