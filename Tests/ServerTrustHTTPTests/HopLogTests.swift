@@ -4,8 +4,8 @@ import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
 
-/// The hop log keeps its first hop inline and redirects in an array: what it reports is the
-/// same as one list of hops in order, whichever hop failed verification.
+/// The hop log reports its hops in the order they were recorded, and the response's
+/// verification by its rule: the first hop that failed verification, else the last hop's result.
 @Suite struct HopLogTests {
     private static func report(_ reason: String) throws -> TrustReport {
         let fixture = try SessionFixture()
