@@ -611,26 +611,30 @@ public final class Session: Sendable {
     /// bytes are not looked at again.
     private static func plainHTTPSHost(afterPrefixOf absoluteString: String) -> String? {
         absoluteString.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard bytes.count > 8, bytes[6] == 0x2F, bytes[7] == 0x2F else { return nil }
+            let count = bytes.count
+            guard count > 8, bytes[6] == 0x2F, bytes[7] == 0x2F else { return nil }
+            // The host: letters, digits, dots and hyphens (`&-` range tests: one compare each).
             var index = 8
-            var hostEnd: Int?
-            while index < bytes.count {
+            while index < count {
                 let byte = bytes[index]
-                if byte == 0x2F || byte == 0x3F || byte == 0x23 { break }  // `/`, `?`, `#`: the authority ends
-                if byte == 0x3A {  // `:` — a port follows: one or more digits, nothing else
-                    guard hostEnd == nil else { return nil }
-                    hostEnd = index
-                } else if hostEnd != nil {
-                    guard byte >= 0x30, byte <= 0x39 else { return nil }
-                } else {
-                    let letter = byte | 0x20
-                    guard (letter >= 0x61 && letter <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D else { return nil }
-                }
+                guard (byte | 0x20) &- 0x61 < 26 || byte &- 0x30 < 10 || byte == 0x2E || byte == 0x2D else { break }
                 index += 1
             }
-            let end = hostEnd ?? index
-            if let hostEnd, index == hostEnd + 1 { return nil }  // an empty port
+            let end = index
             guard end > 8 else { return nil }
+            // A port: `:` and one or more digits.
+            if index < count, bytes[index] == 0x3A {
+                index += 1
+                let digits = index
+                while index < count, bytes[index] &- 0x30 < 10 { index += 1 }
+                guard index > digits else { return nil }
+            }
+            // Then the end of the authority: the string's, or `/`, `?`, `#`. Anything else —
+            // `@`, `%`, `[`, `_`, a second `:`, a non-ASCII byte — is left to Foundation.
+            if index < count {
+                let byte = bytes[index]
+                guard byte == 0x2F || byte == 0x3F || byte == 0x23 else { return nil }
+            }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[8..<end]), as: UTF8.self)
         } ?? nil
     }
