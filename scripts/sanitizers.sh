@@ -41,6 +41,23 @@ default_skips=()
 # of 211 s, and each test shares the two cores with at most seven others.
 width_args=(--experimental-maximum-parallelization-width "${SERVERTRUST_TEST_WIDTH:-8}")
 
+# Runs `swift build ARGS...` with its output appended to LOG; runs it once more when the build
+# tool itself was killed by a signal (exit status above 128). SwiftPM 6.3 once died of a
+# segmentation fault here right after linking, in a build that passed unchanged when run again;
+# a compile error or a failed link exits 1 and is never retried. Tests are never retried: they
+# run after the build, with --skip-build.
+build_retrying_a_tool_crash() {
+    local log=$1 status=0
+    shift
+    swift build "$@" >>"$log" 2>&1 || status=$?
+    if [[ $status -gt 128 ]]; then
+        echo "   swift build was killed by signal $((status - 128)); building once more" >&2
+        status=0
+        swift build "$@" >>"$log" 2>&1 || status=$?
+    fi
+    return $status
+}
+
 # Runs `swift test` under a sanitizer; prints the test summary and any sanitizer report, and
 # records the outcome (and the attack suites' results) in docs/SECURITY-TESTING.md.
 run_tests() {
@@ -56,7 +73,12 @@ run_tests() {
     xunit=$(mktemp -d)/results.xml
     echo "== sanitizers: swift test --sanitize=$sanitizer ${width_args[*]} $* (scratch ${scratch#"$repo"/})"
     local started=$SECONDS
-    swift test --sanitize="$sanitizer" --scratch-path "$scratch" --xunit-output "$xunit" "${width_args[@]}" "$@" >"$log" 2>&1 || status=$?
+    if ! build_retrying_a_tool_crash "$log" --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"; then
+        grep -E -B 2 -A 6 'error:' "$log" | head -n 60 >&2 || tail -n 30 "$log" >&2
+        echo "error: the $mode build failed (log: $log)" >&2
+        return 1
+    fi
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --xunit-output "$xunit" "${width_args[@]}" "$@" >>"$log" 2>&1 || status=$?
     local elapsed=$((SECONDS - started)) reports tests
     reports=$(grep -c -e '^==[0-9]*==ERROR: ' -e '^WARNING: ThreadSanitizer' "$log" || true)
     tests=$(grep -o -E 'Test run with [0-9]+ tests' "$log" | tail -n 1 | grep -o -E '[0-9]+' || echo "?")
@@ -132,7 +154,7 @@ leaks)
     scratch=$repo/Leaks/.build-asan
     echo "== sanitizers: leak check, $requests handshakes under LeakSanitizer (scratch ${scratch#"$repo"/})"
     build_log=$(mktemp)
-    if ! swift build -c debug --package-path Leaks --scratch-path "$scratch" --sanitize=address >"$build_log" 2>&1; then
+    if ! build_retrying_a_tool_crash "$build_log" -c debug --package-path Leaks --scratch-path "$scratch" --sanitize=address; then
         grep -E -B 2 -A 6 'error:' "$build_log" | head -n 60 >&2 || tail -n 30 "$build_log" >&2
         echo "error: the leak-check build failed (log: $build_log)" >&2
         exit 2
