@@ -280,6 +280,8 @@ import ServerTrustTestSupport
             let error = await outcome { try await session.get(fixture.url(path).absoluteString) }.sessionError
             #expect(error?.code == .contentDecodingFailed, "\(path)")
             #expect(error?.signatureError == nil, "\(path)")
+            // The URL is spelled out only now, when the session's own decoder fails.
+            #expect(error?.url == fixture.url(path).absoluteString, "\(path)")
         }
     }
 

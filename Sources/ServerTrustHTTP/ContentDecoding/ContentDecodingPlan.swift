@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// How one transfer asks for content codings and who decodes them: libcurl as the body
@@ -43,12 +44,13 @@ struct ContentDecodingPlan: Sendable {
     /// libcurl has already decoded (or failed the transfer with `CURLE_BAD_CONTENT_ENCODING`
     /// for a coding it does not know), so only the record is made; otherwise the session
     /// decodes here, bounded by `limit`.
-    /// `headers` are made from the bytes received only when decoding was asked for.
-    func finish(_ body: [UInt8], headers: @autoclosure () -> HTTPFields, limit: Int, url: String) throws(SessionError) -> (body: [UInt8], decoded: [ContentCoding]) {
+    /// `headers` are made from the bytes received only when decoding was asked for, and `url`
+    /// spelled out only when the session decodes.
+    func finish(_ body: [UInt8], headers: @autoclosure () -> HTTPFields, limit: Int, url: URL) throws(SessionError) -> (body: [UInt8], decoded: [ContentCoding]) {
         guard acceptEncoding != nil else { return (body, []) }
         guard !decodesInLibcurl else {
             return (body, body.isEmpty ? [] : ContentCoding.tokens(of: headers()).compactMap(ContentCoding.init(token:)))
         }
-        return try ContentDecoder.decode(body, headers: headers(), limit: limit, url: url)
+        return try ContentDecoder.decode(body, headers: headers(), limit: limit, url: url.absoluteString)
     }
 }

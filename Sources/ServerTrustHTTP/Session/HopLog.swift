@@ -35,6 +35,8 @@ struct HopLog: Sendable {
     /// The first failing hop's failure; otherwise the final hop's result (`.verified`, or
     /// `.notRequested` when no policy checks the final host). `.notRequested` before any hop.
     var verification: ResponseVerification {
+        // One hop, the usual case: its own result, without the search.
+        if hops.count == 1 { return hops[0].verification }
         let failure = hops.first {
             if case .failed = $0.verification { true } else { false }
         }

@@ -92,13 +92,13 @@ extension Session {
                 do {
                     result = try await send(hopRequest)
                 } catch var error as SessionError {
-                    if let rejected = error.rejectedTrust { reportTrustFailures(of: rejected, url: hopRequest.url) }
+                    if reportsTrustFailures, let rejected = error.rejectedTrust { reportTrustFailures(of: rejected, url: hopRequest.url) }
                     error.attempts = 1
                     throw error
                 }
                 attempts = 1
             }
-            reportTrustFailures(of: result.report, url: current.url)
+            if reportsTrustFailures { reportTrustFailures(of: result.report, url: current.url) }
             let verification = try verify(result, current)
             hops.record(result.report, verification: verification, attempts: attempts)
             if let next = try redirects.nextRequest(

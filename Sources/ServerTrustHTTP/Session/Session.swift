@@ -41,6 +41,15 @@ public final class Session: Sendable {
     /// Whether ``Configuration/tracer`` is set, decided once: reading the optional existential
     /// to find it nil copied and destroyed it through its value witnesses on every request.
     private let hasConfiguredTracer: Bool
+    /// Whether a ``Configuration/failureReporter`` or ``Configuration/onTrustFailure`` is set,
+    /// decided once: without either, a hop's report is not handed to ``reportTrustFailures(of:url:)``,
+    /// a call that copied the report and the URL in and out of the hop driver's frame on every
+    /// request (docs/PERFORMANCE.md, ninth round).
+    let reportsTrustFailures: Bool
+    /// The ``ContentDecodingPlan`` of ``Configuration/contentDecoding``, for a host whose
+    /// responses are not signature-checked and for one whose are, made once; a request with
+    /// its own ``Request/contentDecoding`` makes its own.
+    private let decodingPlans: (unchecked: ContentDecodingPlan, checked: ContentDecodingPlan)
 
     /// - Parameters:
     ///   - configuration: settings; the defaults are safe.
@@ -81,6 +90,11 @@ public final class Session: Sendable {
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
         hasConfiguredTracer = configuration.tracer != nil
+        reportsTrustFailures = configuration.failureReporter != nil || configuration.onTrustFailure != nil
+        decodingPlans = (
+            ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: false),
+            ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: true)
+        )
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         let revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
         let handlePool = PolicyHandles.Pool(idleCapacity: MultiLoop.cacheSize(configuration))
@@ -231,7 +245,7 @@ public final class Session: Sendable {
         // Decoded only now, after the signature check on the bytes as received.
         let (body, decoded) = try final.result.outcome.contentDecoding.finish(
             final.result.outcome.body, headers: head.headers, limit: configuration.maximumResponseBodySize,
-            url: final.request.url.absoluteString)
+            url: final.request.url)
         return Response(
             status: head.publicStatus, body: body, url: final.request.url,
             trust: final.result.outcome.report, httpVersion: head.httpVersion,
@@ -389,9 +403,14 @@ public final class Session: Sendable {
         let override = request.trustEvaluator
         let policy = try self.policy(forRawHost: rawHost, override: override)
         // The session's own list was checked in init; a request's override is checked here.
-        if let override = request.contentDecoding { try ContentDecodingPlan.validate(override, url: absolute) }
-        let codings = request.contentDecoding ?? configuration.contentDecoding
-        let contentDecoding = ContentDecodingPlan(codings, verifiesSignatures: signedResponses.requiresVerification(url))
+        let verifiesSignatures = signedResponses.requiresVerification(url)
+        let contentDecoding: ContentDecodingPlan
+        if let override = request.contentDecoding {
+            try ContentDecodingPlan.validate(override, url: absolute)
+            contentDecoding = ContentDecodingPlan(override, verifiesSignatures: verifiesSignatures)
+        } else {
+            contentDecoding = verifiesSignatures ? decodingPlans.checked : decodingPlans.unchecked
+        }
         let upload = try self.upload(of: request, url: absolute)
         let release = try bookLoop(for: policy, cacheable: override == nil || PolicyRegistry.cacheIdentity(of: override).cacheable)
         let transfer = Transfer(
@@ -500,6 +519,9 @@ public final class Session: Sendable {
 
     /// Reports the rejection and the findings of one hop's evaluation to the reporter and the
     /// hook. Never throws, never waits: delivery runs on the reporter's own task.
+    ///
+    /// Nothing to do without a reporter or a hook (``reportsTrustFailures``): the hop driver
+    /// asks that first.
     func reportTrustFailures(of report: TrustReport, url: URL) {
         let reporter = configuration.failureReporter
         let hook = configuration.onTrustFailure
