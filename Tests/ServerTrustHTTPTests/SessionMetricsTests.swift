@@ -29,9 +29,14 @@ import ServerTrustTestSupport
         }
         defer { session.shutdown() }
 
-        _ = try await session.get(fixture.url("/status/200").absoluteString)
+        let clock = ContinuousClock()
+        let around = try await clock.measure { _ = try await session.get(fixture.url("/status/200").absoluteString) }
         #expect(try metrics.expectCounter(Name.requests, [("method", "GET"), ("outcome", "success")]).totalValue == 1)
-        #expect(try metrics.expectTimer(Name.requestDuration, [("method", "GET"), ("outcome", "success")]).values.count == 1)
+        let timed = try metrics.expectTimer(Name.requestDuration, [("method", "GET"), ("outcome", "success")]).values
+        #expect(timed.count == 1)
+        // The call's own time: more than nothing, and no more than the time around it.
+        let (seconds, attoseconds) = around.components
+        #expect(timed.allSatisfy { $0 > 0 && $0 <= seconds * 1_000_000_000 + attoseconds / 1_000_000_000 })
         #expect(try metrics.expectCounter(Name.evaluations, [("evaluator", "PinnedKeyHashesTrustEvaluator"), ("result", "accepted")]).totalValue == 1)
         #expect(try metrics.expectTimer(Name.handshakeDuration).values.count == 1)
         #expect(metrics.counters(label: Name.requestFailures).isEmpty)

@@ -13,13 +13,23 @@ struct RequestObservation {
     private let tracer: (any Tracer)?
     private let span: (any Span)?
     private let method: String
-    private let start: ContinuousClock.Instant?
+    /// When the call started, as the time since ``origin``; nil without metrics.
+    ///
+    /// A `Duration`, not a `ContinuousClock.Instant`: the instant is a resilient type of the
+    /// standard library (not `@frozen`), so a struct holding one has no size known at compile
+    /// time. `data(for:)` keeps this observation across its awaits, and a value of unknown size
+    /// there cost a task allocation, a metadata look-up and value-witness copies and destroys
+    /// on every request, metrics or not (docs/PERFORMANCE.md, ninth round). `Duration` is frozen.
+    private let start: Duration?
+
+    /// The instant ``start`` is counted from (the first observation's, or any earlier one's).
+    private static let origin = ContinuousClock.now
 
     /// `tracer` nil or a `NoOpTracer`: no spans.
     init(_ request: Request, metrics: SessionMetrics?, tracer: (any Tracer)?) {
         self.metrics = metrics
         method = request.method.rawValue  // bounded and upper-cased only when a metric or span needs it
-        start = metrics == nil ? nil : .now
+        start = metrics == nil ? nil : Self.origin.duration(to: .now)
         guard let tracer, !(tracer is NoOpTracer) else {
             self.tracer = nil
             span = nil
@@ -88,7 +98,7 @@ struct RequestObservation {
 
     private var elapsed: Int64 {
         guard let start else { return 0 }
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        let (seconds, attoseconds) = (Self.origin.duration(to: .now) - start).components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
