@@ -213,7 +213,7 @@ public final class Session: Sendable {
     ///   the `ResponseSignatureError` of a hop an enforced signed-response policy rejected;
     ///   ``SessionError/Code/uploadFailed``, ``SessionError/Code/bodyNotReplayable`` and
     ///   ``SessionError/Code/requestBodyTooLarge`` for a body that could not be sent.
-    nonisolated(nonsending) public func data(for request: Request) async throws -> Response {
+    @inline(__always) nonisolated(nonsending) public func data(for request: Request) async throws -> Response {
         let observation = observe(request)
         do {
             let response = try await send(request, observation)
@@ -224,7 +224,11 @@ public final class Session: Sendable {
         }
     }
 
-    nonisolated(nonsending) private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
+    /// Inlined into ``data(for:)``, as ``data(for:)`` is into ``get(_:headers:)`` and
+    /// ``post(_:body:headers:)``: each was an async frame of its own around the one below it.
+    /// With both inlined, a request has as many async frames as the async floor's, 8 from the
+    /// caller's loop to the continuation (docs/PERFORMANCE.md, ninth round).
+    @inline(__always) nonisolated(nonsending) private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
         let final = try await followHops(
             request, observation: observation,
             // Kept buffered: a redirect that resends the body sends these bytes again.
