@@ -13,26 +13,14 @@
 # files stay in OUT-DIR for `callgrind_annotate --inclusive=yes FILE | swift demangle`.
 #
 # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes, so the binaries are profiled from
-# stripped copies (symbols stay, line numbers go).
+# stripped copies (symbols stay, line numbers go; callgrind-setup.sh).
 set -euo pipefail
 # A client that fails (exit status ≠ 0) stops the script: without this, the failure inside
 # `$(per_request …)` went unnoticed and its row read as a few instructions per request.
 shopt -s inherit_errexit
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${1:-$here/.build/profile}" && cd "${1:-$here/.build/profile}" && pwd)
-bin="$here/.build/release"
-command -v valgrind >/dev/null || { echo "profile.sh: valgrind is not installed" >&2; exit 1; }
-for binary in libcurl-bench servertrust-bench ahc-bench async-floor; do
-    [ -x "$bin/$binary" ] || { echo "profile.sh: build first (swift build -c release)" >&2; exit 1; }
-    cp "$bin/$binary" "$out/$binary"
-    strip --strip-debug "$out/$binary"
-done
-
-work="$out/nginx"
-trap '"$here/nginx.sh" stop "$work" >/dev/null 2>&1 || true' EXIT
-"$here/nginx.sh" start "$work" >/dev/null
-# shellcheck disable=SC1091
-. "$work/bench.env"
+# shellcheck source=callgrind-setup.sh
+. "$(dirname "${BASH_SOURCE[0]}")/callgrind-setup.sh"
+callgrind_setup profile.sh "${1:-$(dirname "${BASH_SOURCE[0]}")/../.build/profile}" libcurl-bench servertrust-bench ahc-bench async-floor
 pins=(--pin "$BENCH_LEAF_PIN" --pin "$BENCH_INTERMEDIATE_PIN")
 
 # instructions NAME N CMD…: runs CMD --requests N under callgrind, prints the total.

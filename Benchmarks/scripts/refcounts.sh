@@ -8,24 +8,12 @@
 #
 # Each client runs 1000 and then 3000 requests under callgrind with per-instruction call sites;
 # refcounts.py counts the calls to swift_retain / swift_release (and their variants) made from
-# the client's own binary, per request. About two minutes.
+# the client's own binary, per request. About half a minute.
 set -euo pipefail
 shopt -s inherit_errexit
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mkdir -p "${1:-$here/.build/refcounts}" && cd "${1:-$here/.build/refcounts}" && pwd)
-bin="$here/.build/release"
-command -v valgrind >/dev/null || { echo "refcounts.sh: valgrind is not installed" >&2; exit 1; }
-for binary in servertrust-bench async-floor; do
-    [ -x "$bin/$binary" ] || { echo "refcounts.sh: build first (swift build -c release)" >&2; exit 1; }
-    cp "$bin/$binary" "$out/$binary"
-    strip --strip-debug "$out/$binary"  # valgrind 3.19 cannot read Swift 6.3's DWARF 5
-done
-
-work="$out/nginx"
-trap '"$here/nginx.sh" stop "$work" >/dev/null 2>&1 || true' EXIT
-"$here/nginx.sh" start "$work" >/dev/null
-# shellcheck disable=SC1091
-. "$work/bench.env"
+# shellcheck source=callgrind-setup.sh
+. "$(dirname "${BASH_SOURCE[0]}")/callgrind-setup.sh"
+callgrind_setup refcounts.sh "${1:-$(dirname "${BASH_SOURCE[0]}")/../.build/refcounts}" servertrust-bench async-floor
 h1=https://localhost:$BENCH_H1_PORT/
 
 # profile NAME N CMD…: runs CMD --requests N under callgrind into OUT-DIR/NAME-N.out.
