@@ -102,11 +102,15 @@ command_for() {
         h1.st-loop) "$st" multi "$h1" --cacert "$root" --policy pins-staple "${pins[@]}" "${multi[@]}" --executor loop "${timing[@]}" ;;
         h1.urlsession) with_bundle "$root" "$us" multi "$h1" "${multi[@]}" "${timing[@]}" ;;
         h1.ahc) "$ahc" multi "$h1" --cacert "$root" "${multi[@]}" "${timing[@]}" ;;
+        h1.floor) "$bin/async-floor" multi "$h1" --cacert "$root" "${multi[@]}" "${timing[@]}" ;;
+        h1.floor-global) "$bin/async-floor" multi "$h1" --cacert "$root" "${multi[@]}" --executor global "${timing[@]}" ;;
         h2.libcurl) "$lc" multi "$h2" --cacert "$root" --http2 "${multi[@]}" "${timing[@]}" ;;
         h2.st) "$st" multi "$h2" --cacert "$root" --http2 --policy pins-staple "${pins[@]}" "${multi[@]}" "${timing[@]}" ;;
         h2.st-loop) "$st" multi "$h2" --cacert "$root" --http2 --policy pins-staple "${pins[@]}" "${multi[@]}" --executor loop "${timing[@]}" ;;
         h2.urlsession) with_bundle "$root" "$us" multi "$h2" --http2 "${multi[@]}" "${timing[@]}" ;;
         h2.ahc) "$ahc" multi "$h2" --cacert "$root" --http2 "${multi[@]}" "${timing[@]}" ;;
+        h2.floor) "$bin/async-floor" multi "$h2" --cacert "$root" --http2 "${multi[@]}" "${timing[@]}" ;;
+        h2.floor-global) "$bin/async-floor" multi "$h2" --cacert "$root" --http2 "${multi[@]}" --executor global "${timing[@]}" ;;
         ocsp.st-pins) "$st" handshake "$hs_nostaple" --cacert "$root" --policy pins "${pins[@]}" "${timing[@]}" ;;
         ocsp.st-warm) "$st" handshake "$hs_nostaple" --cacert "$root" --policy pins-ocsp-warm "${pins[@]}" "${timing[@]}" ;;
         ocsp.st-cold) "$st" handshake "$hs_nostaple" --cacert "$root" --policy pins-ocsp-cold "${pins[@]}" "${timing[@]}" ;;
@@ -138,8 +142,8 @@ groups=(
     "hs.libcurl hs.libcurl-pinned hs.st-default hs.st-pins hs.st-full hs.urlsession hs.ahc"
     "sys.libcurl sys.st-default sys.st-full sys.ahc"
     "ka.libcurl ka.st ka.st-loop ka.urlsession ka.ahc ka.floor ka.floor-global"
-    "h1.libcurl h1.st h1.st-loop h1.urlsession h1.ahc"
-    "h2.libcurl h2.st h2.st-loop h2.urlsession h2.ahc"
+    "h1.libcurl h1.st h1.st-loop h1.urlsession h1.ahc h1.floor h1.floor-global"
+    "h2.libcurl h2.st h2.st-loop h2.urlsession h2.ahc h2.floor h2.floor-global"
     "ocsp.st-pins ocsp.st-warm ocsp.st-cold"
 )
 [ $quick = 1 ] && groups[1]="sys.st-full sys.ahc"
@@ -247,12 +251,16 @@ if [ $quick = 0 ]; then
     row "" "ServerTrust (taskExecutor)" h1.st-loop $b
     row "" "URLSession" h1.urlsession $b
     row "" "AsyncHTTPClient" h1.ahc $b
+    row "" "async floor (no ServerTrust)" h1.floor $b
+    row "" "async floor, global executor" h1.floor-global $b
     b=h2.libcurl
     row "req/s, 64 in flight, HTTP/2" "libcurl multi" $b $b
     row "" "ServerTrust" h2.st $b
     row "" "ServerTrust (taskExecutor)" h2.st-loop $b
     row "" "URLSession" h2.urlsession $b
     row "" "AsyncHTTPClient" h2.ahc $b
+    row "" "async floor (no ServerTrust)" h2.floor $b
+    row "" "async floor, global executor" h2.floor-global $b
     b=ocsp.st-pins
     row "full handshakes/s, no staple" "ServerTrust SPKI pins" $b $b
     row "" "+ live OCSP, warm cache" ocsp.st-warm $b
@@ -321,6 +329,15 @@ r http2-64-in-flight-vs-libcurl-multi h2.st.rate h2.libcurl.rate
 r http2-64-in-flight-task-executor-vs-libcurl-multi h2.st-loop.rate h2.libcurl.rate
 r http2-64-in-flight-vs-urlsession h2.st.rate h2.urlsession.rate
 r http2-64-in-flight-vs-ahc h2.st.rate h2.ahc.rate
+# The 64-in-flight floors: the same async floor with 64 closed loops, from the loop thread and
+# from the global executor, and ServerTrust beside each.
+for proto in http1:h1 http2:h2; do
+    name=${proto%%:*} key=${proto##*:}
+    r "$name-64-in-flight-async-floor-vs-libcurl-multi" "$key.floor.rate" "$key.libcurl.rate"
+    r "$name-64-in-flight-task-executor-vs-async-floor" "$key.st-loop.rate" "$key.floor.rate"
+    r "$name-64-in-flight-async-floor-global-vs-libcurl-multi" "$key.floor-global.rate" "$key.libcurl.rate"
+    r "$name-64-in-flight-vs-async-floor-global" "$key.st.rate" "$key.floor-global.rate"
+done
 # CPU time per request (all threads of the client process), client ÷ baseline: lower is better,
 # and much less sensitive to machine load than throughput.
 r cpu-per-request-default-handshake-vs-libcurl hs.st-default.cpu_us hs.libcurl.cpu_us
@@ -335,6 +352,8 @@ r cpu-per-request-http1-64-in-flight-vs-libcurl-multi h1.st.cpu_us h1.libcurl.cp
 r cpu-per-request-http1-64-in-flight-task-executor-vs-libcurl-multi h1.st-loop.cpu_us h1.libcurl.cpu_us
 r cpu-per-request-http2-64-in-flight-vs-libcurl-multi h2.st.cpu_us h2.libcurl.cpu_us
 r cpu-per-request-http2-64-in-flight-task-executor-vs-libcurl-multi h2.st-loop.cpu_us h2.libcurl.cpu_us
+r cpu-per-request-http1-64-in-flight-async-floor-vs-libcurl-multi h1.floor.cpu_us h1.libcurl.cpu_us
+r cpu-per-request-http2-64-in-flight-async-floor-vs-libcurl-multi h2.floor.cpu_us h2.libcurl.cpu_us
 r ocsp-warm-cache-handshake-vs-no-revocation ocsp.st-warm.rate ocsp.st-pins.rate
 r ocsp-cold-cache-handshake-vs-no-revocation ocsp.st-cold.rate ocsp.st-pins.rate
 for client in libcurl st ahc urlsession; do

@@ -9,7 +9,8 @@
 # AsyncHTTPClient, ServerTrust default, pins + stapled OCSP, and pins with and without live
 # OCSP from a warm cache on the port that staples nothing), kept-alive requests (with
 # async-floor: the least an async Swift client over this libcurl costs), and 64 requests
-# in flight over HTTP/1.1 (64 connections) and HTTP/2 (one connection; N1/N2 = 1000/3000). The .out
+# in flight over HTTP/1.1 (64 connections) and HTTP/2 (one connection; N1/N2 = 1000/3000),
+# with async-floor's 64-in-flight mode beside them. The .out
 # files stay in OUT-DIR for `callgrind_annotate --inclusive=yes FILE | swift demangle`.
 #
 # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes, so the binaries are profiled from
@@ -62,8 +63,12 @@ h2=https://localhost:$BENCH_H2_PORT/
 lc_m1=$(per_request lc-multi-h1 1000 3000 "$out/libcurl-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64)
 st_m1=$(per_request st-multi-h1 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}")
 st_m1_loop=$(per_request st-multi-h1-loop 1000 3000 "$out/servertrust-bench" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --policy pins-staple "${pins[@]}" --executor loop)
+floor_m1=$(per_request async-floor-multi-h1 1000 3000 "$out/async-floor" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64)
+floor_m1_global=$(per_request async-floor-multi-h1-global 1000 3000 "$out/async-floor" multi "$h1" --cacert "$BENCH_ROOT" --inflight 64 --executor global)
 lc_m2=$(per_request lc-multi-h2 1000 3000 "$out/libcurl-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2)
 st_m2=$(per_request st-multi-h2 1000 3000 "$out/servertrust-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2 --policy pins-staple "${pins[@]}")
+floor_m2=$(per_request async-floor-multi-h2 1000 3000 "$out/async-floor" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2)
+floor_m2_global=$(per_request async-floor-multi-h2-global 1000 3000 "$out/async-floor" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2 --executor global)
 st_m2_loop=$(per_request st-multi-h2-loop 1000 3000 "$out/servertrust-bench" multi "$h2" --cacert "$BENCH_ROOT" --inflight 64 --http2 --policy pins-staple "${pins[@]}" --executor loop)
 row() { printf '%-44s %12s %8s\n' "$1" "$2" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')"; }
 printf '%-44s %12s %8s\n' workload instructions ÷libcurl
@@ -82,7 +87,11 @@ row "  … from the global executor" "$floor_ka_global" "$lc_ka"
 row "64 in flight, HTTP/1.1, raw libcurl multi" "$lc_m1" "$lc_m1"
 row "64 in flight, HTTP/1.1, ServerTrust" "$st_m1" "$lc_m1"
 row "  … from Session.taskExecutor" "$st_m1_loop" "$lc_m1"
+row "64 in flight, HTTP/1.1, async floor" "$floor_m1" "$lc_m1"
+row "  … from the global executor" "$floor_m1_global" "$lc_m1"
 row "64 in flight, HTTP/2, raw libcurl multi" "$lc_m2" "$lc_m2"
 row "64 in flight, HTTP/2, ServerTrust" "$st_m2" "$lc_m2"
 row "  … from Session.taskExecutor" "$st_m2_loop" "$lc_m2"
+row "64 in flight, HTTP/2, async floor" "$floor_m2" "$lc_m2"
+row "  … from the global executor" "$floor_m2_global" "$lc_m2"
 echo "callgrind files: $out"
