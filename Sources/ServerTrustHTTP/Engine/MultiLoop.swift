@@ -102,9 +102,17 @@ final class MultiLoop: Sendable {
         thread.start()
     }
 
-    /// The connections the multi handle keeps open when idle, and the idle easy handles kept.
+    /// The connections the multi handle keeps open when idle.
     static func cacheSize(_ configuration: Session.Configuration) -> Int {
         max(configuration.maximumCachedConnections ?? max(32, configuration.maximumConnectionsPerHost), 1)
+    }
+
+    /// The finished easy handles the session keeps (``Session/Configuration/maximumIdleHandles``).
+    /// Not the connection cache's size: a burst leaves a handle per request, and 64 requests in
+    /// flight over one HTTP/2 connection, with 32 kept, made 32 handles again in every burst
+    /// (+15.6 k instructions per request, docs/PERFORMANCE.md).
+    static func idleHandleCapacity(_ configuration: Session.Configuration) -> Int {
+        configuration.maximumIdleHandles ?? max(128, cacheSize(configuration))
     }
 
     /// Hands a transfer to the loop; it completes through its own callbacks.

@@ -73,8 +73,9 @@ final class PolicyHandles: Sendable {
             var idle: [EasyHandle] = []
         }
 
-        /// The most idle easy handles kept across the session's policies: as many as the
-        /// connections a loop keeps, both being what a burst leaves behind.
+        /// The most idle easy handles kept across the session's policies: what a burst of
+        /// concurrent requests leaves behind, one handle per request
+        /// (``Session/Configuration/maximumIdleHandles``).
         let idleCapacity: Int
         private let idleCount = Atomic<Int>(0)
         private let shareCount = Atomic<Int>(0)

@@ -24,9 +24,20 @@ extension Session {
         /// Idle connections the session keeps open for reuse, across hosts. Default nil: the
         /// larger of 32 and ``maximumConnectionsPerHost``. (libcurl's own default, four per
         /// transfer in progress, shrinks whenever few transfers are running, and closes
-        /// connections a busy host is about to need again.) The session also keeps up to this
-        /// many finished curl handles for the next requests of the same host's policy.
+        /// connections a busy host is about to need again.)
         public var maximumCachedConnections: Int? = nil
+        /// Finished curl handles the session keeps, across hosts, for the next requests of the
+        /// same host's policy. Default nil: the larger of 128 and the connection cache's size
+        /// (``maximumCachedConnections``); 0 keeps none. Must not be negative.
+        ///
+        /// A burst of concurrent requests leaves one handle per request, not per connection:
+        /// HTTP/2 carries up to 100 requests at once on one connection (libcurl's stream limit),
+        /// and HTTP/1.1 queues the requests beyond ``maximumConnectionsPerHost`` on handles of
+        /// their own. A handle the session did not keep is made again for a later request:
+        /// about 31 k instructions to make, configure and free, against a few hundred to reuse
+        /// one (docs/PERFORMANCE.md). An idle handle holds about 22 KiB (libcurl's own
+        /// structure and its 16 KiB receive buffer).
+        public var maximumIdleHandles: Int? = nil
         /// How long a connection may serve new requests after the evaluation that admitted it.
         /// Default 1 hour; must be positive.
         ///

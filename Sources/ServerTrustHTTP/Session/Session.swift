@@ -56,7 +56,7 @@ public final class Session: Sendable {
     ///   - trustManager: per-host evaluators. Default nil: `DefaultTrustEvaluator` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
-    ///   that is not positive, a ``Configuration/contentDecoding`` coding the runtime libcurl
+    ///   that is not positive, a negative ``Configuration/maximumIdleHandles``, a ``Configuration/contentDecoding`` coding the runtime libcurl
     ///   cannot decode, a ``Configuration/retryPolicy`` field out of range, or a
     ///   ``Configuration/proxy`` that is not `http://`; a `TrustError`
     ///   when the system anchors cannot be loaded or a
@@ -72,6 +72,9 @@ public final class Session: Sendable {
         guard configuration.maximumConnectionLifetime > .zero else {
             throw SessionError(
                 .invalidRequest, "maximumConnectionLifetime is \(configuration.maximumConnectionLifetime); it must be positive.")
+        }
+        if let idle = configuration.maximumIdleHandles, idle < 0 {
+            throw SessionError(.invalidRequest, "maximumIdleHandles is \(idle); it must be 0 or more.")
         }
         // Sent as one header line: a CR or LF would start another field (header injection).
         if configuration.userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
@@ -97,7 +100,7 @@ public final class Session: Sendable {
         )
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         let revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
-        let handlePool = PolicyHandles.Pool(idleCapacity: MultiLoop.cacheSize(configuration))
+        let handlePool = PolicyHandles.Pool(idleCapacity: MultiLoop.idleHandleCapacity(configuration))
         self.handlePool = handlePool
         let loop = try MultiLoop(configuration: configuration, handlePool: handlePool)
         let revocationLoops = RevocationLoops(configuration: configuration, handlePool: handlePool)
