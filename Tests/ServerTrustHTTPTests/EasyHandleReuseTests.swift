@@ -102,7 +102,7 @@ import ServerTrustTestSupport
     /// A burst of concurrent requests leaves one handle per request, not one per connection.
     /// The session keeps them all for the next burst: with the idle handles capped at the
     /// connection cache's size (here 16), 24 of the 40 were freed after every burst and made
-    /// again in the next (64 in flight over one HTTP/2 connection, with 32 kept, paid 15.6 k
+    /// again in the next (64 in flight over one HTTP/2 connection, with 32 kept, paid about 6 k
     /// instructions per request for it; docs/PERFORMANCE.md).
     @Test func aBurstLeavesAHandlePerRequestAndTheNextBurstReusesEveryOne() async throws {
         let burst = 40

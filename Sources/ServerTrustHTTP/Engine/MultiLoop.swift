@@ -110,7 +110,7 @@ final class MultiLoop: Sendable {
     /// The finished easy handles the session keeps (``Session/Configuration/maximumIdleHandles``).
     /// Not the connection cache's size: a burst leaves a handle per request, and 64 requests in
     /// flight over one HTTP/2 connection, with 32 kept, made 32 handles again in every burst
-    /// (+15.6 k instructions per request, docs/PERFORMANCE.md).
+    /// (about 6 k instructions per request, docs/PERFORMANCE.md).
     static func idleHandleCapacity(_ configuration: Session.Configuration) -> Int {
         configuration.maximumIdleHandles ?? max(128, cacheSize(configuration))
     }
