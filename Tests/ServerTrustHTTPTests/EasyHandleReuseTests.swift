@@ -106,14 +106,7 @@ import ServerTrustTestSupport
     /// instructions per request for it; docs/PERFORMANCE.md).
     @Test func aBurstLeavesAHandlePerRequestAndTheNextBurstReusesEveryOne() async throws {
         let burst = 40
-        let fixture = try SessionFixture()
-        let gate = ArrivalGate(count: burst)
-        fixture.server.setHandler { $0.path == "/gate" ? gate.pass() : nil }
-        let session = try fixture.session { configuration in
-            configuration.httpVersion = .http1_1
-            configuration.maximumConnectionsPerHost = burst  // every request reaches the gate
-            configuration.maximumCachedConnections = 16
-        }
+        let (fixture, session) = try gatedSession(burst: burst) { $0.maximumCachedConnections = 16 }
         defer { session.shutdown() }
         #expect(MultiLoop.idleHandleCapacity(session.configuration) == 128)
         for round in 1...2 {
@@ -125,14 +118,7 @@ import ServerTrustTestSupport
 
     @Test func theIdleHandlesKeptFollowMaximumIdleHandles() async throws {
         let burst = 12
-        let fixture = try SessionFixture()
-        let gate = ArrivalGate(count: burst)
-        fixture.server.setHandler { $0.path == "/gate" ? gate.pass() : nil }
-        let session = try fixture.session { configuration in
-            configuration.httpVersion = .http1_1
-            configuration.maximumConnectionsPerHost = burst
-            configuration.maximumIdleHandles = 5
-        }
+        let (fixture, session) = try gatedSession(burst: burst) { $0.maximumIdleHandles = 5 }
         defer { session.shutdown() }
         try await sendBurst(burst, to: fixture.url("/gate"), on: session, round: 1)
         #expect(session.easyHandlesMade == burst)
@@ -156,6 +142,22 @@ import ServerTrustTestSupport
         let error = #expect(throws: SessionError.self) { try Session(configuration: configuration) }
         #expect(error?.code == .invalidRequest)
         #expect(error?.description.contains("maximumIdleHandles is -1") == true)
+    }
+
+    /// A fixture whose `/gate` holds each request until `burst` have arrived, and an HTTP/1.1
+    /// session with a connection per request of the burst (so every one reaches the gate).
+    private func gatedSession(
+        burst: Int, configure: (inout Session.Configuration) -> Void
+    ) throws -> (SessionFixture, Session) {
+        let fixture = try SessionFixture()
+        let gate = ArrivalGate(count: burst)
+        fixture.server.setHandler { $0.path == "/gate" ? gate.pass() : nil }
+        let session = try fixture.session { configuration in
+            configuration.httpVersion = .http1_1
+            configuration.maximumConnectionsPerHost = burst
+            configure(&configuration)
+        }
+        return (fixture, session)
     }
 
     /// `count` concurrent GETs of `url`, each expected to answer 200.
