@@ -133,19 +133,60 @@ import Testing
         }
     }
 
+    /// Each input either parses into a value that keeps the parser's promises, or fails with
+    /// the `ResponseSignatureError` code the parser documents for bad input — never another code,
+    /// never a crash (third security review, finding 6: this test once wrapped every call in
+    /// `try?` and so could only crash).
     @Test(arguments: ["Regressions", "Corpus"])
     func signedResponseInputsParseOrFailWithAResponseSignatureError(folder: String) throws {
+        var outcomes: [String: Int] = [:]
         for url in Self.inputs(folder, "signed-response") {
+            let name = url.lastPathComponent
             let text = String(decoding: try Self.bytes(url), as: UTF8.self)
             let headers = text.split(separator: "\n").map { line -> (name: String, value: String) in
                 guard let colon = line.firstIndex(of: ":") else { return (String(line), "") }
                 return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
             }
-            _ = try? SignatureChallenge(receivedMethod: "GET", target: "/v1/status?a=1", headers: headers, body: [])
-            for (_, value) in headers {
-                _ = try? IntermediateKeyCertificate(base64: value)
-                _ = try? VerificationKey(base64: value)
+            switch Result(catching: { () throws(ResponseSignatureError) in
+                try SignatureChallenge(receivedMethod: "GET", target: "/v1/status?a=1", headers: headers, body: [])
+            }) {
+            case .success(let challenge):
+                outcomes["challenge", default: 0] += 1
+                #expect((16...64).contains(challenge.nonce.count), "\(name): nonce of \(challenge.nonce.count) bytes")
+            case .failure(let error):
+                outcomes[error.code.description, default: 0] += 1
+                #expect([.missingChallenge, .malformedChallenge].contains(error.code), "\(name): \(error)")
+                #expect(!error.reason.isEmpty, "\(name)")
             }
+            // Every field value whole, and each `name=value` parameter of it (where a
+            // signature header carries its intermediate certificate).
+            let values = headers.flatMap { field, value in
+                [(field, value)] + value.split(separator: ";").compactMap { parameter in
+                    parameter.firstIndex(of: "=").map { (field, String(parameter[parameter.index(after: $0)...])) }
+                }
+            }
+            for (field, value) in values {
+                switch Result(catching: { () throws(ResponseSignatureError) in try IntermediateKeyCertificate(base64: value) }) {
+                case .success(let certificate):
+                    outcomes["intermediate", default: 0] += 1
+                    #expect(try IntermediateKeyCertificate(base64: certificate.base64) == certificate, "\(name): \(field)")
+                case .failure(let error):
+                    #expect(error.code == .malformedIntermediateCertificate, "\(name): \(field): \(error)")
+                }
+                switch Result(catching: { () throws(ResponseSignatureError) in try VerificationKey(base64: value) }) {
+                case .success(let key):
+                    outcomes["key", default: 0] += 1
+                    #expect(key.base64 == value, "\(name): \(field): a key must be written in its one canonical form")
+                case .failure(let error):
+                    #expect(error.code == .malformedKey, "\(name): \(field): \(error)")
+                }
+            }
+        }
+        if folder == "Corpus" {
+            // The seeds reach both sides of the parsers: the genuine header's challenge-less
+            // response, and its intermediate certificate.
+            #expect(outcomes["missingChallenge", default: 0] > 0, "\(outcomes)")
+            #expect(outcomes["intermediate", default: 0] > 0, "\(outcomes)")
         }
     }
 
