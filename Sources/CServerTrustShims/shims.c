@@ -43,6 +43,8 @@ int CServerTrustShims_SSL_get_ex_new_index_releasing(void (*release)(void *)) {
     return SSL_get_ex_new_index(0, (void *)release, NULL, NULL, CServerTrustShims_release_ex_data);
 }
 unsigned long CServerTrustShims_SSL_OP_NO_RENEGOTIATION(void) { return (unsigned long)SSL_OP_NO_RENEGOTIATION; }
+int CServerTrustShims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
+int CServerTrustShims_SSL_CTX_get_min_proto_version(SSL_CTX *ctx) { return (int)SSL_CTX_get_min_proto_version(ctx); }
 
 int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack) { return sk_ASN1_INTEGER_num(stack); }
 ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index) { return sk_ASN1_INTEGER_value(stack, index); }

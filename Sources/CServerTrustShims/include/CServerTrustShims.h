@@ -49,6 +49,10 @@ int CServerTrustShims_SSL_CTX_get_ex_new_index_releasing(void (*release)(void *)
 int CServerTrustShims_SSL_get_ex_new_index_releasing(void (*release)(void *));
 unsigned long CServerTrustShims_SSL_OP_NO_RENEGOTIATION(void);
 
+// The protocol floor (SSL_CTX_set_min_proto_version and its getter are macros).
+int CServerTrustShims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
+int CServerTrustShims_SSL_CTX_get_min_proto_version(SSL_CTX *ctx);
+
 // STACK_OF(ASN1_INTEGER), as a TLS feature extension (RFC 7633) decodes to.
 int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack);
 ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index);

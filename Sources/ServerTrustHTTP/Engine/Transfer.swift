@@ -357,7 +357,10 @@ final class Transfer: OneShot, @unchecked Sendable {
                     .contentDecodingFailed, "libcurl could not decode the response body (Content-Encoding: \(ContentCoding.tokens(of: head.headers).joined(separator: ", "))).",
                     curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
             }
-            let text = String(cString: curl_easy_strerror(code))
+            let text =
+                code == CURLE_SSL_CONNECT_ERROR && TLSFloor.isProtocolVersionRefusal(curlMessage)
+                ? "The server for \(policy.host) offers no protocol version at or above \(TLSFloor.minimumProtocolName), the lowest ServerTrust accepts."
+                : String(cString: curl_easy_strerror(code))
             let kind: SessionError.Code = code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .transferFailed
             var error = SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url)
             // A header callback means the server answered (a status line, a 1xx, a proxy's

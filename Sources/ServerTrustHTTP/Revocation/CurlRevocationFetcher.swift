@@ -71,7 +71,10 @@ public struct CurlRevocationFetcher: RevocationFetcher {
             case CURLE_OPERATION_TIMEDOUT:
                 return .failure(.timedOut("\(request.url): \(easy.errorMessage)"))
             default:
-                let text = easy.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : easy.errorMessage
+                var text = easy.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : easy.errorMessage
+                if code == CURLE_SSL_CONNECT_ERROR, TLSFloor.isProtocolVersionRefusal(text) {
+                    text = "the responder offers no protocol version at or above \(TLSFloor.minimumProtocolName), the lowest ServerTrust accepts (\(text))"
+                }
                 return .failure(.transport("\(request.url): \(text)"))
             }
         } catch {
@@ -107,10 +110,11 @@ private let fetchWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, In
     return length
 }
 
-/// An `https://` fetch writes no TLS secrets to `SSLKEYLOGFILE` either (``TLSBridge/disableKeyLog(_:)``).
+/// An `https://` fetch writes no TLS secrets to `SSLKEYLOGFILE` either (``TLSBridge/disableKeyLog(_:)``),
+/// and speaks nothing below ``TLSFloor``.
 private let fetchSSLContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> CURLcode = {
     _, sslContext, _ in
-    guard let sslContext else { return CURLE_ABORTED_BY_CALLBACK }
+    guard let sslContext, TLSFloor.apply(to: OpaquePointer(sslContext)) else { return CURLE_ABORTED_BY_CALLBACK }
     TLSBridge.disableKeyLog(OpaquePointer(sslContext))
     return CURLE_OK
 }

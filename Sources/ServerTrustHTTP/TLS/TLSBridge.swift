@@ -9,7 +9,8 @@ internal import ServerTrust
 /// - `CURLOPT_SSL_CTX_FUNCTION` runs once per new connection: it installs ``verifyCallback``
 ///   with `SSL_CTX_set_cert_verify_callback` (one call over the whole chain, replacing OpenSSL's
 ///   own chain verification with our per-policy store), forces `SSL_VERIFY_PEER` (with
-///   `VERIFYPEER=0` OpenSSL would ignore our 0) and refuses renegotiation.
+///   `VERIFYPEER=0` OpenSSL would ignore our 0), raises the context to ``TLSFloor`` and
+///   refuses renegotiation.
 /// - The verify callback evaluates the presented chain under the connection's policy and, on
 ///   success, stamps the `SSL*` with an ``EvaluationRecord`` naming that policy.
 /// - `CURLOPT_PREREQFUNCTION` runs before every request, reused connection or not; the transfer
@@ -25,7 +26,9 @@ enum TLSBridge {
     static func configure(sslContext ctx: OpaquePointer, for context: ConnectionContext) -> Bool {
         // libcurl 7.88 makes an SSL_CTX per connection and calls us once for it. A second
         // configuration would replace the context its callbacks were given: refuse it.
-        guard connectionContexts.object(in: ctx) == nil, let retained = connectionContexts.store(context, in: ctx) else { return false }
+        guard connectionContexts.object(in: ctx) == nil, TLSFloor.apply(to: ctx),
+            let retained = connectionContexts.store(context, in: ctx)
+        else { return false }
         // The SSL_CTX now owns one reference and outlives every handshake on it, so the
         // unretained pointer handed to OpenSSL stays valid for every callback.
         SSL_CTX_set_cert_verify_callback(ctx, verifyCallback, retained)
