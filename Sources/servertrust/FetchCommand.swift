@@ -22,8 +22,8 @@ struct FetchCommand: AsyncParsableCommand {
 
             --compressed asks for every content coding this libcurl decodes (deflate, gzip, and br \
             and zstd when built in) and prints the decoded body; for a host checked with \
-            --verify-signature only gzip and deflate are asked for, and the body is decoded after its \
-            signature has been verified over the bytes as received.
+            --verify-signature nothing is asked for and nothing is decoded: the signature does not \
+            cover Content-Encoding, so the body is printed as signed and received.
 
             --client-cert/--client-key (or --client-pkcs12) present a client certificate to the \
             URL's host only, when it asks for one; redirect targets on other hosts get none.
@@ -83,7 +83,12 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
-        if compressed { configuration.contentDecoding = ContentCoding.supportedByLibcurl }
+        if compressed {
+            configuration.contentDecoding = ContentCoding.supportedByLibcurl
+            if signature.verifySignature != nil {
+                StandardError.warn("--compressed has no effect with --verify-signature: the signature does not cover Content-Encoding, so nothing is asked for or decoded.")
+            }
+        }
         if unsafeWriteTLSSecretsToSSLKEYLOGFILE {
             FileHandle.standardError.write(Data("warning: --unsafe-write-tls-secrets-to-sslkeylogfile: TLS secrets go to \(ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] ?? "(SSLKEYLOGFILE is not set)"); anyone with that file and a capture reads and alters this traffic\n".utf8))
             configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE = true

@@ -5,8 +5,8 @@ import ServerTrust
 import ServerTrustTestSupport
 
 /// `Configuration.contentDecoding` against a `LocalTLSServer` whose handler sends bodies
-/// compressed with zlib: libcurl decodes for an unsigned host; for a signed-response host the
-/// session verifies the bytes as received, then decodes them itself.
+/// compressed with zlib: libcurl decodes for an unsigned host; a signed-response host's body is
+/// verified and handed over as received, never decoded (third security review, finding 3).
 @Suite struct ContentDecodingTests {
     static let host = SessionFixture.host
     /// Compressible text, about 12 KB.
@@ -181,16 +181,19 @@ import ServerTrustTestSupport
         }
     }
 
-    // MARK: The session decodes after verifying (signed-response host)
+    // MARK: Third security review, finding 3: a signed host's body is never decoded
 
-    @Test(arguments: [SignedResponsePolicy.Mode.enforced, .informational])
-    func aSignedCompressedBodyIsVerifiedOverTheBytesReceivedThenDecoded(mode: SignedResponsePolicy.Mode) async throws {
+    /// v1 signatures cover the body bytes but not `Content-Encoding`: whatever coding the
+    /// response names, a signature-checked host's body is handed over exactly as signed and
+    /// received, nothing is asked for, and the coding is reported, in both modes.
+    @Test(arguments: [SignedResponsePolicy.Mode.enforced, .informational], ["gzip", "deflate", "br", "compress"])
+    func finding3ASignedHostsBodyIsHandedOverAsSignedWhateverContentEncodingSays(mode: SignedResponsePolicy.Mode, coding: String) async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        let compressed = TestCompression.compress(Self.original, as: .gzip)
+        let sent = coding == "deflate" ? TestCompression.compress(Self.original, as: .rawDeflate) : TestCompression.compress(Self.original, as: .gzip)
         fixture.serveSigned(keys) { _ in
-            var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
-            reply.body = compressed  // signed as sent: compressed
+            var reply = SignedReply(body: "", headers: [("Content-Encoding", coding)])
+            reply.body = sent
             return reply
         }
         let log = VerificationFailureLog()
@@ -200,32 +203,62 @@ import ServerTrustTestSupport
         defer { session.shutdown() }
         let response = try await session.get(fixture.url("/v1/report").absoluteString)
         #expect(response.verification == .verified)
-        #expect(response.body == Self.original)
-        #expect(response.decodedContentEncodings == [.gzip])
+        #expect(response.body == sent)
+        #expect(response.decodedContentEncodings.isEmpty)
+        #expect(response.undecodedContentEncodings == [coding])
         #expect(log.failures.isEmpty)
-        // Only what the session decodes itself is asked for, whatever else libcurl could do.
-        #expect(sentAcceptEncoding(fixture) == ["deflate, gzip"])
+        #expect(sentAcceptEncoding(fixture).isEmpty)
     }
 
-    @Test func aSignedRawDeflateBodyIsDecodedToo() async throws {
+    /// The review's reproduction: the server signs gzip bytes it sends unlabelled (a `.gz` file,
+    /// `Content-Type: application/gzip`); an intermediary adds `Content-Encoding: gzip`. The
+    /// signature verifies either way (it does not cover the label), so the application must get
+    /// the signed bytes, not their inflated content marked `verified`.
+    @Test func finding3AContentEncodingLabelAddedOnThePathIsNotActedOn() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
-        let compressed = TestCompression.compress(Self.original, as: .rawDeflate)
-        fixture.serveSigned(keys) { _ in
-            var reply = SignedReply(body: "", headers: [("Content-Encoding", "deflate")])
-            reply.body = compressed
+        let archive = TestCompression.compress(Self.original, as: .gzip)
+        fixture.serveSigned(keys) { request in
+            var headers = [("Content-Type", "application/gzip")]
+            if request.path == "/v1/labelled" { headers.append(("Content-Encoding", "gzip")) }  // added on the path
+            var reply = SignedReply(body: "", headers: headers)
+            reply.body = archive
             return reply
         }
-        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) { $0.contentDecoding = [.deflate] }
+        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) { $0.contentDecoding = [.gzip] }
         defer { session.shutdown() }
-        let response = try await session.get(fixture.url("/v1/report").absoluteString)
-        #expect(response.verification == .verified)
-        #expect(response.body == Self.original)
+        for path in ["/v1/unlabelled", "/v1/labelled"] {
+            let response = try await session.get(fixture.url(path).absoluteString)
+            #expect(response.verification == .verified, "\(path)")
+            #expect(response.body == archive, "\(path): the body must be the signed bytes, not \(response.body.count) other bytes")
+            #expect(response.decodedContentEncodings.isEmpty, "\(path)")
+        }
+        #expect(try await session.get(fixture.url("/v1/labelled").absoluteString).undecodedContentEncodings == ["gzip"])
     }
 
-    /// The bytes were altered after signing in a way that also breaks the gzip stream: the
-    /// error is the signature's, so the body was judged before anything decoded it.
-    @Test func aTamperedCompressedBodyFailsSignatureVerificationBeforeDecoding() async throws {
+    /// Nothing is inflated for a signed host, so a gzip bomb it sends is handed over as the
+    /// 64 KiB it is.
+    @Test func finding3AGzipBombFromASignedHostIsNeverInflated() async throws {
+        let fixture = try SessionFixture()
+        let keys = try SigningKeys()
+        let bomb = Self.bomb
+        fixture.serveSigned(keys) { _ in
+            var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
+            reply.body = bomb
+            return reply
+        }
+        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) {
+            $0.contentDecoding = [.gzip]
+            $0.maximumResponseBodySize = 1 << 20
+        }
+        defer { session.shutdown() }
+        let response = try await session.get(fixture.url("/v1/bomb").absoluteString)
+        #expect(response.verification == .verified)
+        #expect(response.body == bomb)
+    }
+
+    /// The bytes were altered after signing: the signature check fails on the bytes as received.
+    @Test func aTamperedCompressedBodyFailsSignatureVerification() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
         let (compressed, tampered) = Self.gzipWithOneByteFlipped()
@@ -242,67 +275,9 @@ import ServerTrustTestSupport
         #expect(error?.signatureError?.code == .bodyMismatch)
     }
 
-    @Test func aGzipBombFromASignedHostIsStoppedAfterVerification() async throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        let bomb = Self.bomb
-        fixture.serveSigned(keys) { _ in
-            var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
-            reply.body = bomb
-            return reply
-        }
-        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) {
-            $0.contentDecoding = [.gzip]
-            $0.maximumResponseBodySize = 1 << 20
-        }
-        defer { session.shutdown() }
-        let error = await outcome { try await session.get(fixture.url("/v1/bomb").absoluteString) }.sessionError
-        #expect(error?.code == .responseTooLarge)
-        #expect(error?.reason.contains("decoded response body") == true)
-        #expect(error?.curlCode == 0)  // the session's decoder stopped, not libcurl
-    }
-
-    @Test func aGarbledOrTruncatedSignedBodyFailsWithContentDecodingFailed() async throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        let compressed = TestCompression.compress(Self.original, as: .gzip)
-        var garbled = compressed
-        for index in stride(from: 12, to: garbled.count - 8, by: 7) { garbled[index] ^= 0x5A }
-        let bodies = ["/garbled": garbled, "/truncated": Array(compressed.dropLast(20)), "/trailing": compressed + [1, 2, 3]]
-        fixture.serveSigned(keys) { request in
-            var reply = SignedReply(body: "", headers: [("Content-Encoding", "gzip")])
-            reply.body = bodies[request.path] ?? []
-            return reply  // signed honestly: the server sent broken data
-        }
-        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) { $0.contentDecoding = [.gzip] }
-        defer { session.shutdown() }
-        for path in bodies.keys.sorted() {
-            let error = await outcome { try await session.get(fixture.url(path).absoluteString) }.sessionError
-            #expect(error?.code == .contentDecodingFailed, "\(path)")
-            #expect(error?.signatureError == nil, "\(path)")
-            // The URL is spelled out only now, when the session's own decoder fails.
-            #expect(error?.url == fixture.url(path).absoluteString, "\(path)")
-        }
-    }
-
-    /// A coding the session did not ask for and cannot decode (`br`, which libcurl knows, or
-    /// `compress`, which it does not) is refused, not handed out encoded as if it were the body.
-    @Test(arguments: ["br", "compress"])
-    func aSignedBodyInACodingTheSessionCannotDecodeFailsClosed(coding: String) async throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        fixture.serveSigned(keys) { _ in SignedReply(body: "pretend \(coding)", headers: [("Content-Encoding", coding)]) }
-        let session = try fixture.signingSession([Self.host: .enforced(roots: keys.roots)]) { $0.contentDecoding = [.gzip] }
-        defer { session.shutdown() }
-        let error = await outcome { try await session.get(fixture.url("/v1/coded").absoluteString) }.sessionError
-        #expect(error?.code == .contentDecodingFailed)
-        #expect(error?.reason.contains("\"\(coding)\"") == true)
-        #expect(error?.curlCode == 0)  // the session refused it, after verification; libcurl did not decode
-    }
-
-    /// Informational mode returns a body whose signature failed, so it is still decoded; when it
-    /// cannot be, the session throws, and the signature failure was reported first.
-    @Test func informationalModeReportsTheSignatureFailureBeforeTheDecodingError() async throws {
+    /// Informational mode returns a body whose signature failed: the bytes as received, with
+    /// the failure reported and nothing decoded.
+    @Test func informationalModeReportsTheSignatureFailureAndHandsOverTheBytesAsReceived() async throws {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()
         let (compressed, tampered) = Self.gzipWithOneByteFlipped()
@@ -315,8 +290,13 @@ import ServerTrustTestSupport
         let log = VerificationFailureLog()
         let session = try fixture.signingSession([Self.host: .informational(roots: keys.roots)], log: log) { $0.contentDecoding = [.gzip] }
         defer { session.shutdown() }
-        let error = await outcome { try await session.get(fixture.url("/v1/report").absoluteString) }.sessionError
-        #expect(error?.code == .contentDecodingFailed)
+        let response = try await session.get(fixture.url("/v1/report").absoluteString)
+        #expect(response.body == tampered)
+        guard case .failed(let failure) = response.verification else {
+            Issue.record("expected a failed verification, got \(response.verification)")
+            return
+        }
+        #expect(failure.code == .bodyMismatch)
         #expect(log.failures.map(\.error.code) == [.bodyMismatch])
     }
 

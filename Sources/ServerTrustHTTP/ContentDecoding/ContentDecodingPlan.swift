@@ -21,7 +21,18 @@ struct ContentDecodingPlan: Sendable {
 
     /// The plan for `codings` (duplicates dropped, order kept); for a signature-checked host
     /// only the codings the session decodes itself are asked for, and with none left, none.
-    init(_ codings: [ContentCoding], verifiesSignatures: Bool) {
+    ///
+    /// A checked host whose signature does not cover `Content-Encoding` gets ``off``, whatever
+    /// `codings` says: nothing is asked for and nothing is decoded, so the application receives
+    /// the signed bytes as they were received (third security review, finding 3). Decoding by
+    /// an unsigned label would let an intermediary that adds `Content-Encoding: gzip` to signed
+    /// gzip bytes hand the application their inflated content marked `verified`. The v1 format
+    /// never covers it (``SignedResponsePolicy``); a scheme that does may decode.
+    init(_ codings: [ContentCoding], verifiesSignatures: Bool, signatureCoversContentEncoding: Bool = false) {
+        if verifiesSignatures && !signatureCoversContentEncoding {
+            self = .off
+            return
+        }
         var seen = Set<ContentCoding>()
         let asked = codings.filter { seen.insert($0).inserted && (!verifiesSignatures || $0.isDecodedBySession) }
         self.init(acceptEncoding: asked.isEmpty ? nil : asked.map(\.name).joined(separator: ", "), decodesInLibcurl: !verifiesSignatures)

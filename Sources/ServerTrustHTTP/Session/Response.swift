@@ -53,6 +53,19 @@ public struct Response: Sendable {
     /// the server sent them, so they describe the encoded body, not ``body``. A signature
     /// (``verification``) was checked over the encoded bytes, before they were decoded.
     public internal(set) var decodedContentEncodings: [ContentCoding] = []
+    /// The content codings still applied to ``body``: the final hop's `Content-Encoding`
+    /// tokens as received (`identity` left out), less those in ``decodedContentEncodings``.
+    /// Empty when ``body`` is the content itself.
+    ///
+    /// Not empty when a coding was not asked for, or when the host's responses are
+    /// signature-checked: a v1 signature does not cover `Content-Encoding`, so such a body is
+    /// handed over exactly as signed and received, never decoded by a label anyone on the path
+    /// could have added or removed (third security review, finding 3). Decode it yourself only
+    /// if you know, from the API's contract, that it is encoded.
+    public var undecodedContentEncodings: [String] {
+        let tokens = ContentCoding.tokens(of: headers)
+        return Array(tokens.dropLast(min(decodedContentEncodings.count, tokens.count)))
+    }
     /// How many times the final hop was sent: 1, or more when
     /// ``Session/Configuration/retryPolicy`` retried it after a connection failure.
     public internal(set) var attempts = 1
