@@ -26,14 +26,14 @@ import ServerTrustTestSupport
         #expect(result.status == 1, "\(result)")
         #expect(result.standardOutput.isEmpty)
         expectGolden(result.standardError, """
-            error: Trust evaluation rejected cli.servertrust.test. [https://cli.servertrust.test:<port>/] (curl 60: SSL certificate problem: application verification failure)
-            PinnedKeyHashesTrustEvaluator: No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…). (host "cli.servertrust.test")
+            error: Trust evaluation rejected cli.servertrust.test. PinnedKeyHashesTrustEvaluator: No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…). (host "cli.servertrust.test")
               Configured pins:
                 sha256/<pin>
               Peer certificate chain:
                 sha256/<pin>: CN=cli.servertrust.test
                 sha256/<pin>: CN=CLI Test Intermediate
                 sha256/<pin>: CN=CLI Test Root
+              URL: https://cli.servertrust.test:<port>/ (curl 60: SSL certificate problem: application verification failure)
             hint: if this server is genuine, pin one of the keys listed above, e.g. --pin sha256/<pin> (CN=CLI Test Intermediate)
             hint: `servertrust pins https://cli.servertrust.test:<port>/` prints the server's pins; add --swift for a ServerTrustManager entry
             hint: if you did not expect these keys, something between you and the server presents its own certificate: do not pin it

@@ -124,4 +124,92 @@ import ServerTrustTestSupport
         let error = await outcome { try await session.get("\(url):\(setup.server.port)/status/200") }.sessionError
         #expect(error?.trustError?.code == .revoked)
     }
+
+    // MARK: - Third security review, finding 5
+
+    /// A leaf with `validity` seconds of life (counted as RFC 5280 does) and only the revocation
+    /// sources named, served by a local responder that answers `/crl` with `crl` when set.
+    private func shortLivedSetup(
+        validity: TimeInterval, crlPath: Bool = false, crl: (@Sendable (TestCA, Certificate) throws -> [UInt8])? = nil
+    ) throws -> (setup: Setup, crlURL: String?) {
+        let root = try TestPKI.makeRoot(commonName: "Short-lived Root")
+        let intermediate = try root.issueIntermediate(commonName: "Short-lived Intermediate")
+        let responder = try LocalHTTPServer()
+        let crlURL = crlPath ? responder.url("/crl") : nil
+        let notBefore = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down))
+        let leaf = try intermediate.issueLeaf(
+            dnsNames: [SessionFixture.host], notBefore: notBefore, notAfter: notBefore.addingTimeInterval(validity - 1), crlURL: crlURL)
+        let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
+        let setup = Setup(root: root, intermediate: intermediate, leaf: leaf, server: server, responder: responder)
+        let body = try crl?(intermediate, leaf.certificate)
+        responder.setHandler { [setup] request in
+            guard request.path.hasPrefix("/crl"), let body else { return nil }
+            setup.queries.withLock { $0 += 1 }
+            return LocalHTTPResponse(headers: [("Content-Type", "application/pkix-crl")], body: .bytes(body))
+        }
+        return (setup, crlURL)
+    }
+
+    /// Let's Encrypt's 6-day certificates carry no CRL distribution point and no OCSP URL by
+    /// design: a hard-fail policy accepts them, the trust report shows why, and nothing is fetched.
+    @Test func finding5AShortLivedLeafWithoutRevocationSourcesPassesHardFail() async throws {
+        let (setup, _) = try shortLivedSetup(validity: 6 * 86_400)
+        let session = try session(setup, .hardFail)
+        defer { session.shutdown() }
+        let response = try await session.get("\(url):\(setup.server.port)/status/200")
+        #expect(response.status == 200)
+        let leaf = try #require(response.trust.revocation.first)
+        #expect(leaf.status == .unknown(.shortLivedCertificate))
+        #expect(leaf.explanation.contains("short-lived (valid for 6 days, at most 7 days)"), "\(leaf.explanation)")
+        #expect(setup.queries.withLock { $0 } == 0)
+    }
+
+    /// The threshold is configurable, and off means every leaf is checked: the same 6-day leaf
+    /// is then refused by hard-fail, for having nowhere to ask.
+    @Test func finding5WithoutTheShortLivedExemptionHardFailRefusesTheSameLeaf() async throws {
+        let (setup, _) = try shortLivedSetup(validity: 6 * 86_400)
+        var options = RevocationOptions.hardFail
+        options.shortLivedCertificateValidity = nil
+        let session = try session(setup, options)
+        defer { session.shutdown() }
+        let error = await outcome { try await session.get("\(url):\(setup.server.port)/status/200") }.sessionError
+        #expect(error?.trustError?.code == .revocationStatusUnknown)
+        #expect(error?.rejectedTrust?.revocation.first?.status == .unknown(.noResponderURL))
+        #expect(setup.server.requestsServed == 0)
+    }
+
+    /// A leaf valid for one second more than the limit is not short-lived (RFC 5280 counts both
+    /// ends: notAfter − notBefore + 1 s ≤ 604,800 s).
+    @Test(arguments: [(604_800.0, true), (604_801.0, false)])
+    func finding5TheSevenDayLimitIsCountedAsRFC5280CountsIt(validity: TimeInterval, exempt: Bool) async throws {
+        let (setup, _) = try shortLivedSetup(validity: validity)
+        let session = try session(setup, .hardFail)
+        defer { session.shutdown() }
+        let result = await outcome { try await session.get("\(url):\(setup.server.port)/status/200") }
+        if exempt {
+            #expect(try result.get().trust.revocation.first?.status == .unknown(.shortLivedCertificate))
+        } else {
+            #expect(result.sessionError?.trustError?.code == .revocationStatusUnknown)
+        }
+    }
+
+    /// A CRL-based rejection names the revocation and the CRL on its first line, not libcurl's
+    /// "invalid status response" (the status callback, where a staple-aware evaluation runs,
+    /// fails the handshake with curl 35).
+    @Test func finding5ACRLRejectionNamesTheRevocationAndTheCRLOnItsFirstLine() async throws {
+        let (setup, crlURL) = try shortLivedSetup(validity: 30 * 86_400, crlPath: true) { ca, leaf in
+            try ca.makeCRLDER(revoked: [RevokedCertificate(leaf, reason: 1)])
+        }
+        let session = try session(setup, .softFail)
+        defer { session.shutdown() }
+        let error = try #require(await outcome { try await session.get("\(url):\(setup.server.port)/status/200") }.sessionError)
+        #expect(error.trustError?.code == .revoked)
+        #expect(error.curlCode == 35)
+        let firstLine = try #require(String(describing: error).split(separator: "\n").first.map(String.init))
+        #expect(firstLine.contains("is revoked"), "\(error)")
+        #expect(firstLine.contains("keyCompromise"), "\(error)")
+        #expect(firstLine.contains("according to the CRL \(try #require(crlURL))"), "\(error)")
+        #expect(!firstLine.contains("curl"), "\(error)")
+        #expect(String(describing: error).contains("(curl 35: "), "libcurl's code stays in the message, after the reason: \(error)")
+    }
 }

@@ -211,7 +211,8 @@ public struct TrustPolicyFile: Sendable {
 
     private static func revocationOptions(_ field: PolicyFileReader.Field, _ reader: PolicyFileReader) throws -> RevocationOptions {
         let fields = try reader.object(
-            field, allowed: ["methods", "requirePositiveResponse", "networkAccessDisabled", "scope", "timeBudgetSeconds"])
+            field,
+            allowed: ["methods", "requirePositiveResponse", "networkAccessDisabled", "scope", "timeBudgetSeconds", "shortLivedCertificateValidityDays"])
         var options = RevocationOptions()
         if let methods = fields["methods"] {
             let methodsByName: [String: RevocationOptions.Methods] = ["preferOCSP": .preferOCSP, "preferCRL": .preferCRL, "ocsp": .ocsp, "crl": .crl]
@@ -224,6 +225,11 @@ public struct TrustPolicyFile: Sendable {
         }
         if let budget = fields["timeBudgetSeconds"] {
             options.timeBudget = .seconds(try reader.integer(budget, in: 1...60))
+        }
+        if let days = fields["shortLivedCertificateValidityDays"] {
+            // 0 checks every leaf; at most 10 days, the Baseline Requirements' limit before March 2026.
+            let value = try reader.integer(days, in: 0...10)
+            options.shortLivedCertificateValidity = value == 0 ? nil : TimeInterval(value) * 86_400
         }
         return options
     }

@@ -142,6 +142,28 @@ public struct RevocationOptions: Hashable, Sendable {
     /// echoes nonces. Requests with a nonce are sent by POST; without, by GET when short enough.
     public var ocspNonce: Bool
 
+    /// The longest validity period of a leaf that needs no revocation check (a short-lived
+    /// certificate), in seconds; `nil` checks every leaf. Default 7 days (604,800 s).
+    ///
+    /// The CA/Browser Forum's Baseline Requirements let a CA leave the CRL distribution point
+    /// and the OCSP responder out of a short-lived subscriber certificate (Let's Encrypt's
+    /// 6-day profile does): its short life takes the place of revocation. The period is counted
+    /// as RFC 5280 and the Baseline Requirements count it, both ends included:
+    /// notAfter − notBefore + 1 s.
+    ///
+    /// Such a leaf is still looked up where it costs no network — its staple, the CRLs the
+    /// application supplied, the cache — and a "revoked" there still rejects it, as does a
+    /// must-staple leaf without a valid staple. Nothing is fetched for it, and when none of
+    /// those sources answers its status is
+    /// ``RevocationStatus/UnknownReason/shortLivedCertificate``, which hard-fail accepts and the
+    /// trust report shows. Intermediates are never exempt.
+    /// - Warning: a larger value exempts longer-lived certificates, whose revocation then goes
+    ///   unnoticed for up to that long.
+    public var shortLivedCertificateValidity: TimeInterval?
+
+    /// The Baseline Requirements' limit for a short-lived subscriber certificate: 7 days.
+    public static let baselineShortLivedCertificateValidity: TimeInterval = 7 * 24 * 60 * 60
+
     /// - Parameters: each as the property of the same name documents, with its default.
     public init(
         methods: Methods = .preferOCSP,
@@ -153,7 +175,8 @@ public struct RevocationOptions: Hashable, Sendable {
         maximumResponseAge: TimeInterval = 7 * 24 * 60 * 60,
         maximumResponseSize: Int = 64 << 10,
         maximumCRLSize: Int = 16 << 20,
-        ocspNonce: Bool = false
+        ocspNonce: Bool = false,
+        shortLivedCertificateValidity: TimeInterval? = RevocationOptions.baselineShortLivedCertificateValidity
     ) {
         self.methods = methods
         self.requirePositiveResponse = requirePositiveResponse
@@ -165,6 +188,7 @@ public struct RevocationOptions: Hashable, Sendable {
         self.maximumResponseSize = maximumResponseSize
         self.maximumCRLSize = maximumCRLSize
         self.ocspNonce = ocspNonce
+        self.shortLivedCertificateValidity = shortLivedCertificateValidity
     }
 
     /// Soft-fail with the defaults: revoked rejects, unknown is accepted and recorded.
@@ -186,6 +210,12 @@ public struct RevocationOptions: Hashable, Sendable {
     /// The OCSP verifier configuration these options imply.
     var ocspVerifier: OCSPVerifier {
         OCSPVerifier(configuration: .init(clockSkewTolerance: clockSkew, maximumAge: maximumResponseAge))
+    }
+
+    /// Whether `certificate` is short-lived under these options (``shortLivedCertificateValidity``).
+    func isShortLived(_ certificate: Certificate) -> Bool {
+        guard let limit = shortLivedCertificateValidity else { return false }
+        return certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) + 1 <= limit
     }
 
     /// The CRL size limit actually applied.

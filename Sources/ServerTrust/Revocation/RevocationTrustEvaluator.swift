@@ -117,7 +117,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
         }
         guard options.requirePositiveResponse else { return }
         for result in results {
-            if case .unknown(let reason) = result.status {
+            if case .unknown(let reason) = result.status, reason != .shortLivedCertificate {
                 throw TrustError(
                     .revocationStatusUnknown,
                     "The revocation status of \(result.certificate.subject) (depth \(result.depth)) is unknown "

@@ -143,11 +143,21 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let bodyNotReplayable = SessionError(.bodyNotReplayable, "")
     public static let requestBodyTooLarge = SessionError(.requestBodyTooLarge, "")
 
+    /// The reason first; for a trust failure, the first line names the check that failed (a
+    /// revoked certificate and the CRL that says so, a pin mismatch), then the evidence, then
+    /// the URL and libcurl's code. libcurl's text is the consequence of the rejection, not its
+    /// cause — a rejection in the OCSP status callback reads "invalid status response" — so it
+    /// never leads the message.
     public var description: String {
-        var text = reason
-        if let url { text += " [\(url)]" }
-        if curlCode != 0 { text += " (curl \(curlCode)" + (curlMessage.isEmpty ? ")" : ": \(curlMessage))") }
-        if let trustError { text += "\n" + trustError.description }
+        var curl: String? { curlCode == 0 ? nil : "curl \(curlCode)" + (curlMessage.isEmpty ? "" : ": \(curlMessage)") }
+        guard let trustError else {
+            var text = reason
+            if let url { text += " [\(url)]" }
+            if let curl { text += " (\(curl))" }
+            return text
+        }
+        var text = reason + " " + trustError.description
+        if let url { text += "\n  URL: \(url)" + (curl.map { " (\($0))" } ?? "") } else if let curl { text += "\n  (\(curl))" }
         return text
     }
 }

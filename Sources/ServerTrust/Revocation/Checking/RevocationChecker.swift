@@ -8,8 +8,11 @@ import Foundation
 ///    from any of them is the answer, whichever source gave it; otherwise the first verified
 ///    "good" is. So a still-valid "good" staple obtained before a revocation cannot outrank the
 ///    application's own CRL or a cached "revoked" (second audit, finding 2).
-/// 2. Only when none of them answered: live OCSP and CRL fetches in the order of
-///    ``RevocationOptions/methods``, until one gives a verified answer.
+/// 2. Only when none of them answered: for a short-lived leaf
+///    (``RevocationOptions/shortLivedCertificateValidity``), nothing — its status is
+///    ``RevocationStatus/UnknownReason/shortLivedCertificate``; for any other certificate, live
+///    OCSP and CRL fetches in the order of ``RevocationOptions/methods``, until one gives a
+///    verified answer.
 ///
 /// Every failure is noted; when no source answers, the result is unknown with the last
 /// failure's reason. A verified staple enters the cache only once the handshake has proven
@@ -102,6 +105,18 @@ struct RevocationChecker {
             return unknown(.noResponse, "The leaf is OCSP must-staple and the server stapled no response.")
         }
         if let good = offline.first { return result(good) }
+        if depth == 0 && options.isShortLived(certificate) {
+            // Its short life stands in for revocation (RevocationOptions.shortLivedCertificateValidity):
+            // nothing is fetched, and hard-fail accepts this unknown.
+            let days = (certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) + 1) / 86_400
+            let limit = (options.shortLivedCertificateValidity ?? 0) / 86_400
+            let text = "\(certificate.subject) is short-lived (valid for \(days.formatted(.number.precision(.fractionLength(0...2)))) days, "
+                + "at most \(limit.formatted(.number.precision(.fractionLength(0...2)))) days): it needs no revocation check, so none was fetched."
+            attempts.notes.append(text)
+            return CertificateRevocationResult(
+                certificate: certificate, depth: depth, status: .unknown(.shortLivedCertificate), source: .none, explanation: text,
+                attempts: attempts.notes)
+        }
 
         // Round 2: live sources, only when nothing offline answered.
         if options.networkAccessDisabled {

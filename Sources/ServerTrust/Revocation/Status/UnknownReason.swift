@@ -29,6 +29,7 @@ extension RevocationStatus {
             case fetchFailed(String)
             case responseTooLarge
             case notCoveredByCRL
+            case shortLivedCertificate
         }
 
         private let kind: Kind
@@ -83,6 +84,12 @@ extension RevocationStatus {
         /// other certificates (only CAs, only end entities, another distribution point) or to
         /// some revocation reasons, so its silence says nothing about this certificate.
         public static let notCoveredByCRL = UnknownReason(.notCoveredByCRL)
+        /// Not looked up because none is needed: the leaf is a short-lived certificate, valid for
+        /// no longer than ``RevocationOptions/shortLivedCertificateValidity``. CAs may issue such
+        /// certificates without a CRL distribution point or OCSP responder, so nothing could be
+        /// asked; the short validity takes the place of revocation. The only unknown status a
+        /// hard-fail policy accepts.
+        public static let shortLivedCertificate = UnknownReason(.shortLivedCertificate)
 
         /// The fetch error identifier of a ``fetchFailed(_:)``, else `nil`.
         public var fetchFailure: String? {
@@ -119,6 +126,7 @@ extension RevocationStatus {
             case .fetchFailed(let identifier): "fetchFailed(\(identifier))"
             case .responseTooLarge: "responseTooLarge"
             case .notCoveredByCRL: "notCoveredByCRL"
+            case .shortLivedCertificate: "shortLivedCertificate"
             }
         }
 
@@ -144,6 +152,7 @@ extension RevocationStatus {
             case .fetchFailed(let identifier): "fetching revocation data failed (\(identifier))"
             case .responseTooLarge: "the revocation response is larger than the size limit"
             case .notCoveredByCRL: "the CRL does not cover this certificate"
+            case .shortLivedCertificate: "the certificate is short-lived and needs no revocation check"
             }
         }
     }
