@@ -31,7 +31,11 @@ public import ServerTrustHTTP
 ///   checked, and only then returned (`Session.data(for:)`, bounded by
 ///   `Session.Configuration.maximumResponseBodySize`), as a signature covers the whole body;
 ///   the request body is read into memory first too (`maximumSignedRequestBodySize`), since
-///   the request's signature covers its digest;
+///   the request's signature covers its digest. The body reaches the generated client exactly
+///   as signed and received, never decoded by `Content-Encoding`, which a v1 signature does not
+///   cover. Nor does it cover `Content-Type`, by which the generated client picks its decoder:
+///   for a checked operation declare one response content type per status, so that a relabelled
+///   response fails to decode instead of being read as another type;
 /// - a streamed request body is sent once: a 307 or 308 redirect that would resend it fails
 ///   with `SessionError.Code.bodyNotReplayable`, and the session never retries it.
 ///

@@ -71,6 +71,24 @@ import ServerTrustTestSupport
         #expect(throws: TrustError.noEvaluatorForHost) { try policy.manager.match(forHost: "other.example.com") }
     }
 
+    /// Third security review, finding 5: the short-lived exemption's threshold is a policy
+    /// setting too: days, 0 turns it off, more than 10 (the Baseline Requirements' limit before
+    /// March 2026) is refused with the field's line.
+    @Test func finding5TheShortLivedThresholdIsReadInDaysAndZeroTurnsItOff() throws {
+        func revocation(_ value: String) throws -> RevocationOptions? {
+            try Self.load("""
+                { "version": 1, "hosts": { "api.example.com": { "revocation": { "shortLivedCertificateValidityDays": \(value) } } } }
+                """).hosts[0].revocation
+        }
+        #expect(try revocation("4")?.shortLivedCertificateValidity == 4 * 86_400)
+        #expect(try revocation("0")?.shortLivedCertificateValidity == nil)
+        #expect(try Self.load("""
+            { "version": 1, "hosts": { "api.example.com": { "revocation": {} } } }
+            """).hosts[0].revocation?.shortLivedCertificateValidity == 7 * 86_400)
+        let error = #expect(throws: TrustError.invalidPolicyFile) { try revocation("11") }
+        #expect(error?.reason == "policy.json:1: shortLivedCertificateValidityDays: 11 is out of range 0…10", "\(String(describing: error))")
+    }
+
     @Test func theLoadedEvaluatorsEnforceAndTrialThePinsOfTheFile() throws {
         let site = try SitePKI()
         let genuine = site.intermediate.certificate.spkiPin.description

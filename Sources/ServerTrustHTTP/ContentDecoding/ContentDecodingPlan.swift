@@ -2,8 +2,9 @@ import Foundation
 import HTTPTypes
 
 /// How one transfer asks for content codings and who decodes them: libcurl as the body
-/// arrives, or — for a host whose responses are signature-checked — the session, after the
-/// signature has been verified over the bytes as received.
+/// arrives, or — for a host whose responses are checked by a signature that covers
+/// `Content-Encoding` — the session, after the signature has been verified over the bytes as
+/// received. A checked host whose signature does not cover it (v1) gets nothing decoded.
 struct ContentDecodingPlan: Sendable {
     /// The `Accept-Encoding` value (`CURLOPT_ACCEPT_ENCODING`); nil: none is sent and nothing
     /// is decoded.

@@ -74,15 +74,16 @@ extension Session {
         /// silently asking for less. ``Request/contentDecoding`` overrides this per request.
         ///
         /// libcurl decodes, as the body arrives (so ``Session/stream(_:)`` yields decoded
-        /// chunks). For a host with an informational or enforced ``signedResponses`` policy the
-        /// signature covers the bytes as sent, so the session asks only for gzip and deflate
-        /// (those it decodes itself, with zlib), receives the body undecoded, verifies the
-        /// signature over it, and only then decodes it. Either way the decoded size is bounded
-        /// by ``maximumResponseBodySize``, a body that is not valid data of its coding, or whose
-        /// `Content-Encoding` names a coding the session cannot decode, fails with
-        /// ``SessionError/Code/contentDecodingFailed``, and ``Response/decodedContentEncodings``
-        /// says what was undone; the `Content-Encoding` and `Content-Length` header fields are
-        /// kept as received.
+        /// chunks). The decoded size is bounded by ``maximumResponseBodySize``, a body that is
+        /// not valid data of its coding, or whose `Content-Encoding` names a coding that cannot
+        /// be decoded, fails with ``SessionError/Code/contentDecodingFailed``, and
+        /// ``Response/decodedContentEncodings`` says what was undone; the `Content-Encoding` and
+        /// `Content-Length` header fields are kept as received.
+        ///
+        /// Not for a host with an informational or enforced ``signedResponses`` policy: a v1
+        /// signature covers the body bytes but not `Content-Encoding`, so nothing is asked for
+        /// and the body is handed over exactly as signed and received
+        /// (``Response/undecodedContentEncodings`` names any coding on it).
         public var contentDecoding: [ContentCoding] = []
         /// The largest streamed or file request body (``Request/Body``) sent to a host with a
         /// signed-response policy. Such a body is read into memory before the request is sent,
