@@ -86,7 +86,7 @@ import ServerTrustTestSupport
             { "version": 1, "hosts": { "api.example.com": { "revocation": {} } } }
             """).hosts[0].revocation?.shortLivedCertificateValidity == 7 * 86_400)
         let error = #expect(throws: TrustError.invalidPolicyFile) { try revocation("11") }
-        #expect(error?.reason == "policy.json:1: shortLivedCertificateValidityDays: 11 is out of range 0…10", "\(String(describing: error))")
+        #expect(error?.reason == "policy.json:1: hosts[\"api.example.com\"].revocation.shortLivedCertificateValidityDays: 11 is out of range 0…10", "\(String(describing: error))")
     }
 
     @Test func theLoadedEvaluatorsEnforceAndTrialThePinsOfTheFile() throws {
