@@ -117,7 +117,7 @@ import ServerTrustTestSupport
         let deflateOnly = try await session.data(for: Request(url: url, contentDecoding: [.deflate]))
         #expect(sentAcceptEncoding(fixture) == ["deflate"])
         #expect(deflateOnly.body == Self.original)  // libcurl decodes what it knows, asked or not
-        #expect(session.easyHandlesMade == 1)
+        #expect(session.probe.easyHandlesMade == 1)
     }
 
     @Test func streamingYieldsDecodedChunks() async throws {

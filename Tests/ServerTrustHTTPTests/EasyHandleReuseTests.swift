@@ -18,7 +18,7 @@ import ServerTrustTestSupport
             #expect(response.status.code == 200 + index % 3)
             #expect(response.trust.evaluator == "DefaultTrustEvaluator")
         }
-        #expect(session.easyHandlesMade == 1)
+        #expect(session.probe.easyHandlesMade == 1)
     }
 
     @Test func methodBodyAndHeaderFieldsOfOneRequestNeverReachTheNext() async throws {
@@ -52,7 +52,7 @@ import ServerTrustTestSupport
             #expect(summary.contains("[\"Expect\"") == false, "step \(index): \(summary)")
             if step.method != "HEAD" { #expect(response.body.count == step.bodyLength, "step \(index)") }
         }
-        #expect(session.easyHandlesMade == 1)
+        #expect(session.probe.easyHandlesMade == 1)
     }
 
     @Test func policiesNeverShareAHandleAndAFailedTransferGivesItsHandleUp() async throws {
@@ -75,7 +75,7 @@ import ServerTrustTestSupport
         }
         // One handle for the accepted name, reused; a new one for each rejected request, since
         // only a handle whose transfer ended cleanly is kept.
-        #expect(session.easyHandlesMade == 1 + 3)
+        #expect(session.probe.easyHandlesMade == 1 + 3)
     }
 
     @Test func idleHandlesStayWithTheirPolicyWithinTheSessionsCapacity() throws {
@@ -111,8 +111,8 @@ import ServerTrustTestSupport
         #expect(MultiLoop.idleHandleCapacity(session.configuration) == 128)
         for round in 1...2 {
             try await sendBurst(burst, to: fixture.url("/gate"), on: session, round: round)
-            #expect(session.easyHandlesMade == burst, "round \(round): made")
-            #expect(session.idleEasyHandles == burst, "round \(round): kept")
+            #expect(session.probe.easyHandlesMade == burst, "round \(round): made")
+            #expect(session.probe.idleEasyHandles == burst, "round \(round): kept")
         }
     }
 
@@ -121,19 +121,19 @@ import ServerTrustTestSupport
         let (fixture, session) = try gatedSession(burst: burst) { $0.maximumIdleHandles = 5 }
         defer { session.shutdown() }
         try await sendBurst(burst, to: fixture.url("/gate"), on: session, round: 1)
-        #expect(session.easyHandlesMade == burst)
-        #expect(session.idleEasyHandles == 5)
+        #expect(session.probe.easyHandlesMade == burst)
+        #expect(session.probe.idleEasyHandles == 5)
         try await sendBurst(burst, to: fixture.url("/gate"), on: session, round: 2)
-        #expect(session.easyHandlesMade == burst + (burst - 5), "5 reused, 7 made again")
-        #expect(session.idleEasyHandles == 5)
+        #expect(session.probe.easyHandlesMade == burst + (burst - 5), "5 reused, 7 made again")
+        #expect(session.probe.idleEasyHandles == 5)
 
         var none = try fixture.configuration()
         none.maximumIdleHandles = 0
         let keepsNone = try Session(configuration: none)
         defer { keepsNone.shutdown() }
         for _ in 0..<3 { #expect(try await keepsNone.get(fixture.url("/status/200").absoluteString).status == 200) }
-        #expect(keepsNone.easyHandlesMade == 3)
-        #expect(keepsNone.idleEasyHandles == 0)
+        #expect(keepsNone.probe.easyHandlesMade == 3)
+        #expect(keepsNone.probe.idleEasyHandles == 0)
     }
 
     @Test func aNegativeMaximumIdleHandlesIsRefusedWhenTheSessionIsMade() throws {
@@ -280,7 +280,7 @@ import ServerTrustTestSupport
             let response = try await session.data(for: Request(url: echo, headers: step.headers))
             #expect(try userAgents(response) == step.expected, "step \(index)")
         }
-        #expect(session.easyHandlesMade == 1)
+        #expect(session.probe.easyHandlesMade == 1)
     }
 
     @Test func aUserAgentWithALineBreakIsRefusedWhenTheSessionIsMade() throws {

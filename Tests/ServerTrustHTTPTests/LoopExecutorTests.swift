@@ -24,8 +24,8 @@ import ServerTrustTestSupport
             return onLoopThread
         }
         #expect(onLoopThread == 40)
-        #expect(session.loopWakeUps <= 1, "wake-ups: \(session.loopWakeUps)")
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.loopWakeUps <= 1, "wake-ups: \(session.probe.loopWakeUps)")
+        #expect(session.probe.activeTransfers == 0)
     }
 
     @Test func aTaskGroupOnTheSessionsExecutorCompletesEveryRequest() async throws {
@@ -42,7 +42,7 @@ import ServerTrustTestSupport
         }
         #expect(statuses.count == 64)
         #expect(Set(statuses) == [200, 201, 202])
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.activeTransfers == 0)
     }
 
     @Test func anImpostorFromATrustedCAIsStillRejectedByItsPinFromTheSessionsExecutor() async throws {
@@ -88,12 +88,12 @@ import ServerTrustTestSupport
         let (ranOnLoopThread, after) = await task.value
         #expect(ranOnLoopThread)
         #expect(after.sessionError?.code == .sessionShutDown)
-        for _ in 0..<3000 where !(session.loop.hasExited && session.liveShareHandles == 0) {
+        for _ in 0..<3000 where !(session.loop.hasExited && session.probe.liveShareHandles == 0) {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(session.loop.hasExited)
-        #expect(session.liveShareHandles == 0)
-        #expect(session.idleEasyHandles == 0)
+        #expect(session.probe.liveShareHandles == 0)
+        #expect(session.probe.idleEasyHandles == 0)
     }
 
     @Test func aTaskPreferringTheExecutorOfAShutDownSessionStillRunsAndSeesTheShutdown() async throws {
@@ -122,10 +122,10 @@ import ServerTrustTestSupport
         let task = Task(executorPreference: session.taskExecutor) {
             await outcome { try await session.get(url) }
         }
-        for _ in 0..<3000 where session.activeTransfers == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<3000 where session.probe.activeTransfers == 0 { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
         let result = await task.value
         #expect(result.sessionError?.code == .cancelled)
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.activeTransfers == 0)
     }
 }

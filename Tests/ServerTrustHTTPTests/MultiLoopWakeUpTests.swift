@@ -16,7 +16,7 @@ import ServerTrustTestSupport
         for _ in 0..<40 {
             #expect(try await session.get(fixture.url("/status/200").absoluteString).status == 200)
         }
-        #expect(session.loopWakeUps == 40)
+        #expect(session.probe.loopWakeUps == 40)
     }
 
     @Test func burstsOfConcurrentSubmissionsAllCompleteWithAtMostOneWakeUpEach() async throws {
@@ -34,9 +34,9 @@ import ServerTrustTestSupport
             #expect(statuses.count == width)
             #expect(Set(statuses) == [200, 201, 202])
         }
-        #expect(session.activeTransfers == 0)
-        #expect(session.loopWakeUps >= 1)
-        #expect(session.loopWakeUps <= rounds * width)
+        #expect(session.probe.activeTransfers == 0)
+        #expect(session.probe.loopWakeUps >= 1)
+        #expect(session.probe.loopWakeUps <= rounds * width)
     }
 
     @Test func submissionsRacingShutdownEitherCompleteOrFailAsShutDown() async throws {
@@ -63,7 +63,7 @@ import ServerTrustTestSupport
             }
             #expect(codes.count == 16)
             #expect(codes.allSatisfy { $0 == nil || $0 == .sessionShutDown }, "\(codes)")
-            #expect(session.activeTransfers == 0)
+            #expect(session.probe.activeTransfers == 0)
         }
     }
 }

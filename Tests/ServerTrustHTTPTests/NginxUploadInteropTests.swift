@@ -31,7 +31,7 @@ import ServerTrust
         #expect(response.status == 200)
         #expect(response.httpVersion == server.httpVersion)
         #expect(response.text == "received \(32 << 20) bytes by PUT\n")
-        #expect(session.peakBufferedUploadBytes <= UploadStream.bufferLimit + body.chunkSize)
+        #expect(session.probe.peakBufferedUploadBytes <= UploadStream.bufferLimit + body.chunkSize)
     }
 
     /// Four uploads at once with one connection per host allowed, so HTTP/2 multiplexes them;
@@ -62,7 +62,7 @@ import ServerTrust
             #expect(version == "HTTP/2")
             #expect(text == "received \(size) bytes by PUT\n")
         }
-        #expect(session.peakBufferedUploadBytes <= UploadStream.bufferLimit + 1000)
+        #expect(session.probe.peakBufferedUploadBytes <= UploadStream.bufferLimit + 1000)
     }
 
     @Test(arguments: servers)

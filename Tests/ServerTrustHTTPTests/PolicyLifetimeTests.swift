@@ -46,8 +46,8 @@ import ServerTrustTestSupport
                 }
                 for try await status in group { #expect(status == 200) }
             }
-            peakShares = max(peakShares, session.liveShareHandles)
-            peakIdle = max(peakIdle, session.idleEasyHandles)
+            peakShares = max(peakShares, session.probe.liveShareHandles)
+            peakIdle = max(peakIdle, session.probe.idleEasyHandles)
             if batch == 2_000 { residentAfterWarmUp = Self.residentBytes() }
         }
         let elapsed = ContinuousClock.now - started
@@ -57,7 +57,7 @@ import ServerTrustTestSupport
         // still names, and those retired since a loop's last turn — a few dozen, not one per request.
         #expect(peakShares <= MultiLoop.cacheSize(session.configuration) + 2 * concurrency)
         #expect(peakIdle <= 32)
-        #expect(session.cachedPolicies == 0)
+        #expect(session.probe.cachedPolicies == 0)
         // Resident memory is printed, not asserted: suites running in parallel in this process
         // move it by more than the margin. Measured alone, 50,000 requests: +340 KiB with
         // shares freed with their policies, +112 MiB without (peak shares 50,000).
@@ -80,7 +80,7 @@ import ServerTrustTestSupport
             }
         }
         // The cache was emptied at 10,000 and refilled; shares follow the live policies.
-        #expect(session.cachedPolicies == total % 10_000)
-        #expect(session.liveShareHandles <= session.cachedPolicies + MultiLoop.cacheSize(session.configuration) + 2 * 8)
+        #expect(session.probe.cachedPolicies == total % 10_000)
+        #expect(session.probe.liveShareHandles <= session.probe.cachedPolicies + MultiLoop.cacheSize(session.configuration) + 2 * 8)
     }
 }

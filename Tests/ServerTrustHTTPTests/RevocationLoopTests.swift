@@ -163,7 +163,7 @@ import ServerTrustTestSupport
         #expect(setup.gate.isHolding)
         #expect(!slowFinished.withLock { $0 })
         #expect(session.liveRevocationLoops == 1)
-        #expect(session.activeTransfers == 1, "the slow host's transfer, parked on its own loop")
+        #expect(session.probe.activeTransfers == 1, "the slow host's transfer, parked on its own loop")
 
         setup.gate.open()
         let result = await slow.value
@@ -192,7 +192,7 @@ import ServerTrustTestSupport
         // The loop and its kept-alive connection stay while the cache holds the policy.
         #expect(try await session.get(setup.url).status == 200)
         #expect(setup.slow.acceptedConnections == 1)
-        #expect(session.easyHandlesMade == 1)
+        #expect(session.probe.easyHandlesMade == 1)
         #expect(try await session.get(setup.otherURL).status == 200)
         #expect(session.liveRevocationLoops == 1, "the other host runs on the main loop")
 
@@ -231,7 +231,7 @@ import ServerTrustTestSupport
         for index in 0..<10_000 {
             _ = try session.policy(forRawHost: "filler-\(index).servertrust.test", override: DefaultTrustEvaluator())
         }
-        #expect(session.cachedPolicies == 1, "the cache was emptied and refilled with one filler")
+        #expect(session.probe.cachedPolicies == 1, "the cache was emptied and refilled with one filler")
         session.waitForStoppedRevocationLoops()
         #expect(session.liveRevocationLoops == 0)
 
@@ -271,7 +271,7 @@ import ServerTrustTestSupport
         // The cancel was queued before this request on the same loop, so once it has completed
         // the abandoned transfer is gone — unless the cancel went to another loop.
         #expect(try await session.get(setup.url).status == 200)
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.activeTransfers == 0)
         #expect(session.liveRevocationLoops == 1)
     }
 
@@ -308,7 +308,7 @@ import ServerTrustTestSupport
             #expect(response.status == 200)
             #expect(response.trust.revocation.first?.status == .good)
         }
-        #expect(session.cachedPolicies == hosts)
+        #expect(session.probe.cachedPolicies == hosts)
         #expect(session.liveRevocationLoops == RevocationLoops.dedicatedLimit + 1)
         session.shutdown()
         #expect(session.liveRevocationLoops == 0)

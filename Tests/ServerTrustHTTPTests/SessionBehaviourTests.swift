@@ -22,7 +22,7 @@ import ServerTrustTestSupport
         #expect(statuses.count == 200)
         #expect(Set(statuses) == [200, 201, 202])
         #expect(fixture.server.acceptedConnections <= 4)
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.activeTransfers == 0)
         session.shutdown()
         // Shutting down closes every cached connection: nothing is left open on the server.
         for _ in 0..<50 where fixture.server.openConnections > 0 { try await Task.sleep(for: .milliseconds(20)) }
@@ -38,7 +38,7 @@ import ServerTrustTestSupport
         task.cancel()
         let error = await outcome { try await task.value }.sessionError
         #expect(error?.code == .cancelled)
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.activeTransfers == 0)
     }
 
     @Test func aRequestThatOutlivesItsTimeoutFailsWithTimedOut() async throws {

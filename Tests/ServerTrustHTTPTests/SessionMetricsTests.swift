@@ -109,9 +109,9 @@ import ServerTrustTestSupport
         let fixture = try SessionFixture()
         let session = try fixture.session()
         defer { session.shutdown() }
-        #expect(session.metricsEnabled == false)
+        #expect(session.probe.metricsEnabled == false)
         let metered = try fixture.session { $0.metricsFactory = TestMetrics() }
         defer { metered.shutdown() }
-        #expect(metered.metricsEnabled)
+        #expect(metered.probe.metricsEnabled)
     }
 }

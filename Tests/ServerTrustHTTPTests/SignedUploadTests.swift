@@ -29,7 +29,7 @@ import ServerTrustTestSupport
         let sent = try #require(fixture.server.recentRequests.last)
         #expect(sent.header("Content-Length") == "\(body.totalBytes)")  // sent from memory
         #expect(sent.body == body.allBytes)
-        #expect(session.uploadProducersStarted == 0)  // buffered before the request, not uploaded by a producer
+        #expect(session.probe.uploadProducersStarted == 0)  // buffered before the request, not uploaded by a producer
 
         let file = try patternFile(body)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -97,6 +97,6 @@ import ServerTrustTestSupport
         #expect(response.verification == .notRequested)
         #expect(response.text == "got \(body.totalBytes) bytes")
         #expect(fixture.server.recentRequests.last?.header("Transfer-Encoding") == "chunked")
-        #expect(session.uploadProducersStarted == 1)
+        #expect(session.probe.uploadProducersStarted == 1)
     }
 }

@@ -23,7 +23,7 @@ import ServerTrustTestSupport
         let started = clock.now
         let response = try await session.data(for: Request(method: .put, url: fixture.url("/sink"), uploadBody: .stream(body)))
         // A figure for the report, never asserted.
-        print("StreamedUploadTests: 32 MiB streamed in \(clock.now - started); peak buffered \(session.peakBufferedUploadBytes) bytes")
+        print("StreamedUploadTests: 32 MiB streamed in \(clock.now - started); peak buffered \(session.probe.peakBufferedUploadBytes) bytes")
         #expect(response.status == 200)
         #expect(response.header("X-Received-Method") == "PUT")
         #expect(response.header("X-Received-Transfer-Encoding") == "chunked")
@@ -32,9 +32,9 @@ import ServerTrustTestSupport
         #expect(response.header("X-Body-Length") == "\(32 << 20)")
         #expect(response.header("X-Body-SHA256") == hex(sha256(body.allBytes)))
         // Back-pressure: the session never held more than its limit plus one chunk.
-        #expect(session.peakBufferedUploadBytes > 0)
-        #expect(session.peakBufferedUploadBytes <= UploadStream.bufferLimit + body.chunkSize)
-        #expect(session.uploadProducersStarted == 1)
+        #expect(session.probe.peakBufferedUploadBytes > 0)
+        #expect(session.probe.peakBufferedUploadBytes <= UploadStream.bufferLimit + body.chunkSize)
+        #expect(session.probe.uploadProducersStarted == 1)
     }
 
     @Test func aStreamOfKnownLengthSendsContentLengthWithTheRequestedMethod() async throws {
@@ -61,7 +61,7 @@ import ServerTrustTestSupport
         let post = try await session.post(fixture.url("/echo").absoluteString, body: Array("small".utf8))
         #expect(post.header("X-Echo-Method") == "POST")
         #expect(post.text == "small")
-        #expect(session.easyHandlesMade == 1)
+        #expect(session.probe.easyHandlesMade == 1)
     }
 
     @Test func aFileBodyArrivesIntactWithItsLengthAndAMissingFileFailsBeforeAnythingIsSent() async throws {
@@ -75,7 +75,7 @@ import ServerTrustTestSupport
         #expect(response.header("X-Received-Content-Length") == "\(body.totalBytes)")
         #expect(response.header("X-Received-Transfer-Encoding") == "none")
         #expect(response.header("X-Body-SHA256") == hex(sha256(body.allBytes)))
-        #expect(session.peakBufferedUploadBytes <= UploadStream.bufferLimit + 64 << 10)
+        #expect(session.probe.peakBufferedUploadBytes <= UploadStream.bufferLimit + 64 << 10)
 
         let connections = fixture.server.acceptedConnections
         let missing = file.appendingPathExtension("missing")
@@ -130,7 +130,7 @@ import ServerTrustTestSupport
         // The producer's task was cancelled: the stream's wait ended and its iterator was released.
         await probe.waitUntilReleased()
         #expect(probe.produced == 64 * (64 << 10))
-        #expect(session.activeTransfers == 0)
+        #expect(session.probe.activeTransfers == 0)
     }
 
     @Test func aRedirectKeepingTheBodyFailsForAStreamResendsAFileAndA303DropsIt() async throws {
@@ -173,7 +173,7 @@ import ServerTrustTestSupport
         #expect(error?.code == .trustEvaluationFailed)
         #expect(error?.trustError?.code == .pinMismatch)
         #expect(probe.nextCalls == 0)
-        #expect(session.uploadProducersStarted == 0)
+        #expect(session.probe.uploadProducersStarted == 0)
         #expect(fixture.server.requestsServed == 0)
     }
 
@@ -194,7 +194,7 @@ import ServerTrustTestSupport
         #expect(error?.trustError?.code == .pinMismatch)
         #expect(fixture.server.acceptedConnections == 1)  // refused on the reused connection, by the guard
         #expect(probe.nextCalls == 0)
-        #expect(session.uploadProducersStarted == 0)
+        #expect(session.probe.uploadProducersStarted == 0)
         #expect(fixture.server.requestsServed == 1)
     }
 

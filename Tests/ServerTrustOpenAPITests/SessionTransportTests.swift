@@ -144,12 +144,12 @@ import Testing
 
         var output: Operations.GetLarge.Output? = try await client.getLarge(path: .init(bytes: 16 << 20))
         #expect(try output?.ok.body.binary.length == .known(16 << 20))
-        #expect(session.activeTransfers == 1)
+        #expect(session.probe.activeTransfers == 1)
         output = nil
 
         let deadline = ContinuousClock.now + .seconds(10)
-        while session.activeTransfers > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(session.activeTransfers == 0)
+        while session.probe.activeTransfers > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(session.probe.activeTransfers == 0)
     }
 
     // MARK: Impostor rejected

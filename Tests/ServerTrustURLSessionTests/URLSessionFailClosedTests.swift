@@ -124,17 +124,17 @@ import Testing
         let urlSession = fixture.urlSession()
         let started = ContinuousClock.now
         let task = Task { try await urlSession.data(from: fixture.redirectorURL("/slow/20000")) }
-        while fixture.session.activeTransfers == 0 && ContinuousClock.now - started < .seconds(10) {
+        while fixture.session.probe.activeTransfers == 0 && ContinuousClock.now - started < .seconds(10) {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(fixture.session.activeTransfers == 1)
+        #expect(fixture.session.probe.activeTransfers == 1)
         task.cancel()
         let error = try #require(await urlError { try await task.value })
         #expect(error.code == .cancelled)
-        while fixture.session.activeTransfers > 0 && ContinuousClock.now - started < .seconds(10) {
+        while fixture.session.probe.activeTransfers > 0 && ContinuousClock.now - started < .seconds(10) {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(fixture.session.activeTransfers == 0)
+        #expect(fixture.session.probe.activeTransfers == 0)
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 

@@ -85,3 +85,53 @@ final class PolicyRegistry: Sendable {
         return filed
     }
 }
+
+// MARK: The policy factory
+
+extension PolicyRegistry {
+    /// A new policy for a normalised host: `override`, else the trust manager's match, else
+    /// default validation. Called by the registry when it holds none for the host.
+    static func makePolicy(
+        forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trustManager: ServerTrustManager?, parts: PolicyParts
+    ) throws(SessionError) -> TrustPolicy {
+        let evaluator: any ServerTrustEvaluating
+        var pattern: String?
+        if let override {
+            evaluator = override
+        } else if let trustManager {
+            do {
+                if let match = try trustManager.match(forHost: host.name) {
+                    evaluator = match.evaluator
+                    pattern = match.pattern.description
+                } else {
+                    evaluator = DefaultTrustEvaluator()
+                }
+            } catch let error as TrustError {
+                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
+            } catch {
+                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host.name)
+            }
+        } else {
+            evaluator = DefaultTrustEvaluator()
+        }
+        let configuration = parts.configuration
+        return TrustPolicy(
+            host: host, pattern: pattern, evaluator: evaluator, anchors: parts.anchors,
+            validationOptions: configuration.validationOptions, revocationFetcher: parts.revocationFetcher,
+            counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
+            maximumConnectionLifetime: parts.connectionLifetime,
+            writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
+            clientIdentity: parts.clientIdentities.identity(for: host), metrics: parts.metrics, handlePool: parts.handlePool)
+    }
+
+    /// What every policy of a session is made with.
+    struct PolicyParts: Sendable {
+        let configuration: Session.Configuration
+        let anchors: TrustAnchors
+        let revocationFetcher: any RevocationFetcher
+        let connectionLifetime: TimeInterval
+        let clientIdentities: ClientIdentityTable
+        let metrics: SessionMetrics?
+        let handlePool: PolicyHandles.Pool
+    }
+}

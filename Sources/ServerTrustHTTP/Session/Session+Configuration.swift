@@ -245,3 +245,25 @@ extension Session {
         func resolve() throws -> TrustAnchors { try anchors ?? TrustAnchors.system() }
     }
 }
+
+extension Session.Configuration {
+    /// Refuses settings no session can honour, when the session is made: a
+    /// ``maximumConnectionLifetime`` that is not positive, a negative ``maximumIdleHandles``, a
+    /// ``userAgent`` with a line break or NUL (it is sent as one header line: a CR or LF would
+    /// start another field), a ``contentDecoding`` coding the runtime libcurl cannot decode, a
+    /// ``retryPolicy`` field out of range, a ``proxy`` that is not `http://`.
+    func validate() throws(SessionError) {
+        guard maximumConnectionLifetime > .zero else {
+            throw SessionError(.invalidRequest, "maximumConnectionLifetime is \(maximumConnectionLifetime); it must be positive.")
+        }
+        if let idle = maximumIdleHandles, idle < 0 {
+            throw SessionError(.invalidRequest, "maximumIdleHandles is \(idle); it must be 0 or more.")
+        }
+        if userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            throw SessionError(.invalidRequest, "userAgent contains a line break or NUL; it is sent as one header line.")
+        }
+        try ContentDecodingPlan.validate(contentDecoding)
+        try retryPolicy.validate()
+        try proxy?.validate()
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+internal import ServerTrust
+
+extension Session {
+    /// The transfer for one hop of `request`: its URL checked (scheme, host, header lines,
+    /// timeout), its host's policy, its content-decoding plan, its upload, and a loop booked
+    /// for it. Throws before anything is sent.
+    func makeTransfer(_ request: Request, stream: BodyStream?) throws(SessionError) -> Transfer {
+        let url = request.url.absoluteURL
+        let absolute = url.absoluteString
+        let startsWithHTTPS = Self.startsWithHTTPS(absolute)
+        let scheme = Self.lowercasedScheme(of: url, startsWithHTTPS: startsWithHTTPS)
+        guard scheme == "https" || (scheme == "http" && configuration.allowsPlainHTTP) else {
+            throw SessionError(
+                .invalidRequest,
+                scheme == "http"
+                    ? "Plain http: URLs carry no TLS and cannot be evaluated; use https:, or set allowsPlainHTTP."
+                    : "Unsupported URL scheme \"\(scheme)\"; only https: is allowed.",
+                url: absolute)
+        }
+        guard let rawHost = (startsWithHTTPS ? Self.plainHTTPSHost(afterPrefixOf: absolute) : nil) ?? url.host, !rawHost.isEmpty else {
+            throw SessionError(.invalidRequest, "The URL has no host.", url: absolute)
+        }
+        // An `HTTPField` cannot hold a line break (its name is a token, and CR, LF and NUL in its
+        // value became spaces when it was made); checked again here, where the field becomes a
+        // curl header line, so that no version of that guarantee can smuggle in another field.
+        for field in request.headers where field.withUnsafeBytesOfValue({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
+            throw SessionError(.invalidRequest, "Header \"\(field.name.rawName)\" contains a line break.", url: absolute)
+        }
+        if let timeout = request.timeout, timeout <= .zero {
+            throw SessionError(.invalidRequest, "The request timeout must be positive (it is \(timeout)).", url: absolute)
+        }
+        // Read once: each read copies the optional existential out of the request's storage.
+        let override = request.trustEvaluator
+        let policy = try self.policy(forRawHost: rawHost, override: override)
+        // The session's own list was checked in init; a request's override is checked here.
+        let verifiesSignatures = signedResponses.requiresVerification(url)
+        let contentDecoding: ContentDecodingPlan
+        if let override = request.contentDecoding {
+            try ContentDecodingPlan.validate(override, url: absolute)
+            contentDecoding = ContentDecodingPlan(override, verifiesSignatures: verifiesSignatures)
+        } else {
+            contentDecoding = verifiesSignatures ? decodingPlans.checked : decodingPlans.unchecked
+        }
+        let upload = try self.upload(of: request, url: absolute)
+        let release = try bookLoop(for: policy, cacheable: override == nil || PolicyRegistry.cacheIdentity(of: override).cacheable)
+        let transfer = Transfer(
+            url: absolute, method: request.method.sentName, headers: request.headers, body: request.body,
+            policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
+            timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream,
+            upload: upload, onCompletion: release)
+        // Broken by UploadStream.close() when the transfer ends: the handler captures the transfer.
+        let runner = loop(running: transfer)
+        upload?.setResumeHandler { [runner] in runner.resume(transfer) }
+        return transfer
+    }
+}
