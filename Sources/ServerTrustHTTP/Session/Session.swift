@@ -673,7 +673,7 @@ public final class Session: Sendable {
     /// `URL.scheme`, which parses the string again (≈ 450 instructions).
     private func parse(_ text: String) throws(SessionError) -> URL {
         guard let url = URL(string: text), Self.startsWithHTTPS(text) || url.scheme != nil else {
-            throw SessionError(.invalidRequest, "\"\(text)\" is not an absolute URL.")
+            throw SessionError(.invalidRequest, "\"\(URLRedaction.redacted(text))\" is not an absolute URL.")
         }
         return url
     }

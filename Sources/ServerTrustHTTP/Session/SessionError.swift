@@ -68,7 +68,10 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public var curlCode: Int { details.curlCode }
     /// libcurl's error buffer text, if any.
     public var curlMessage: String { details.curlMessage }
-    /// The URL of the hop that failed.
+    /// The URL of the hop that failed, as it was requested: user-info and query included.
+    ///
+    /// - Warning: This is for the program, not for display: it may carry credentials or a
+    ///   token. ``description`` shows it without user-info, query or fragment.
     public var url: String? { details.url }
     /// Set for ``Code/responseSignatureInvalid``: why the signature check failed, with the
     /// response's status.
@@ -143,9 +146,11 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let bodyNotReplayable = SessionError(.bodyNotReplayable, "")
     public static let requestBodyTooLarge = SessionError(.requestBodyTooLarge, "")
 
+    /// The reason, the failing URL without user-info, query or fragment (which may carry
+    /// credentials or tokens; ``url`` has it whole), curl's code and message, and the trust error.
     public var description: String {
         var text = reason
-        if let url { text += " [\(url)]" }
+        if let url { text += " [\(URLRedaction.redacted(url))]" }
         if curlCode != 0 { text += " (curl \(curlCode)" + (curlMessage.isEmpty ? ")" : ": \(curlMessage))") }
         if let trustError { text += "\n" + trustError.description }
         return text
