@@ -21,7 +21,7 @@ package enum URLRedaction {
         return redacted(components) ?? fallback(url.absoluteString)
     }
 
-    /// `text`, meant as a URL, redacted as ``redacted(_:)-(URL)``. Text that does not parse as
+    /// `text`, meant as a URL, redacted as the `URL` form is. Text that does not parse as
     /// a URL with a host (a bare `host[:port]`, a `Location` field that is no URL) is cut
     /// instead: everything from the first `?` or `#`, and the authority up to its last `@`.
     package static func redacted(_ text: String) -> String {
