@@ -1,6 +1,7 @@
 #if OpenAPIAdapter
 public import Foundation
 public import HTTPTypes
+import ServerTrust
 public import ServerTrustHTTP
 
 extension SessionTransport {
@@ -14,7 +15,8 @@ extension SessionTransport {
     public struct Exchange: Sendable, CustomStringConvertible {
         /// The OpenAPI operation that sent the request.
         public let operationID: String
-        /// The URL of the final hop (after redirects).
+        /// The URL of the final hop (after redirects), whole; ``description`` shows it without
+        /// user-info, query or fragment.
         public let url: URL
         /// The final hop's status.
         public let status: HTTPResponse.Status
@@ -70,9 +72,10 @@ extension SessionTransport {
             bodyDelivery = .streamed
         }
 
-        /// The operation, status, URL, body delivery and signature result, then the trust report.
+        /// The operation, status, URL (without user-info, query or fragment), body delivery and
+        /// signature result, then the trust report.
         public var description: String {
-            "\(operationID) \(status.code) \(url.absoluteString) (\(bodyDelivery), signature \(verification)): \(trust)"
+            "\(operationID) \(status.code) \(URLRedaction.redacted(url)) (\(bodyDelivery), signature \(verification)): \(trust)"
         }
     }
 }

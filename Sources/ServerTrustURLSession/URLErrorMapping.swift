@@ -1,12 +1,18 @@
 #if URLSessionAdapter
 public import Foundation
+import ServerTrust
 public import ServerTrustHTTP
 
 /// A `SessionError` or ``URLSessionAdapterError`` as the `URLError` URLSession's callers expect.
+///
+/// No text in the error carries the request URL's user-info, query or fragment: the failing URL
+/// (`URLError.failingURL`) is the redacted one, as in the description, because printing an
+/// `NSError` prints its `userInfo` and apps log errors whole. The caller has its own request's
+/// URL, and the underlying `SessionError.url` keeps it whole.
 enum URLErrorMapping {
     static func urlError(for error: any Error, url: URL?) -> URLError {
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
-        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        if let url, let redacted = URL(string: URLRedaction.redacted(url)) { userInfo[NSURLErrorFailingURLErrorKey] = redacted }
         let code: URLError.Code
         switch error {
         case let error as SessionError:

@@ -75,7 +75,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
-            throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(url)\" is not an absolute URL with a host.")
+            throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(URLRedaction.redacted(url))\" is not an absolute URL with a host.")
         }
         let requestHeaders = try headers.fields()
         var reporting = reporting

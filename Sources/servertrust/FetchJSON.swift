@@ -5,6 +5,8 @@ import ServerTrustHTTP
 /// The JSON object of `fetch --json`: a ``FetchJSON/Success`` when a response came back, a
 /// ``FetchJSON/Failure`` when the session threw.
 ///
+/// Every URL in it is redacted (`URLRedaction`: no user-info, query or fragment).
+///
 /// Both carry the reporting fields: `trustFailures` (each trust failure the fetch saw:
 /// `{url, mode, reason, evaluator, message, report, reportQueued}`, where `report` is
 /// `queued`, `suppressed`, `dropped` or `noReportURI`), `reportQueued`, `reportsSent`,
@@ -42,7 +44,7 @@ enum FetchJSON {
             try reporting.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(response.status.code, forKey: .status)
-            try container.encode(response.url.absoluteString, forKey: .url)
+            try container.encode(URLRedaction.redacted(response.url), forKey: .url)
             try container.encode(response.httpVersion, forKey: .httpVersion)
             try container.encode(response.headers.map { [$0.name.rawName, $0.value] }, forKey: .headers)
             try container.encode(response.text, forKey: .body)
@@ -157,7 +159,7 @@ enum FetchJSON {
             let all = events.all
             trustFailures = all.map { event in
                 Event(
-                    url: event.url.absoluteString, mode: event.report.mode.description, reason: event.report.reason.description,
+                    url: URLRedaction.redacted(event.url), mode: event.report.mode.description, reason: event.report.reason.description,
                     evaluator: event.report.evaluator, message: event.report.message, report: Self.token(event.submission),
                     reportQueued: event.submission == .queued)
             }

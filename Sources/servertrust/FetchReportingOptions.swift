@@ -49,7 +49,7 @@ struct FetchReportingOptions: ParsableArguments {
         if let policyFile { reporting.apply(policyFile) }
         reporting.reportURIs += try reportURIs.map { text in
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
-                throw CommandFailure(status: CommandFailure.usage, message: "error: --report-uri \(text.debugDescription) is not an https: URL with a host.")
+                throw CommandFailure(status: CommandFailure.usage, message: "error: --report-uri \(URLRedaction.redacted(text).debugDescription) is not an https: URL with a host.")
             }
             return url
         }

@@ -42,6 +42,46 @@ import ServerTrustTestSupport
         #expect(result.standardError.contains("e.g. --pin \(fixture.intermediate.certificate.spkiPin) "))
     }
 
+    /// Third review, finding 4: a failed fetch names host, port and path, never the URL's
+    /// credentials or token, in text or `--json`. Port 1 on loopback: nothing listens.
+    @Test func finding4AFailedFetchPrintsNoUserInfoOrQueryPlainOrJSON() throws {
+        let url = "https://user:pw@127.0.0.1:1/p?access_token=SECRET"
+        let plain = CommandRunner.run(["fetch", url])
+        #expect(plain.status == 3, "\(plain)")
+        #expect(plain.standardError.contains("[https://127.0.0.1:1/p] (curl 7"), "\(plain)")
+        let json = CommandRunner.run(["fetch", url, "--json"])
+        #expect(json.status == 3, "\(json)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((object["error"] as? [String: Any])?["curlCode"] as? Int == 7, "\(json)")
+        for output in [plain.standardOutput, plain.standardError, json.standardOutput, json.standardError] {
+            #expect(!output.contains("pw"), "\(output)")
+            #expect(!output.contains("SECRET"), "\(output)")
+        }
+    }
+
+    /// Third review, finding 4: a rejection's error line, hints and `--json` trust failures
+    /// name the URL without its credentials or token.
+    @Test func finding4ARejectedFetchPrintsNoUserInfoOrQueryInItsErrorHintsOrJSON() throws {
+        let fixture = try CLIFixture()
+        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        let port = fixture.server.port
+        let url = "https://user:pw@\(CLIFixture.host):\(port)/?access_token=SECRET"
+        let plain = CommandRunner.run(["fetch", url, "--pin", wrong] + fixture.trusting)
+        #expect(plain.status == 1, "\(plain)")
+        #expect(plain.standardError.contains("\n  URL: https://\(CLIFixture.host):\(port)/ (curl 60: "), "\(plain)")
+        #expect(plain.standardError.contains("`servertrust pins https://\(CLIFixture.host):\(port)/`"), "\(plain)")
+        let json = CommandRunner.run(["fetch", url, "--pin", wrong, "--json"] + fixture.trusting)
+        #expect(json.status == 1, "\(json)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let failures = try #require(object["trustFailures"] as? [[String: Any]])
+        #expect(failures.map { $0["url"] as? String } == ["https://\(CLIFixture.host):\(port)/"])
+        // "user:pw", not "pw": the pins' base64 may hold those two letters.
+        for output in [plain.standardOutput, plain.standardError, json.standardOutput, json.standardError] {
+            #expect(!output.contains("user:pw"), "\(output)")
+            #expect(!output.contains("SECRET"), "\(output)")
+        }
+    }
+
     /// Second audit, finding 1, through a policy file: `*.servertrust.test` (default
     /// validation) must not outrank `**.cli.servertrust.test` (pinned) for `cli.servertrust.test`.
     @Test func finding1APolicyFilesDeepestPatternGovernsTheApexHost() throws {

@@ -41,6 +41,19 @@ import ServerTrust
         #expect(otherPort.headers.map(\.name.rawName) == ["X-Trace"])
     }
 
+    /// Third review, finding 4: the refused target is named without its credentials or token.
+    @Test func finding4ARefusedRedirectNamesItsTargetWithoutUserInfoOrQuery() {
+        do {
+            _ = try next(Request(url: origin), location: "http://user:pw@api.example.com/next?access_token=SECRET")
+            Issue.record("an https → http redirect was followed")
+        } catch {
+            #expect(error.code == .insecureRedirect)
+            #expect(error.description.contains("(http://api.example.com/next)"), "\(error)")
+            #expect(!error.description.contains("pw"), "\(error)")
+            #expect(!error.description.contains("SECRET"), "\(error)")
+        }
+    }
+
     @Test func leavingTLSIsRefusedWithInsecureRedirect() {
         #expect(throws: SessionError.self) { try next(Request(url: origin), location: "http://api.example.com/") }
         do {

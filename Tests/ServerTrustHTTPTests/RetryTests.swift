@@ -209,6 +209,24 @@ import ServerTrustTestSupport
         #expect(logs.at(.notice).filter { $0.message.hasPrefix("Retrying") }.count == 2)
     }
 
+    /// Third review, finding 4: the retry's log line names the host, not the URL's
+    /// credentials or token.
+    @Test func finding4TheRetryLogLineCarriesNoUserInfoOrQuery() async throws {
+        let fixture = try SessionFixture()
+        let logs = CapturedLogs()
+        let session = try fixture.session { Self.retrying(1, logs: logs)(&$0) }
+        defer { session.shutdown() }
+        // Port 1 on loopback: nothing listens, so the connection is refused at once.
+        let error = await outcome { try await session.get("https://user:pw@127.0.0.1:1/p?access_token=SECRET") }.sessionError
+        #expect(error?.attempts == 2)
+        let retry = try #require(logs.at(.notice).first { $0.message.hasPrefix("Retrying") })
+        #expect(retry.metadata["host"] == "127.0.0.1")
+        for record in logs.all {
+            #expect(!record.description.contains("pw"), "\(record)")
+            #expect(!record.description.contains("SECRET"), "\(record)")
+        }
+    }
+
     @Test func onlyTheConfiguredFailuresAreRetried() async throws {
         let fixture = try SessionFixture()
         fixture.server.setHandler(LocalHTTPHandlers.dropping(first: -1))

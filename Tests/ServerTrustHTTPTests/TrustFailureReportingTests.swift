@@ -49,6 +49,31 @@ import ServerTrustTestSupport
         #expect(session.counters.snapshot.failuresByReason == ["pinMismatch": 1])
     }
 
+    /// Third review, finding 4: neither the RFC 7469 report nor the event's description carries
+    /// the URL's credentials or token; the event's `url` keeps them for the program.
+    @Test func finding4AFailureReportAndItsEventCarryNoUserInfoOrQuery() async throws {
+        let lab = try ReportLab()
+        let session = try lab.session([Self.host: try .pinnedKeyHashes([SessionFixture.unrelatedPin, Self.otherPin])])
+        defer { session.shutdown() }
+        let url = "https://user:pw@\(Self.host):\(lab.fixture.server.port)/p?access_token=SECRET"
+
+        let error = await outcome { try await session.get(url) }.sessionError
+        #expect(error?.code == .trustEvaluationFailed)
+        await lab.reporter.flush()
+
+        let bodies = lab.collector.recentRequests.filter { $0.path == "/report" }.map { String(decoding: $0.body, as: UTF8.self) }
+        try #require(bodies.count == 1)
+        #expect(bodies[0].contains("\"hostname\":\"\(Self.host)\""), "\(bodies[0])")
+        // "user:pw", not "pw": the chains' base64 may hold those two letters.
+        #expect(!bodies[0].contains("user:pw"), "\(bodies[0])")
+        #expect(!bodies[0].contains("SECRET"), "\(bodies[0])")
+        let event = try #require(lab.events.all.first)
+        #expect(event.description.contains("https://\(Self.host):\(lab.fixture.server.port)/p: pinMismatch"), "\(event)")
+        #expect(!event.description.contains("user:pw"), "\(event)")
+        #expect(!event.description.contains("SECRET"), "\(event)")
+        #expect(event.url.absoluteString == url)
+    }
+
     @Test func anInformationalFailureReturnsTheResponseMarkedFailedAndIsReported() async throws {
         let lab = try ReportLab()
         let expiration = lab.clock.now.addingTimeInterval(90 * 86_400)

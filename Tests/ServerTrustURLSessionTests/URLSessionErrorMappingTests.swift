@@ -62,5 +62,30 @@ import Testing
         #expect(error.sessionError?.code == .transferFailed)
         #expect(error.sessionError?.curlCode == 7)
     }
+
+    /// Third review, finding 4: nothing in the `URLError` a caller might print — its
+    /// description, its `userInfo`, the failing URL — carries the URL's credentials or token;
+    /// the underlying `SessionError.url` keeps them for the program.
+    @Test func finding4TheURLErrorCarriesNoUserInfoOrQuery() async throws {
+        var configuration = Session.Configuration()
+        configuration.resolve = ["refused.servertrust.test:1:127.0.0.1"]
+        let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
+            "refused.servertrust.test": DefaultTrustEvaluator()
+        ]))
+        defer { session.shutdown() }
+        let urlSession = URLSession(configuration: .serverTrust(session: session))
+        let url = URL(string: "https://user:pw@refused.servertrust.test:1/p?access_token=SECRET")!
+        let error = try #require(await urlError { try await urlSession.data(from: url) })
+        #expect(error.code == .cannotConnectToHost)
+        #expect(error.failingURL?.absoluteString == "https://refused.servertrust.test:1/p")
+        #expect(error.localizedDescription.contains("[https://refused.servertrust.test:1/p]"), "\(error.localizedDescription)")
+        #expect(error.sessionError?.url == url.absoluteString)
+        let nsError = error as NSError
+        let texts = [nsError.description, nsError.localizedDescription, "\(error)"] + nsError.userInfo.map { "\($0.key)=\($0.value)" }
+        for text in texts {
+            #expect(!text.contains("pw"), "\(text)")
+            #expect(!text.contains("SECRET"), "\(text)")
+        }
+    }
 }
 #endif

@@ -97,10 +97,10 @@ public struct SignatureChallenge: Hashable, Sendable {
         guard let host = url.host, !host.isEmpty,
             let components = URLComponents(url: url.absoluteURL, resolvingAgainstBaseURL: true)
         else {
-            throw ResponseSignatureError(.malformedChallenge, "The URL \(url.absoluteString) has no host.")
+            throw ResponseSignatureError(.malformedChallenge, "The URL \(URLRedaction.redacted(url)) has no host.")
         }
         guard let defaultPort = Self.defaultPorts[components.scheme?.lowercased() ?? ""] else {
-            throw ResponseSignatureError(.malformedChallenge, "The URL \(url.absoluteString) is neither https: nor http:, so its port is unknown.")
+            throw ResponseSignatureError(.malformedChallenge, "The URL \(URLRedaction.redacted(url)) is neither https: nor http:, so its port is unknown.")
         }
         try self.init(
             method: method, host: host, port: url.port ?? defaultPort, path: Self.pathAsLibcurlSends(components.percentEncodedPath),

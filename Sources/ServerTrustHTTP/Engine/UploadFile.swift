@@ -1,4 +1,5 @@
 import Foundation
+import ServerTrust
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -17,7 +18,7 @@ final class UploadFile: Sendable {
 
     init(_ url: URL, requestURL: String) throws(SessionError) {
         guard url.isFileURL else {
-            throw SessionError(.uploadFailed, "The body file \(url.absoluteString) is not a file: URL.", url: requestURL)
+            throw SessionError(.uploadFailed, "The body file \(URLRedaction.redacted(url)) is not a file: URL.", url: requestURL)
         }
         path = url.path
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

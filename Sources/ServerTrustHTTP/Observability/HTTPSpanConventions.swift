@@ -13,19 +13,9 @@ struct HeaderFieldInjector: Injector {
     }
 }
 
-/// URL attributes as OpenTelemetry's HTTP conventions name them.
+/// URL attributes as OpenTelemetry's HTTP conventions name them; `url.full` is
+/// `URLRedaction.redacted(_:)`, the text every error and log line shows.
 enum SpanURL {
-    /// The URL without user, password, query or fragment: a span must not carry credentials,
-    /// and a query often carries tokens.
-    static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "" }
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return components.string ?? ""
-    }
-
     /// The port the request goes to, explicit or the scheme's default.
     static func port(of url: URL) -> Int {
         url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)

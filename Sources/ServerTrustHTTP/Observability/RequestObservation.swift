@@ -1,4 +1,5 @@
 import Foundation
+import ServerTrust
 import Tracing
 
 /// One `data(for:)` or `stream(_:)` call as metrics and traces see it: its span (kind
@@ -41,7 +42,7 @@ struct RequestObservation {
         if span.isRecording {
             span.updateAttributes { attributes in
                 attributes["http.request.method"] = method
-                attributes["url.full"] = SpanURL.redacted(request.url)
+                attributes["url.full"] = URLRedaction.redacted(request.url)
                 attributes["server.address"] = request.url.host ?? ""
                 attributes["server.port"] = SpanURL.port(of: request.url)
             }
@@ -64,7 +65,7 @@ struct RequestObservation {
             let url = request.url
             hop.updateAttributes { attributes in
                 attributes["http.request.method"] = SessionMetrics.boundedMethod(request.method.rawValue)
-                attributes["url.full"] = SpanURL.redacted(url)
+                attributes["url.full"] = URLRedaction.redacted(url)
                 attributes["server.address"] = url.host ?? ""
                 attributes["server.port"] = SpanURL.port(of: url)
                 if index > 0 { attributes["http.request.resend_count"] = index }

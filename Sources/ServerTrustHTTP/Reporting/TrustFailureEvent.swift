@@ -5,7 +5,8 @@ public import ServerTrust
 /// an enforced rejection (the request throws), or a report-only failure or canary disagreement
 /// (the response is returned).
 public struct TrustFailureEvent: Sendable, CustomStringConvertible {
-    /// The URL of the hop whose connection failed.
+    /// The URL of the hop whose connection failed, whole; ``description`` shows it without
+    /// user-info, query or fragment.
     public let url: URL
     /// The report, as sent (or as it would be sent) to the report URIs.
     public let report: TrustFailureReport
@@ -13,7 +14,9 @@ public struct TrustFailureEvent: Sendable, CustomStringConvertible {
     /// when the session has no reporter.
     public let submission: TrustFailureReporter.Submission
 
+    /// The mode, the URL without user-info, query or fragment, the reason and what became of
+    /// the report.
     public var description: String {
-        "\(report.mode) trust failure for \(url.absoluteString): \(report.reason): \(report.message) (\(submission))"
+        "\(report.mode) trust failure for \(URLRedaction.redacted(url)): \(report.reason): \(report.message) (\(submission))"
     }
 }

@@ -114,7 +114,7 @@ public final class TrustFailureReporter: Sendable {
     public init(_ configuration: Configuration) throws {
         for uri in configuration.reportURIs + configuration.reportURIsByPattern.values.flatMap({ $0 }) {
             guard uri.scheme?.lowercased() == "https", let host = uri.host, !host.isEmpty else {
-                throw SessionError(.invalidRequest, "Report URI \(uri.absoluteString) is not an https: URL with a host.", url: uri.absoluteString)
+                throw SessionError(.invalidRequest, "Report URI \(URLRedaction.redacted(uri)) is not an https: URL with a host.", url: uri.absoluteString)
             }
         }
         var reportURITable = HostPatternTable<[URL]>()

@@ -35,13 +35,13 @@ struct RedirectRules: Sendable {
             throw SessionError(.tooManyRedirects, "More than \(maximumHops) redirects.", url: request.url.absoluteString)
         }
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL, target.host != nil else {
-            throw SessionError(.invalidRequest, "The redirect Location \"\(location)\" is not a valid URL.", url: request.url.absoluteString)
+            throw SessionError(.invalidRequest, "The redirect Location \"\(URLRedaction.redacted(location))\" is not a valid URL.", url: request.url.absoluteString)
         }
         let fromScheme = request.url.scheme?.lowercased()
         let toScheme = target.scheme?.lowercased()
         guard toScheme == "https" || (toScheme == "http" && fromScheme == "http" && allowsPlainHTTP) else {
             throw SessionError(
-                .insecureRedirect, "Refusing a redirect from \(fromScheme ?? "?"): to \(toScheme ?? "?"): (\(target.absoluteString)).",
+                .insecureRedirect, "Refusing a redirect from \(fromScheme ?? "?"): to \(toScheme ?? "?"): (\(URLRedaction.redacted(target))).",
                 url: request.url.absoluteString)
         }
         var next = request
@@ -56,7 +56,7 @@ struct RedirectRules: Sendable {
         if let body = next.uploadBody, !body.isReplayable {
             throw SessionError(
                 .bodyNotReplayable,
-                "The \(status) redirect to \(target.absoluteString) must resend the request body, and a streamed body can be read only once; send a file or bytes body, or send to the final URL.",
+                "The \(status) redirect to \(URLRedaction.redacted(target)) must resend the request body, and a streamed body can be read only once; send a file or bytes body, or send to the final URL.",
                 url: request.url.absoluteString)
         }
         if !Self.sameOrigin(request.url, target) {

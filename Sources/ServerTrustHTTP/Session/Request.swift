@@ -231,7 +231,7 @@ extension Request {
         guard let url = request.url, url.host != nil else {
             throw SessionError(
                 .invalidRequest,
-                "The HTTPRequest's scheme \(request.scheme ?? ""), authority \(request.authority ?? "") and path \(request.path ?? "") do not make a URL with a host.")
+                "The HTTPRequest's scheme \(request.scheme ?? ""), authority \(URLRedaction.redacted(request.authority ?? "")) and path \(URLRedaction.redacted(request.path ?? "")) do not make a URL with a host.")
         }
         return url
     }

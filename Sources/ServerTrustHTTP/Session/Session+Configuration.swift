@@ -230,7 +230,7 @@ extension Session {
         /// curl speak TLS or SOCKS to the proxy instead.
         func validate() throws(SessionError) {
             guard let url, !(url.lowercased().hasPrefix("http://") || !url.contains("://")) else { return }
-            throw SessionError(.invalidRequest, "Proxy \(url) is not an http:// proxy; HTTPS requests reach the origin through its CONNECT tunnel.")
+            throw SessionError(.invalidRequest, "Proxy \(URLRedaction.redacted(url)) is not an http:// proxy; HTTPS requests reach the origin through its CONNECT tunnel.")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import ServerTrust
 
 /// The scheme and host of a request URL read from its bytes when the URL is a plain
 /// `https://host[:port]/…`, and Foundation's parse otherwise: `URL.scheme` and `URL.host` parse
@@ -77,7 +78,7 @@ extension Session {
     /// `URL.scheme`, which parses the string again (≈ 450 instructions).
     func parse(_ text: String) throws(SessionError) -> URL {
         guard let url = URL(string: text), Self.startsWithHTTPS(text) || url.scheme != nil else {
-            throw SessionError(.invalidRequest, "\"\(text)\" is not an absolute URL.")
+            throw SessionError(.invalidRequest, "\"\(URLRedaction.redacted(text))\" is not an absolute URL.")
         }
         return url
     }

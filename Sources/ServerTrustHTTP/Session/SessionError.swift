@@ -68,7 +68,10 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public var curlCode: Int { details.curlCode }
     /// libcurl's error buffer text, if any.
     public var curlMessage: String { details.curlMessage }
-    /// The URL of the hop that failed.
+    /// The URL of the hop that failed, as it was requested: user-info and query included.
+    ///
+    /// - Warning: This is for the program, not for display: it may carry credentials or a
+    ///   token. ``description`` shows it without user-info, query or fragment.
     public var url: String? { details.url }
     /// Set for ``Code/responseSignatureInvalid``: why the signature check failed, with the
     /// response's status.
@@ -147,17 +150,19 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// revoked certificate and the CRL that says so, a pin mismatch), then the evidence, then
     /// the URL and libcurl's code. libcurl's text is the consequence of the rejection, not its
     /// cause — a rejection in the OCSP status callback reads "invalid status response" — so it
-    /// never leads the message.
+    /// never leads the message. The URL is shown without user-info, query or fragment, which
+    /// may carry credentials or tokens (``url`` has it whole).
     public var description: String {
         var curl: String? { curlCode == 0 ? nil : "curl \(curlCode)" + (curlMessage.isEmpty ? "" : ": \(curlMessage)") }
+        let shownURL = url.map { URLRedaction.redacted($0) }
         guard let trustError else {
             var text = reason
-            if let url { text += " [\(url)]" }
+            if let shownURL { text += " [\(shownURL)]" }
             if let curl { text += " (\(curl))" }
             return text
         }
         var text = reason + " " + trustError.description
-        if let url { text += "\n  URL: \(url)" + (curl.map { " (\($0))" } ?? "") } else if let curl { text += "\n  (\(curl))" }
+        if let shownURL { text += "\n  URL: \(shownURL)" + (curl.map { " (\($0))" } ?? "") } else if let curl { text += "\n  (\(curl))" }
         return text
     }
 }

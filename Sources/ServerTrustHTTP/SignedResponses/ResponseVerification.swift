@@ -26,7 +26,8 @@ public enum ResponseVerification: Hashable, Sendable, CustomStringConvertible {
 /// A response that failed signature verification, as reported to
 /// ``Session/Configuration/onVerificationFailure``.
 public struct ResponseVerificationFailure: Sendable, CustomStringConvertible {
-    /// The URL of the hop whose response failed (a redirect hop, or the final one).
+    /// The URL of the hop whose response failed (a redirect hop, or the final one), whole;
+    /// ``description`` shows it without user-info, query or fragment.
     public let url: URL
     /// The mode of the matching policy: informational (the response is returned) or enforced
     /// (the session throws).
@@ -34,5 +35,6 @@ public struct ResponseVerificationFailure: Sendable, CustomStringConvertible {
     /// Why it failed; `ResponseSignatureError.status` is the response status.
     public let error: ResponseSignatureError
 
-    public var description: String { "\(mode) signed-response check failed for \(url.absoluteString): \(error)" }
+    /// The mode, the URL without user-info, query or fragment, and the error.
+    public var description: String { "\(mode) signed-response check failed for \(URLRedaction.redacted(url)): \(error)" }
 }

@@ -73,7 +73,7 @@ struct PinsCommand: AsyncParsableCommand {
                 message: TextStyle.standardError.yellow("warning:")
                     + " these pins come from the chain as sent, which fails default validation"
                     + (failure.map { " (\($0.code): \($0.reason))" } ?? "") + "; verify them out of band before pinning them.",
-                hints: failure.map { FixHint.lines(for: $0, url: target.absoluteString) } ?? [])
+                hints: failure.map { FixHint.lines(for: $0, url: URLRedaction.redacted(target)) } ?? [])
         }
     }
 }
