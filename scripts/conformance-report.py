@@ -4,7 +4,8 @@
 usage: conformance-report.py RESULTS_DIR [--config Tests/Conformance/sets.tsv]
            [--xfail-dir Tests/Conformance] [--doc docs/CONFORMANCE.md] [SET...]
 
-Reads RESULTS_DIR/<set>.json (written by ../shared/conformance/run.py --results) for every set
+Reads RESULTS_DIR/<set>.json (written by scripts/conformance-batch.py or ../shared/conformance/run.py
+--results, in run.py's format) for every set
 of sets.tsv, or only the SETs named, and RESULTS_DIR/timings.tsv ("set<TAB>seconds") if present.
 Prints a summary table and exits 1 when a set has an unexpected failure, an expected failure
 that now passes (XPASS: remove it from the list), an expected-failures entry that is malformed
@@ -63,14 +64,17 @@ def read_xfail(path, problems):
 
 
 rows, problems, reasons = [], [], {}
+batch = False
 for config in chosen:
     xfail_path = os.path.join(a.xfail_dir, f"{config.name}.xfail")
     xfail = read_xfail(xfail_path, problems)
     result_path = os.path.join(a.results, f"{config.name}.json")
     if not os.path.exists(result_path):
-        problems.append(f"{config.name}: no results ({result_path}); did run.py fail?")
+        problems.append(f"{config.name}: no results ({result_path}); did the runner fail?")
         continue
-    results = json.load(open(result_path))["results"]
+    loaded = json.load(open(result_path))
+    results = loaded["results"]
+    batch = batch or "--batch" in loaded.get("tool", "")
     ids = {r["id"] for r in results}
     count = collections.Counter()
     for r in results:
@@ -133,8 +137,8 @@ if a.doc and not a.sets and rows:
     table = ["| " + " | ".join(headers[:-1]) + " |", "|" + "---|" * (len(headers) - 1)]
     for row in rows:
         table.append("| " + " | ".join(f"`{row['set']}`" if c == "set" else cell(row, c) for c in columns[:-1]) + " |")
-    table.append(f"\nTotal run time of `scripts/conformance.sh`: {total} s with `--jobs 2` "
-                 "(one `servertrust verify` process per case).\n")
+    how = "one `servertrust verify --batch` process per job" if batch else "one `servertrust verify` process per case"
+    table.append(f"\nTotal run time of `scripts/conformance.sh`: {total} s with `--jobs 2` ({how}).\n")
     skips = [f"- `{c.name}`: skips `{c.skip.replace(',', '`, `')}` — {c.skip_reason}." for c, _ in reasons.values() if c.skip]
     lists = []
     for name, (config, grouped) in reasons.items():

@@ -4,11 +4,14 @@
 #
 #   swift build -c release && scripts/conformance.sh [BINARY] [SET...]
 #
-# BINARY defaults to .build/release/servertrust (a release build: each case starts a process,
-# and a debug build starts several times slower). Nothing is built here. The sets, the features
+# BINARY defaults to .build/release/servertrust (a release build; a debug build verifies
+# several times slower). Nothing is built here. Each set is scored by scripts/conformance-batch.py:
+# run.py's cases, arguments and judging, with every case sent to one `servertrust verify --batch`
+# process per job instead of a process of its own (CONFORMANCE_PER_PROCESS=1 runs
+# ../shared/conformance/run.py itself, one process per case, for comparison). The sets, the features
 # each one skips and why, and each set's target (minimum passed) are in
 # Tests/Conformance/sets.tsv; the expected failures, with their reasons, in
-# Tests/Conformance/<set>.xfail. Per-set output and run.py's JSON results go to
+# Tests/Conformance/<set>.xfail. Per-set output and the runner's JSON results (run.py's format) go to
 # conformance-results/ (gitignored). Naming SETs runs only those and leaves the docs alone.
 #
 # Exit status: 0 when every set meets its target with no unexpected failure and no stale
@@ -51,8 +54,12 @@ while IFS=$'\t' read -r set skip _; do
     rm -f "$results/$set.json"
     begin=$SECONDS
     status=0
-    python3 "$suites/run.py" "$suites/$set.tgz" \
-        --tool "$(printf '%q' "$binary") verify" \
+    if [[ ${CONFORMANCE_PER_PROCESS:-0} == 1 ]]; then
+        runner=("$suites/run.py" --tool "$(printf '%q' "$binary") verify")
+    else
+        runner=("$repo/scripts/conformance-batch.py" --binary "$binary")
+    fi
+    python3 "${runner[0]}" "$suites/$set.tgz" "${runner[@]:1}" \
         --jobs "$jobs" \
         --skip-features "$skip" \
         --expected-failures "Tests/Conformance/$set.xfail" \
@@ -60,9 +67,9 @@ while IFS=$'\t' read -r set skip _; do
         </dev/null >"$results/$set.txt" 2>&1 || status=$?
     elapsed=$((SECONDS - begin))
     printf '%s\t%s\n' "$set" "$elapsed" >>"$results/timings.tsv"
-    # run.py exits 1 when a case mismatches; anything else means the runner itself broke.
+    # The runner exits 1 when a case mismatches; anything else means the runner itself broke.
     if [[ $status -gt 1 ]]; then
-        echo "$set: run.py failed (exit $status); see $results/$set.txt" >&2
+        echo "$set: ${runner[0]##*/} failed (exit $status); see $results/$set.txt" >&2
         tail -n 5 "$results/$set.txt" >&2
         continue
     fi
