@@ -41,11 +41,14 @@ public import ServerTrust
 ///   (``StapledOCSPHandling`` says what happens to staple-only policies; live revocation works
 ///   with a `RevocationFetcher`).
 /// - **Its own checks**: a custom callback replaces all of BoringSSL's certificate verification
-///   (chain, validity, purpose); this evaluation takes them over. With `.fullVerification`,
-///   swift-nio-ssl still checks the leaf against the SNI name (or the peer's IP address) after
-///   the callback, which agrees with ServerTrust's own host check; `.noHostnameVerification`
-///   leaves that to ServerTrust alone. `.none` (and `.optionalVerification`) never call the
-///   callback: ``addClientHandlers(to:context:host:)`` refuses such a context.
+///   (chain, validity, purpose); this evaluation takes them over, the host check included:
+///   every evaluation checks the leaf against the host whatever the evaluator
+///   (`ServerTrustEvaluating.evaluateAsPolicy(_:forHost:)`; only an active
+///   `DisabledTrustEvaluator` checks nothing). With `.fullVerification`, swift-nio-ssl checks
+///   the leaf against the SNI name (or the peer's IP address) once more after the callback;
+///   `.noHostnameVerification` leaves it to ServerTrust alone. `.none` (and
+///   `.optionalVerification`) never call the callback: ``addClientHandlers(to:context:host:)``
+///   refuses such a context.
 /// - **Session resumption**: a `NIOSSLClientHandler` never resumes a TLS session, so every
 ///   connection makes a full handshake and a full evaluation. Everything sent on a channel
 ///   afterwards (HTTP/1.1 keep-alive requests, HTTP/2 streams) rides the evaluation of its

@@ -24,9 +24,10 @@ enum NIOHTTPClient {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    /// Connects to 127.0.0.1:`port` as `host` and GETs `path`.
+    /// Connects to 127.0.0.1:`port` as `host` and GETs `path` with `headers` besides `Host`.
     static func get(
-        _ path: String = "/", host: String, port: Int, verifier: ServerTrustNIOVerifier, context: NIOSSLContext? = nil
+        _ path: String = "/", host: String, port: Int, verifier: ServerTrustNIOVerifier, context: NIOSSLContext? = nil,
+        headers: [(String, String)] = []
     ) async throws -> NIOHTTPResult {
         let sslContext = try context ?? Self.context()
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -44,6 +45,7 @@ enum NIOHTTPClient {
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
         head.headers.add(name: "Host", value: host)
         head.headers.add(name: "Connection", value: "close")
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         return try await response.futureResult.get()
