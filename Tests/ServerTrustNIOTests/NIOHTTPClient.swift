@@ -17,10 +17,14 @@ struct NIOHTTPResult: Sendable {
 
 /// A minimal SwiftNIO HTTP/1.1 client: one connection, one GET, the adapter's handlers first.
 enum NIOHTTPClient {
-    /// A client TLS context that leaves certificate checks to ServerTrust.
-    static func context(_ verification: CertificateVerification = .noHostnameVerification) throws -> NIOSSLContext {
+    /// A client TLS context that leaves certificate checks to ServerTrust, with the TLS 1.2 floor
+    /// the verifier demands (swift-nio-ssl's default minimum is TLS 1.0).
+    static func context(
+        _ verification: CertificateVerification = .noHostnameVerification, minimumTLSVersion: TLSVersion = .tlsv12
+    ) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = verification
+        configuration.minimumTLSVersion = minimumTLSVersion
         return try NIOSSLContext(configuration: configuration)
     }
 

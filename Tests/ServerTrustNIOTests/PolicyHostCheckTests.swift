@@ -3,6 +3,8 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import NIOCore
+import NIOEmbedded
+import NIOSSL
 import ServerTrust
 import ServerTrustNIO
 import ServerTrustTestSupport
@@ -163,6 +165,47 @@ import Testing
                     descriptor: Greeter.method, serializer: UTF8Serializer(), deserializer: UTF8Deserializer(), options: .noWait
                 ) { try $0.message }
             }
+        }
+    }
+
+    // MARK: The TLS 1.2 floor (third review, finding 2)
+
+    @Test(arguments: [(TLSVersion.tlsv1, "TLS 1.0"), (.tlsv11, "TLS 1.1")])
+    func nioRefusesAContextWhoseMinimumIsBelowTLS12AndNamesTheProtocol(_ version: TLSVersion, _ name: String) throws {
+        let lab = try Lab()
+        let verifier = try lab.verifier(DefaultTrustEvaluator())
+        let channel = EmbeddedChannel()
+        defer { _ = try? channel.finish() }
+        let error = #expect(throws: ServerTrustNIOError.self) {
+            try verifier.addClientHandlers(
+                to: channel.pipeline.syncOperations, context: try NIOHTTPClient.context(minimumTLSVersion: version), host: Self.host)
+        }
+        #expect(error?.trustError.code == .invalidConfiguration)
+        #expect(error?.host == Self.host)
+        #expect(error?.trustError.reason.contains("minimumTLSVersion is \(name)") == true)
+        #expect((try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) == nil)
+    }
+
+    /// swift-nio-ssl's own default is TLS 1.0: a context made with it untouched is refused.
+    @Test func nioRefusesSwiftNIOSSLsDefaultClientConfigurationButAcceptsTLS12AndTLS13() throws {
+        let lab = try Lab()
+        let verifier = try lab.verifier(DefaultTrustEvaluator())
+        var defaults = TLSConfiguration.makeClientConfiguration()
+        defaults.certificateVerification = .noHostnameVerification
+        let refusing = EmbeddedChannel()
+        defer { _ = try? refusing.finish() }
+        let error = #expect(throws: ServerTrustNIOError.self) {
+            try verifier.addClientHandlers(
+                to: refusing.pipeline.syncOperations, context: try NIOSSLContext(configuration: defaults), host: Self.host)
+        }
+        #expect(error?.trustError.reason.contains("TLS 1.0") == true)
+
+        for version in [TLSVersion.tlsv12, .tlsv13] {
+            let channel = EmbeddedChannel()
+            defer { _ = try? channel.finish() }
+            try verifier.addClientHandlers(
+                to: channel.pipeline.syncOperations, context: try NIOHTTPClient.context(minimumTLSVersion: version), host: Self.host)
+            #expect((try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) != nil)
         }
     }
 }
