@@ -183,8 +183,8 @@ public final class ServerTrustNIOVerifier: Sendable {
                 trustError: TrustError(
                     .invalidConfiguration,
                     "The NIOSSLContext's minimumTLSVersion is \(version) (swift-nio-ssl's makeClientConfiguration() default is "
-                        + "TLS 1.0): a connection to \(verification.host) could be made with \(version), which has weak ciphers "
-                        + "and no downgrade protection. Set minimumTLSVersion = .tlsv12 (or .tlsv13).",
+                        + "TLS 1.0): a connection to \(verification.host) could be made with \(version), which RFC 8996 deprecates "
+                        + "(SHA-1 and MD5 in the handshake, CBC-only ciphers). Set minimumTLSVersion = .tlsv12 (or .tlsv13).",
                     host: verification.host.name),
                 host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
         }
