@@ -141,7 +141,9 @@ public final class HostTrustVerification: Sendable {
         let trust = PeerTrust(
             presentedChain: presented, anchors: verifier.anchors, validationTime: Date(), stapledOCSPResponse: nil,
             validationOptions: verifier.validationOptions, revocationFetcher: verifier.revocationFetcher)
-        try evaluator.evaluate(trust, forHost: host.name)
+        // The host check is the policy's, not the evaluator's: with `.noHostnameVerification`
+        // nothing else checks the name (third review, finding 1).
+        try evaluator.evaluateAsPolicy(trust, forHost: host.name)
         guard let validated = trust.validatedChainIfComputed, !validated.isEmpty else { return VerificationMetadata(nil) }
         let chain = try validated.map { try NIOSSLCertificate(bytes: $0.derEncoded, format: .der) }
         return VerificationMetadata(ValidatedCertificateChain(chain))

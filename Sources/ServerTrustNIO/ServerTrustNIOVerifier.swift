@@ -11,7 +11,9 @@ public import ServerTrust
 /// let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(evaluators: [
 ///     "api.example.com": .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
 /// ]))
-/// let sslContext = try NIOSSLContext(configuration: .makeClientConfiguration())
+/// var tls = TLSConfiguration.makeClientConfiguration()
+/// tls.minimumTLSVersion = .tlsv12  // swift-nio-ssl's default allows TLS 1.0, which is refused
+/// let sslContext = try NIOSSLContext(configuration: tls)
 /// let channel = try await ClientBootstrap(group: group)
 ///     .channelInitializer { channel in
 ///         channel.eventLoop.makeCompletedFuture {
@@ -41,11 +43,14 @@ public import ServerTrust
 ///   (``StapledOCSPHandling`` says what happens to staple-only policies; live revocation works
 ///   with a `RevocationFetcher`).
 /// - **Its own checks**: a custom callback replaces all of BoringSSL's certificate verification
-///   (chain, validity, purpose); this evaluation takes them over. With `.fullVerification`,
-///   swift-nio-ssl still checks the leaf against the SNI name (or the peer's IP address) after
-///   the callback, which agrees with ServerTrust's own host check; `.noHostnameVerification`
-///   leaves that to ServerTrust alone. `.none` (and `.optionalVerification`) never call the
-///   callback: ``addClientHandlers(to:context:host:)`` refuses such a context.
+///   (chain, validity, purpose); this evaluation takes them over, the host check included:
+///   every evaluation checks the leaf against the host whatever the evaluator
+///   (`ServerTrustEvaluating.evaluateAsPolicy(_:forHost:)`; only an active
+///   `DisabledTrustEvaluator` checks nothing). With `.fullVerification`, swift-nio-ssl checks
+///   the leaf against the SNI name (or the peer's IP address) once more after the callback;
+///   `.noHostnameVerification` leaves it to ServerTrust alone. `.none` (and
+///   `.optionalVerification`) never call the callback: ``addClientHandlers(to:context:host:)``
+///   refuses such a context, and one whose `minimumTLSVersion` is below TLS 1.2.
 /// - **Session resumption**: a `NIOSSLClientHandler` never resumes a TLS session, so every
 ///   connection makes a full handshake and a full evaluation. Everything sent on a channel
 ///   afterwards (HTTP/1.1 keep-alive requests, HTTP/2 streams) rides the evaluation of its
@@ -144,13 +149,16 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// - Parameters:
     ///   - pipeline: the channel's pipeline, on its event loop.
     ///   - context: the TLS client context. Its `certificateVerification` must be
-    ///     `.noHostnameVerification` or `.fullVerification`; its trust roots are not used for
-    ///     the server's chain (the verifier's ``anchors`` are).
+    ///     `.noHostnameVerification` or `.fullVerification`, and its `minimumTLSVersion`
+    ///     `.tlsv12` or `.tlsv13` (swift-nio-ssl's `makeClientConfiguration()` allows TLS 1.0:
+    ///     set it); its trust roots are not used for the server's chain (the verifier's
+    ///     ``anchors`` are).
     ///   - host: the DNS name or IP address this connection is for.
     /// - Returns: the host's verification, whose ``HostTrustVerification/lastFailure`` tells why
     ///   the handshake failed, if it did.
     /// - Throws: ``ServerTrustNIOError`` as ``verification(forHost:)`` does, and with
-    ///   `.invalidConfiguration` for a context whose certificate verification is off; whatever
+    ///   `.invalidConfiguration` for a context whose certificate verification is off or whose
+    ///   minimum protocol is below TLS 1.2 (the message names it); whatever
     ///   `NIOSSLClientHandler` or the pipeline throw. Nothing is added when it throws.
     @discardableResult
     public func addClientHandlers(
@@ -170,11 +178,30 @@ public final class ServerTrustNIOVerifier: Sendable {
                     host: verification.host.name),
                 host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
         }
+        if let version = Self.belowTLS12(context.configuration.minimumTLSVersion) {
+            throw ServerTrustNIOError(
+                trustError: TrustError(
+                    .invalidConfiguration,
+                    "The NIOSSLContext's minimumTLSVersion is \(version) (swift-nio-ssl's makeClientConfiguration() default is "
+                        + "TLS 1.0): a connection to \(verification.host) could be made with \(version), which RFC 8996 deprecates "
+                        + "(SHA-1 and MD5 in the handshake, CBC-only ciphers). Set minimumTLSVersion = .tlsv12 (or .tlsv13).",
+                    host: verification.host.name),
+                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+        }
         let handler = try NIOSSLClientHandler(
             context: context, serverHostname: verification.serverHostname,
             customVerificationCallbackWithMetadata: verification.callback)
         try pipeline.addHandlers([handler, verification.makeGuardHandler()])
         return verification
+    }
+
+    /// The name of a protocol version below TLS 1.2, or `nil` for TLS 1.2 and later.
+    static func belowTLS12(_ version: TLSVersion) -> String? {
+        switch version {
+        case .tlsv1: "TLS 1.0"
+        case .tlsv11: "TLS 1.1"
+        case .tlsv12, .tlsv13: nil
+        }
     }
 }
 #endif

@@ -24,7 +24,7 @@ import Testing
         #expect(result.standardError == "hint: for a private CA, pass its root with --ca FILE\n", "\(result)")
     }
 
-    @Test func reportsAHostMismatchEvenThoughLibcurlEndsTheRequest() throws {
+    @Test func reportsAHostMismatchEvenThoughThePolicysHostCheckEndsTheRequest() throws {
         let fixture = try CLIFixture()
         let other = "other.servertrust.test"
         let result = CommandRunner.run(["inspect", fixture.url(host: other), "--ca", fixture.caFile] + fixture.resolve(other))

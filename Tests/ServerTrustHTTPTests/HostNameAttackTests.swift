@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import ServerTrust
 @testable import ServerTrustHTTP
@@ -128,5 +129,56 @@ import ServerTrustTestSupport
         } else {
             #expect(result.sessionError?.trustError?.code == .hostMismatch)
         }
+    }
+
+    /// Evaluators that check no host themselves (third review, finding 1).
+    enum HostBlindEvaluator: String, CaseIterable, CustomTestStringConvertible {
+        case standaloneRevocation, canaryAroundRevocation, customAcceptingEverything, pinningWithValidateHostFalse
+
+        var testDescription: String { rawValue }
+
+        func make(pinning leaf: Certificate) throws -> any ServerTrustEvaluating {
+            switch self {
+            case .standaloneRevocation: RevocationTrustEvaluator(options: .softFail, cache: RevocationCache())
+            case .canaryAroundRevocation:
+                CanaryTrustEvaluator(enforced: RevocationTrustEvaluator(options: .softFail, cache: RevocationCache()), trial: DefaultTrustEvaluator())
+            case .customAcceptingEverything: AcceptsEverything()
+            // The deprecated `validateHost: false`, on purpose: it must switch the check off on no path.
+            case .pinningWithValidateHostFalse: try PinnedKeyHashesTrustEvaluator(pins: [leaf.spkiPin], validateHost: false)
+            }
+        }
+
+        struct AcceptsEverything: ServerTrustEvaluating {
+            func evaluate(_ trust: PeerTrust, forHost host: String) throws {}
+        }
+    }
+
+    /// The policy's host check, not only libcurl's `VERIFYHOST`, refuses a certificate a trusted
+    /// CA issued for the attacker's own domain, whatever the evaluator: the failure is the
+    /// policy's typed `hostMismatch`, and the token never reaches the impostor.
+    @Test(arguments: HostBlindEvaluator.allCases)
+    func aSessionRefusesACertificateForAnotherHostWhateverTheEvaluator(_ kind: HostBlindEvaluator) async throws {
+        let host = "api.servertrust.test"
+        let impostorLeaf = try root.issueLeaf(dnsNames: ["evil.servertrust.test"])
+        let impostor = try LocalTLSServer(chain: [impostorLeaf.certificate], privateKeyPEM: impostorLeaf.key.pemPrivateKey)
+        defer { impostor.stop() }
+        let evaluator = try kind.make(pinning: impostorLeaf.certificate)
+        try evaluator.evaluate(PeerTrust(presentedChain: [impostorLeaf.certificate], anchors: try root.trustAnchors()), forHost: host)
+        let session = try session(impostor, hosts: [host], evaluators: [host: evaluator])
+        defer { session.shutdown() }
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer third-review-finding-1"
+        let result = await outcome { try await session.get("https://\(host):\(impostor.port)/secret", headers: headers) }
+        let error = result.sessionError?.trustError
+        #expect(error?.code == .hostMismatch)
+        #expect(error?.host == host)
+        #expect(impostor.recentRequests.isEmpty)
+
+        let genuineLeaf = try root.issueLeaf(dnsNames: [host])
+        let genuine = try LocalTLSServer(chain: [genuineLeaf.certificate], privateKeyPEM: genuineLeaf.key.pemPrivateKey)
+        defer { genuine.stop() }
+        let control = try self.session(genuine, hosts: [host], evaluators: [host: try kind.make(pinning: genuineLeaf.certificate)])
+        defer { control.shutdown() }
+        #expect(try await fetch(control, host, genuine).get().status == 200)
     }
 }

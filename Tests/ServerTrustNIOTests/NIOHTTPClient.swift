@@ -17,16 +17,21 @@ struct NIOHTTPResult: Sendable {
 
 /// A minimal SwiftNIO HTTP/1.1 client: one connection, one GET, the adapter's handlers first.
 enum NIOHTTPClient {
-    /// A client TLS context that leaves certificate checks to ServerTrust.
-    static func context(_ verification: CertificateVerification = .noHostnameVerification) throws -> NIOSSLContext {
+    /// A client TLS context that leaves certificate checks to ServerTrust, with the TLS 1.2 floor
+    /// the verifier demands (swift-nio-ssl's default minimum is TLS 1.0).
+    static func context(
+        _ verification: CertificateVerification = .noHostnameVerification, minimumTLSVersion: TLSVersion = .tlsv12
+    ) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = verification
+        configuration.minimumTLSVersion = minimumTLSVersion
         return try NIOSSLContext(configuration: configuration)
     }
 
-    /// Connects to 127.0.0.1:`port` as `host` and GETs `path`.
+    /// Connects to 127.0.0.1:`port` as `host` and GETs `path` with `headers` besides `Host`.
     static func get(
-        _ path: String = "/", host: String, port: Int, verifier: ServerTrustNIOVerifier, context: NIOSSLContext? = nil
+        _ path: String = "/", host: String, port: Int, verifier: ServerTrustNIOVerifier, context: NIOSSLContext? = nil,
+        headers: [(String, String)] = []
     ) async throws -> NIOHTTPResult {
         let sslContext = try context ?? Self.context()
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -44,6 +49,7 @@ enum NIOHTTPClient {
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
         head.headers.add(name: "Host", value: host)
         head.headers.add(name: "Connection", value: "close")
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         return try await response.futureResult.get()

@@ -8,13 +8,27 @@ public final class DefaultTrustEvaluator: ServerTrustEvaluating {
     private let anchors: TrustAnchors?
     private let validateHost: Bool
 
+    /// - Parameter anchors: the CAs to trust; `nil` (the default) trusts the anchors the trust
+    ///   carries.
+    public convenience init(anchors: TrustAnchors? = nil) {
+        self.init(anchors: anchors, checksHost: true)
+    }
+
     /// - Parameters:
     ///   - anchors: the CAs to trust; `nil` (the default) trusts the anchors the trust carries.
-    ///   - validateHost: check the host name or IP address against the leaf. Default `true`.
-    ///     - Warning: `false` accepts any certificate from a trusted CA for any host.
-    public init(anchors: TrustAnchors? = nil, validateHost: Bool = true) {
+    ///   - validateHost: whether this evaluator checks the host name or IP address itself when
+    ///     called directly. It no longer switches the check off on a client: every client path
+    ///     checks the host against the leaf whatever this says
+    ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
+    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
+    public convenience init(anchors: TrustAnchors? = nil, validateHost: Bool) {
+        self.init(anchors: anchors, checksHost: validateHost)
+    }
+
+    /// `checksHost: false` is for the library's offline reports that judge a chain without a host.
+    init(anchors: TrustAnchors?, checksHost: Bool) {
         self.anchors = anchors
-        self.validateHost = validateHost
+        self.validateHost = checksHost
     }
 
     public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
@@ -27,7 +41,14 @@ public final class DefaultTrustEvaluator: ServerTrustEvaluating {
 
 extension ServerTrustEvaluating where Self == DefaultTrustEvaluator {
     /// Standard validation: chain to the anchors, validity, server purpose, host.
-    public static func `default`(anchors: TrustAnchors? = nil, validateHost: Bool = true) -> DefaultTrustEvaluator {
-        DefaultTrustEvaluator(anchors: anchors, validateHost: validateHost)
+    public static func `default`(anchors: TrustAnchors? = nil) -> DefaultTrustEvaluator {
+        DefaultTrustEvaluator(anchors: anchors)
+    }
+
+    /// Standard validation, with the deprecated `validateHost` (see
+    /// ``DefaultTrustEvaluator/init(anchors:validateHost:)``).
+    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
+    public static func `default`(anchors: TrustAnchors? = nil, validateHost: Bool) -> DefaultTrustEvaluator {
+        DefaultTrustEvaluator(anchors: anchors, checksHost: validateHost)
     }
 }

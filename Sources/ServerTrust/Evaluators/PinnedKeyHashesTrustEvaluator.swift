@@ -17,21 +17,46 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
     ///     intermediate signed by anyone else is refused (`.chainValidationFailed`): the server
     ///     could send a copy of it with a later notAfter and no constraints. Pin such an
     ///     intermediate with default validation on, or pin its certificate.
-    ///   - validateHost: check the host name against the leaf. Default `true`.
-    ///     - Warning: `false` lets any certificate that chains to a pinned key serve any host.
     /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty pin set.
-    public init(pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {
+    public convenience init(pins: [Pin], performDefaultValidation: Bool = true) throws {
+        try self.init(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: true)
+    }
+
+    /// With the deprecated `validateHost`.
+    ///
+    /// - Parameters:
+    ///   - pins: SPKI pins; must not be empty.
+    ///   - performDefaultValidation: as in ``init(pins:performDefaultValidation:)``.
+    ///   - validateHost: whether this evaluator checks the host name itself when called
+    ///     directly. It no longer switches the check off on a client: every client path checks
+    ///     the host against the leaf whatever this says
+    ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
+    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty pin set.
+    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
+    public convenience init(pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool) throws {
+        try self.init(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: validateHost)
+    }
+
+    /// `checksHost: false` is for the library's offline reports that judge a chain without a host.
+    init(pins: [Pin], performDefaultValidation: Bool, checksHost: Bool) throws {
         self.pins = Set(pins)
         core = try PinningCore(
             evaluatorName: "PinnedKeyHashesTrustEvaluator", configuredPins: Array(Set(pins)).sorted(),
-            performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+            performDefaultValidation: performDefaultValidation, validateHost: checksHost)
     }
 
     /// Parses `sha256/<base64>` strings.
     /// - Throws: ``TrustError/Code/malformedPin`` or `.unsupportedPinAlgorithm` naming the bad pin.
-    public convenience init(_ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool = true) throws {
-        try self.init(
-            pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    public convenience init(_ pins: [String], performDefaultValidation: Bool = true) throws {
+        try self.init(pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation)
+    }
+
+    /// Parses `sha256/<base64>` strings, with the deprecated `validateHost` (see
+    /// ``init(pins:performDefaultValidation:validateHost:)``).
+    /// - Throws: ``TrustError/Code/malformedPin`` or `.unsupportedPinAlgorithm` naming the bad pin.
+    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
+    public convenience init(_ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool) throws {
+        try self.init(pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, checksHost: validateHost)
     }
 
     public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
@@ -41,16 +66,31 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
 
 extension ServerTrustEvaluating where Self == PinnedKeyHashesTrustEvaluator {
     /// SPKI-hash pinning: `.pinnedKeyHashes(["sha256/…", "sha256/…backup"])`.
+    public static func pinnedKeyHashes(_ pins: [String], performDefaultValidation: Bool = true) throws -> PinnedKeyHashesTrustEvaluator {
+        try PinnedKeyHashesTrustEvaluator(pins, performDefaultValidation: performDefaultValidation)
+    }
+
+    /// SPKI-hash pinning, with the deprecated `validateHost` (see
+    /// ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``).
+    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
     public static func pinnedKeyHashes(
-        _ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool = true
+        _ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool
     ) throws -> PinnedKeyHashesTrustEvaluator {
-        try PinnedKeyHashesTrustEvaluator(pins, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+        try PinnedKeyHashesTrustEvaluator(
+            pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, checksHost: validateHost)
     }
 
     /// SPKI-hash pinning with parsed pins.
+    public static func pinnedKeyHashes(_ pins: [Pin], performDefaultValidation: Bool = true) throws -> PinnedKeyHashesTrustEvaluator {
+        try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: performDefaultValidation)
+    }
+
+    /// SPKI-hash pinning with parsed pins, with the deprecated `validateHost` (see
+    /// ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``).
+    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
     public static func pinnedKeyHashes(
-        _ pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool = true
+        _ pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool
     ) throws -> PinnedKeyHashesTrustEvaluator {
-        try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+        try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: validateHost)
     }
 }

@@ -3,6 +3,11 @@
 /// Implementations throw a ``TrustError`` that says which check failed and shows the
 /// evidence; returning normally means the server is trusted. Evaluators are immutable and
 /// shared across concurrent handshakes, hence `Sendable`.
+///
+/// A client never runs an evaluator alone: it runs
+/// ``evaluateAsPolicy(_:forHost:)``, which checks the host against the leaf once the evaluator
+/// has accepted. A custom evaluator therefore need not check the host, and cannot switch that
+/// check off.
 public protocol ServerTrustEvaluating: Sendable {
     /// Evaluates `trust` for `host` (a DNS name or an IP address literal).
     func evaluate(_ trust: PeerTrust, forHost host: String) throws

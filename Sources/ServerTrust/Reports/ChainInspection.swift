@@ -94,7 +94,7 @@ public struct ChainInspection: Sendable, Encodable {
         do {
             // Both evaluators validate against the trust's anchors, so OpenSSL runs once and the
             // second evaluation adds only the host check.
-            try DefaultTrustEvaluator(validateHost: false).evaluate(trust, forHost: host)
+            try DefaultTrustEvaluator(anchors: nil, checksHost: false).evaluate(trust, forHost: host)
             validated = try trust.validatedChain()
             chain = .passed("validates to \(validated.last?.subject ?? "an anchor") (\(validated.count) certificates): signatures, validity, serverAuth")
         } catch {

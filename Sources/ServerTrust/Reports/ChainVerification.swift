@@ -73,8 +73,8 @@ public struct ChainVerification: Sendable {
         let evaluator: any ServerTrustEvaluating
         do {
             primary = pins.isEmpty
-                ? DefaultTrustEvaluator(validateHost: host != nil)
-                : try PinnedKeyHashesTrustEvaluator(pins: pins, validateHost: host != nil)
+                ? DefaultTrustEvaluator(anchors: nil, checksHost: host != nil)
+                : try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: true, checksHost: host != nil)
             // A private cache: an offline verdict rests on the given staple alone, never on an
             // answer an earlier verification in this process left behind.
             evaluator = try staple.map { staple in
@@ -87,7 +87,11 @@ public struct ChainVerification: Sendable {
         }
         var failure: TrustError?
         do {
-            try evaluator.evaluate(trust, forHost: host ?? "")
+            if let host {
+                try evaluator.evaluateAsPolicy(trust, forHost: host)
+            } else {
+                try evaluator.evaluate(trust, forHost: "")
+            }
         } catch {
             failure = Self.trustError(error)
         }

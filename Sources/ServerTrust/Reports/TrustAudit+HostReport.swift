@@ -127,7 +127,7 @@ extension TrustAudit {
 
         private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: PeerTrust, _ host: String) -> TrustError? {
             do {
-                try evaluator.evaluate(trust, forHost: host)
+                try evaluator.evaluateAsPolicy(trust, forHost: host)
                 return nil
             } catch let error as TrustError {
                 return error

@@ -4,7 +4,10 @@
 /// Compose it after the evaluator that establishes trust:
 /// `.composite([.default(), .revocationChecking(.hardFail)])`. On its own it validates the
 /// chain against the trust's anchors first (a status is only worth having for a chain that
-/// validates), but does not check the host.
+/// validates), but does not check the host itself: a client's policy does, whatever the
+/// evaluator (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``), so on every client
+/// path it is refused for a leaf that is not valid for the host. Calling ``evaluate(_:forHost:)``
+/// directly checks no host.
 ///
 /// For each certificate in ``RevocationOptions/scope`` the sources are tried in this order,
 /// until one gives a verified answer: the stapled OCSP response (leaf only), CRLs given to the

@@ -80,7 +80,8 @@ final class TrustPolicy: Sendable {
         (evaluator as? DisabledTrustEvaluator)?.isActive ?? false
     }
 
-    /// Evaluates a presented chain under this policy. The report's ``TrustReport/failure`` is
+    /// Evaluates a presented chain under this policy: its evaluator, then the host against the
+    /// leaf (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``). The report's ``TrustReport/failure`` is
     /// nil when the server is accepted; a rejected report keeps the chains for failure reports.
     func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> TrustReport {
         let trust = PeerTrust(
@@ -89,7 +90,9 @@ final class TrustPolicy: Sendable {
             revocationFetcher: revocationFetcher)
         var failure: TrustError?
         do {
-            try evaluator.evaluate(trust, forHost: host)
+            // The policy's host check, beside libcurl's VERIFYHOST (which stays on as a second
+            // layer): the same check as every other client path's, whatever the evaluator.
+            try evaluator.evaluateAsPolicy(trust, forHost: host)
         } catch let error as TrustError {
             failure = error
         } catch {

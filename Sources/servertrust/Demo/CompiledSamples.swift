@@ -19,7 +19,7 @@ enum CompiledSamples {
             let root = try Certificate(base64Encoded: Certificates.sampleRootDER)
             let trust = PeerTrust(presentedChain: [leaf, intermediate], anchors: try TrustAnchors([root], origin: "compiled in"))
             let evaluator = try PinnedKeyHashesTrustEvaluator([Certificates.sampleIntermediatePin, Certificates.sampleBackupPin])
-            try evaluator.evaluate(trust, forHost: host)
+            try evaluator.evaluateAsPolicy(trust, forHost: host)
             return .accepted("pin matched: compiled sampleIntermediatePin (\(intermediate.subject))")
         } catch let error as TrustError {
             return .rejected(error)

@@ -30,8 +30,9 @@ struct ServerProbe {
         /// Status and HTTP version, when the request completed.
         let status: Int?
         let httpVersion: String?
-        /// Why the request did not complete after the chain was seen. libcurl's own host-name
-        /// check runs after our evaluation, so a name mismatch ends here with the report intact.
+        /// Why the request did not complete after the chain was seen. The policy's host check
+        /// (and libcurl's after it) runs after the evaluator has recorded the inspection, so a
+        /// name mismatch ends here with the report intact.
         let transferFailure: (any Error)?
     }
 
