@@ -10,6 +10,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
         case ecdsaP256SHA256Raw
         case rsaPSSSHA256
         case rsaPSSSHA512
+        case rsaPKCS1v15SHA256
     }
 
     let base: Base
@@ -28,6 +29,8 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
     public static let rsaPSSSHA256 = SignatureAlgorithm(.rsaPSSSHA256)
     /// RSASSA-PSS with SHA-512 and MGF1-SHA-512 (RFC 9421's `rsa-pss-sha512`).
     public static let rsaPSSSHA512 = SignatureAlgorithm(.rsaPSSSHA512)
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (securesystemslib's `rsa-pkcs1v15-sha256`).
+    public static let rsaPKCS1v15SHA256 = SignatureAlgorithm(.rsaPKCS1v15SHA256)
 
     public var description: String {
         switch base {
@@ -36,6 +39,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
         case .ecdsaP256SHA256Raw: "ecdsa-p256-sha256 (r||s)"
         case .rsaPSSSHA256: "rsassa-pss-sha256"
         case .rsaPSSSHA512: "rsassa-pss-sha512"
+        case .rsaPKCS1v15SHA256: "rsa-pkcs1v15-sha256"
         }
     }
 
@@ -44,7 +48,7 @@ public struct SignatureAlgorithm: Hashable, Sendable, CustomStringConvertible {
         switch base {
         case .ed25519: .ed25519
         case .ecdsaP256SHA256DER, .ecdsaP256SHA256Raw: .ecdsaP256
-        case .rsaPSSSHA256, .rsaPSSSHA512: .rsa
+        case .rsaPSSSHA256, .rsaPSSSHA512, .rsaPKCS1v15SHA256: .rsa
         }
     }
 }

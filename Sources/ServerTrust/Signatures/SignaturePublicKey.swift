@@ -62,7 +62,7 @@ public final class SignaturePublicKey: @unchecked Sendable {
     /// A key from a PEM `PUBLIC KEY` block (SubjectPublicKeyInfo), as securesystemslib stores
     /// ECDSA and RSA keys.
     public convenience init(pem: String) throws(SignatureKeyError) {
-        let lines = pem.split(whereSeparator: \.isNewline).map { String($0.filter { $0 != " " && $0 != "\t" }) }
+        let lines = pem.split(whereSeparator: \.isNewline).map { line in String(line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()) }
         guard let begin = lines.firstIndex(of: "-----BEGIN PUBLIC KEY-----"),
             let end = lines.firstIndex(of: "-----END PUBLIC KEY-----"), begin < end
         else {
@@ -118,6 +118,8 @@ public final class SignaturePublicKey: @unchecked Sendable {
             return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: signature, message: message, pss: true)
         case .rsaPSSSHA512:
             return EVPSignature.verify(key: pointer, digest: EVP_sha512(), signature: signature, message: message, pss: true)
+        case .rsaPKCS1v15SHA256:
+            return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: signature, message: message)
         }
     }
 }
