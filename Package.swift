@@ -138,6 +138,12 @@ let package = Package(
             dependencies: ["ServerTrust", "COpenSSL"],
             swiftSettings: strictSwift
         ),
+        .testTarget(
+            name: "ServerTrustTUFTests",
+            dependencies: ["ServerTrustTUF", "ServerTrust", "servertrust"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
         // links ServerTrustLab (TestPKI, LocalTLSServer), which needs only ServerTrust and
         // OpenSSL and so adds no system dependency. It never links ServerTrustTestSupport:

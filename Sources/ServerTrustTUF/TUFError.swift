@@ -68,7 +68,4 @@ public struct TUFError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(code): \(reason)" }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    public static let malformedJSON = Code.malformedJSON
-    public static let malformedMetadata = Code.malformedMetadata
 }

@@ -13,7 +13,8 @@ import Darwin
 /// old or its new bytes. A crash *between* two files can still leave, say, a new timestamp
 /// beside an old snapshot: that is why the ``Updater`` loads every stored file through the same
 /// ``TrustedMetadataSet`` checks as a download, so an inconsistent store is refused and
-/// refetched, never trusted. ``lock()`` takes an exclusive `flock` on `.lock` in the directory,
+/// refetched, never trusted; a temporary file a killed writer left is removed by the next
+/// lock holder. ``lock()`` takes an exclusive `flock` on `.lock` in the directory,
 /// so two processes never update one store at once.
 public final class MetadataStore: Sendable {
     public let directory: String
@@ -56,7 +57,19 @@ public final class MetadataStore: Sendable {
             close(fd)
             throw TUFError(.storeFailure, "cannot lock \(path(".lock")): \(String(cString: strerror(errno)))")
         }
+        removeStaleTemporaryFiles()
         return StoreLock(fd: fd)
+    }
+
+    /// Temporary files a killed writer left behind; only a lock holder writes, so any present
+    /// now is stale.
+    private func removeStaleTemporaryFiles() {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.contains(".tmp-") { unlink(path(name)) }
+        }
     }
 }
 

@@ -45,6 +45,9 @@ struct UpdatesCommand: AsyncParsableCommand {
     @Option(name: .customLong("target-dir"), help: "Where downloaded targets are stored.")
     var targetDirectory: String?
 
+    @Option(name: .customLong("download-timeout"), help: "Seconds one download may take (the slow-retrieval defence; default 30).")
+    var downloadTimeout: Int = 30
+
     @Flag(help: "With show: print JSON.")
     var json = false
 
@@ -104,7 +107,10 @@ struct UpdatesCommand: AsyncParsableCommand {
     private func makeUpdater() throws -> Updater {
         guard let metadataURL else { throw TUFError(.invalidState, "\(action) needs --metadata-url") }
         let store = try MetadataStore(directory: metadataDirectory)
-        return try Updater(store: store, metadataBaseURL: metadataURL, targetBaseURL: targetBaseURL, fetcher: CurlTUFFetcher())
+        var configuration = UpdaterConfiguration()
+        configuration.downloadTimeBudget = .seconds(max(1, downloadTimeout))
+        return try Updater(
+            store: store, metadataBaseURL: metadataURL, targetBaseURL: targetBaseURL, fetcher: CurlTUFFetcher(), configuration: configuration)
     }
 
     private func show() throws {
