@@ -106,4 +106,12 @@ import Testing
         expectFailure(client.download(state: 1, ["file.txt"]), "unsignedMetadata")
         #expect((try? String(contentsOfFile: client.targetDirectory + "/file.txt", encoding: .utf8)) == "genuine\n")
     }
+
+    @Test func plainHTTPIsRefusedForAnyHostButLoopback() {
+        let client = UpdatesClient("happy")
+        for url in ["http://example.com/metadata", "http://127.0.0.1.example.com/metadata", "http://user@127.0.0.1/metadata", "ftp://127.0.0.1/metadata"] {
+            let result = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", client.metadataDirectory, "--metadata-url", url, "refresh"])
+            expectFailure(result, "invalidURL")
+        }
+    }
 }

@@ -24,6 +24,24 @@ import Testing
         }
     }
 
+    /// The fuzz target's seeds and regressions, in the normal test run: each parses (or is
+    /// refused as malformed JSON) and its canonical encoding is a fixed point.
+    @Test func fuzzSeedsAndRegressionsHaveAFixedPointCanonicalEncoding() throws {
+        let fuzz = TUFFixtures.packageRoot.appendingPathComponent("Fuzz")
+        var checked = 0
+        for folder in ["Corpus/tuf-metadata", "Regressions/tuf-metadata"] {
+            let directory = fuzz.appendingPathComponent(folder)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.hasSuffix(".md") {
+                let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+                guard let value = try? JSONParser().parse(bytes) else { continue }
+                let canonical = CanonicalJSON.encode(value)
+                #expect(CanonicalJSON.encode(try JSONParser().parse(canonical)) == canonical, "\(folder)/\(name)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 6)
+    }
+
     @Test func duplicateKeysAreRefusedAtAnyDepth() {
         for text in [#"{"a":1,"a":2}"#, #"{"x":{"k":true,"k":true}}"#, #"[{"\u0061":1,"a":2}]"#] {
             #expect(throws: TUFError(.malformedJSON, "")) { try JSONParser().parse(Array(text.utf8)) }

@@ -63,6 +63,7 @@ final class RepositoryServer: Sendable {
         posix_spawn_file_actions_addclose(&actions, fromChild[0])
         let arguments: [String] = [TUFFixtures.python, "-u", TUFFixtures.script, "serve", directory]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         precondition(posix_spawn(&pid, TUFFixtures.python, &actions, nil, argv, environ) == 0)
         posix_spawn_file_actions_destroy(&actions)
