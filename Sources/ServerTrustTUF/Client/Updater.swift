@@ -18,8 +18,12 @@ public actor Updater {
     /// (``MetadataStore/write(_:_:)``) from a file or a compiled-in constant.
     ///
     /// - Parameters:
+    ///   - store: the trusted metadata; it must hold `root.json`.
     ///   - metadataBaseURL: where `N.root.json`, `timestamp.json` … are fetched.
     ///   - targetBaseURL: where targets are fetched; nil when only metadata is refreshed.
+    ///   - fetcher: the transport; it enforces each download's length limit and deadline.
+    ///   - clock: the time expiry is checked against, read once here (default: the system clock).
+    ///   - configuration: limits (default: python-tuf's, ``UpdaterConfiguration``).
     public init(store: MetadataStore, metadataBaseURL: String, targetBaseURL: String? = nil, fetcher: any TUFFetching,
                 clock: any TUFClock = SystemTUFClock(), configuration: UpdaterConfiguration = UpdaterConfiguration()) throws(TUFError) {
         self.store = store
