@@ -7,8 +7,8 @@ import Testing
 ///
 /// Under ThreadSanitizer (`scripts/sanitizers.sh tsan` sets `TSAN_OPTIONS`) it kills 50 times:
 /// every one of its 600 processes starts instrumented, and with 200 kills the TUF suite took
-/// 465 s there (8 s in the normal run); the property is the store's, which the normal and
-/// AddressSanitizer runs check with all 200.
+/// 465 s there (118 s with 50; about 35 s in the normal run). The property is the store's,
+/// which the normal and AddressSanitizer runs check with all 200.
 @Suite(.serialized) struct CrashTests {
     static let kills = ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil ? 200 : 50
 
