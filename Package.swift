@@ -15,6 +15,9 @@ let package = Package(
     products: [
         .library(name: "ServerTrust", targets: ["ServerTrust"]),
         .library(name: "ServerTrustHTTP", targets: ["ServerTrustHTTP"]),
+        // The TUF client (canonical JSON, trusted metadata, atomic store); fetching is a protocol,
+        // so it links neither libcurl nor ServerTrustHTTP, and neither of those links it.
+        .library(name: "ServerTrustTUF", targets: ["ServerTrustTUF"]),
         .executable(name: "servertrust", targets: ["servertrust"]),
         // A local PKI and TLS servers for demos, examples and your own tests — never for
         // production traffic. `servertrust demo` runs on it.
@@ -129,6 +132,18 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // The TUF client: depends on ServerTrust (signature verification) and OpenSSL's digests only.
+        .target(
+            name: "ServerTrustTUF",
+            dependencies: ["ServerTrust", "COpenSSL"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ServerTrustTUFTests",
+            dependencies: ["ServerTrustTUF", "ServerTrust", "servertrust"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift
+        ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
         // links ServerTrustLab (TestPKI, LocalTLSServer), which needs only ServerTrust and
         // OpenSSL and so adds no system dependency. It never links ServerTrustTestSupport:
@@ -141,6 +156,7 @@ let package = Package(
                 "ServerTrustHTTP",
                 "ServerTrustCodeGeneration",
                 "ServerTrustLab",
+                "ServerTrustTUF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

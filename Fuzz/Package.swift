@@ -18,11 +18,14 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: [.product(name: "ServerTrust", package: "ServerTrust")]),
     ] + [
         "fuzz-pin", "fuzz-host-pattern", "fuzz-certificate", "fuzz-ocsp", "fuzz-crl", "fuzz-signed-response", "fuzz-policy-file",
+        "fuzz-tuf-metadata",
     ].map { name in
         .executableTarget(
             name: name,
             dependencies: [
                 "FuzzSupport", .product(name: "ServerTrust", package: "ServerTrust"), .product(name: "Logging", package: "swift-log"),
+                // The TUF client's parser and metadata (fuzz-tuf-metadata); a library of its own.
+                .product(name: "ServerTrustTUF", package: "ServerTrust"),
             ],
             swiftSettings: fuzzTarget
         )

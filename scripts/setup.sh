@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages ServerTrust builds and tests with (Debian 12). Idempotent.
 set -euo pipefail
-packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl curl ca-certificates python3 nginx-light publicsuffix)
+packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl curl ca-certificates python3 python3-venv nginx-light publicsuffix)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,3 +21,11 @@ case "$curl_backend" in
     *OpenSSL*) ;;
     *) echo "setup: libcurl's TLS backend is '$curl_backend', ServerTrust needs OpenSSL (libcurl4-openssl-dev)" >&2; exit 1 ;;
 esac
+# python-tuf, pinned, in .venv-tuf (gitignored): ServerTrustTUFTests build their repositories
+# with it. PyPI is the only network access this needs.
+venv=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv-tuf
+tuf_requirements=(tuf==7.0.1 "securesystemslib[crypto]==1.6.0" cryptography==50.0.2)
+if ! "$venv/bin/python" -c "import tuf, cryptography; assert tuf.__version__ == '7.0.1'" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "${tuf_requirements[@]}"
+fi

@@ -20,10 +20,11 @@ struct ServerTrustCommand: AsyncParsableCommand {
               servertrust verify --chain chain.pem --roots roots.pem --host api.example.com
               servertrust generate Certificates -o Sources/App/PinnedCertificates.swift
               servertrust audit --policy pins.json --warn-days 45
+              servertrust updates --metadata-dir meta --metadata-url https://tuf.example.com/metadata refresh
             """,
         subcommands: [
             DemoCommand.self, InspectCommand.self, PinsCommand.self, FetchCommand.self, VerifyCommand.self,
-            GenerateCommand.self, KeysCommand.self, AuditCommand.self,
+            GenerateCommand.self, KeysCommand.self, AuditCommand.self, UpdatesCommand.self,
         ]
     )
 

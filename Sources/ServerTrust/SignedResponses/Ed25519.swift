@@ -82,18 +82,11 @@ enum Ed25519 {
             return signature
         }
 
-        /// Whether `signature` is a valid Ed25519 signature of `message` under this key.
+        /// Whether `signature` is a valid Ed25519 signature of `message` under this key: the
+        /// package's one verification primitive (``SignaturePublicKey``'s) does the check.
         func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-            guard signature.count == signatureLength, let context = EVP_MD_CTX_new() else { return false }
-            defer { EVP_MD_CTX_free(context) }
-            let valid = message.withUnsafeBufferPointer { input in
-                signature.withUnsafeBufferPointer { sig in
-                    EVP_DigestVerifyInit(context, nil, nil, nil, pointer) == 1
-                        && EVP_DigestVerify(context, sig.baseAddress, sig.count, input.baseAddress, input.count) == 1
-                }
-            }
-            if !valid { _ = drainOpenSSLErrors() }
-            return valid
+            guard signature.count == signatureLength else { return false }
+            return EVPSignature.verify(key: pointer, digest: nil, signature: signature, message: message)
         }
     }
 

@@ -1,0 +1,169 @@
+internal import COpenSSL
+internal import CServerTrustShims
+
+/// A public key that verifies signatures: Ed25519, ECDSA P-256 and RSA-PSS, over OpenSSL's EVP
+/// interface.
+///
+/// The one signature-verification primitive of the package: the TUF client checks metadata
+/// signatures with it, the v1 signed-response format checks Ed25519 with it, and RFC 9421 will.
+/// A key is made once from its encoding and then only read; every verification uses an
+/// `EVP_MD_CTX` of its own, which OpenSSL 3 documents as safe on a shared `EVP_PKEY`: hence
+/// `@unchecked Sendable`.
+public final class SignaturePublicKey: @unchecked Sendable {
+    /// The key types this verifier accepts.
+    public enum Kind: String, Sendable {
+        case ed25519
+        case ecdsaP256 = "ecdsa-p256"
+        case rsa
+    }
+
+    /// The key's type.
+    public let kind: Kind
+    private let pointer: OpaquePointer
+
+    private init(takingOwnership pointer: OpaquePointer, kind: Kind) {
+        self.pointer = pointer
+        self.kind = kind
+    }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// An Ed25519 public key from its 32 raw bytes.
+    public convenience init(ed25519RawRepresentation raw: [UInt8]) throws(SignatureKeyError) {
+        guard raw.count == 32 else {
+            throw SignatureKeyError(.malformedKey, "an Ed25519 public key is 32 bytes, not \(raw.count)")
+        }
+        let key = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
+        guard let key else {
+            throw SignatureKeyError(.malformedKey, "OpenSSL refused the Ed25519 key: " + drainOpenSSLErrors().joined(separator: "; "))
+        }
+        self.init(takingOwnership: key, kind: .ed25519)
+    }
+
+    /// A key from a DER SubjectPublicKeyInfo: Ed25519, EC on P-256, or RSA of at least 2,048 bits.
+    public convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws(SignatureKeyError) {
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let key else {
+            throw SignatureKeyError(.malformedKey, "not a DER SubjectPublicKeyInfo: " + drainOpenSSLErrors().joined(separator: "; "))
+        }
+        let kind: Kind
+        do throws(SignatureKeyError) {
+            kind = try Self.classify(key)
+        } catch {
+            EVP_PKEY_free(key)
+            throw error
+        }
+        self.init(takingOwnership: key, kind: kind)
+    }
+
+    /// A key from a PEM `PUBLIC KEY` block (SubjectPublicKeyInfo), as securesystemslib stores
+    /// ECDSA and RSA keys.
+    public convenience init(pem: String) throws(SignatureKeyError) {
+        let lines = pem.split(whereSeparator: \.isNewline).map { line in String(line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()) }
+        guard let begin = lines.firstIndex(of: "-----BEGIN PUBLIC KEY-----"),
+            let end = lines.firstIndex(of: "-----END PUBLIC KEY-----"), begin < end
+        else {
+            throw SignatureKeyError(.malformedKey, "no PEM PUBLIC KEY block")
+        }
+        guard let der = StrictBase64.decode(Array(lines[(begin + 1)..<end].joined().utf8)) else {
+            throw SignatureKeyError(.malformedKey, "the PEM PUBLIC KEY block is not base64")
+        }
+        try self.init(subjectPublicKeyInfoDER: der)
+    }
+
+    private static func classify(_ key: OpaquePointer) throws(SignatureKeyError) -> Kind {
+        switch EVP_PKEY_get_base_id(key) {
+        case EVP_PKEY_ED25519:
+            return .ed25519
+        case EVP_PKEY_EC:
+            var name = [CChar](repeating: 0, count: 64)
+            var length = 0
+            guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else {
+                _ = drainOpenSSLErrors()
+                throw SignatureKeyError(.malformedKey, "an EC key without a named curve")
+            }
+            let curve = decodeCString(name)
+            guard curve == "prime256v1" || curve == "P-256" else {
+                throw SignatureKeyError(.unsupportedKey, "EC curve \(curve); only P-256 is accepted")
+            }
+            return .ecdsaP256
+        case EVP_PKEY_RSA:
+            let bits = EVP_PKEY_get_bits(key)
+            guard bits >= 2048 else { throw SignatureKeyError(.weakKey, "a \(bits)-bit RSA key; at least 2048 bits are required") }
+            return .rsa
+        default:
+            throw SignatureKeyError(.unsupportedKey, "key type \(EVP_PKEY_get_base_id(key)) is not Ed25519, EC P-256 or RSA")
+        }
+    }
+
+    /// Whether `signature` is a valid signature of `message` under this key with `algorithm`.
+    ///
+    /// `false` — never a throw — for a signature that does not verify, an algorithm that does
+    /// not fit the key's type, or malformed signature bytes.
+    public func isValidSignature(_ signature: [UInt8], for message: [UInt8], algorithm: SignatureAlgorithm) -> Bool {
+        guard algorithm.keyKind == kind else { return false }
+        switch algorithm.base {
+        case .ed25519:
+            guard signature.count == 64 else { return false }
+            return EVPSignature.verify(key: pointer, digest: nil, signature: signature, message: message)
+        case .ecdsaP256SHA256DER:
+            return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: signature, message: message)
+        case .ecdsaP256SHA256Raw:
+            guard let der = EVPSignature.derFromRawECDSA(signature, componentLength: 32) else { return false }
+            return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: der, message: message)
+        case .rsaPSSSHA256:
+            return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: signature, message: message, pss: true)
+        case .rsaPSSSHA512:
+            return EVPSignature.verify(key: pointer, digest: EVP_sha512(), signature: signature, message: message, pss: true)
+        case .rsaPKCS1v15SHA256:
+            return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: signature, message: message)
+        }
+    }
+}
+
+/// The one `EVP_DigestVerify` call every scheme goes through (``Ed25519`` too).
+enum EVPSignature {
+    /// Verifies with `digest` (NULL for Ed25519, which hashes internally); `pss` selects
+    /// RSASSA-PSS with MGF1 over the same digest and an automatically detected salt length.
+    static func verify(key: OpaquePointer, digest: OpaquePointer?, signature: [UInt8], message: [UInt8], pss: Bool = false) -> Bool {
+        guard !signature.isEmpty, let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        var keyContext: OpaquePointer?
+        guard EVP_DigestVerifyInit(context, &keyContext, digest, nil, key) == 1 else {
+            _ = drainOpenSSLErrors()
+            return false
+        }
+        if pss {
+            guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_AUTO) == 1
+            else {
+                _ = drainOpenSSLErrors()
+                return false
+            }
+        }
+        let valid = message.withUnsafeBufferPointer { input in
+            signature.withUnsafeBufferPointer { sig in
+                EVP_DigestVerify(context, sig.baseAddress, sig.count, input.baseAddress, input.count) == 1
+            }
+        }
+        if !valid { _ = drainOpenSSLErrors() }
+        return valid
+    }
+
+    /// `r || s` (each `componentLength` bytes, big-endian) as a DER `Ecdsa-Sig-Value`.
+    static func derFromRawECDSA(_ raw: [UInt8], componentLength: Int) -> [UInt8]? {
+        guard raw.count == 2 * componentLength else { return nil }
+        func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+            var value = Array(bytes.drop { $0 == 0 })
+            if value.isEmpty { value = [0] }
+            if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
+            return [0x02, UInt8(value.count)] + value
+        }
+        let body = integer(raw[0..<componentLength]) + integer(raw[componentLength...])
+        guard body.count < 128 else { return nil }
+        return [0x30, UInt8(body.count)] + body
+    }
+}

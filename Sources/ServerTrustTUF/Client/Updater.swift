@@ -1,0 +1,194 @@
+/// The TUF client workflow (specification 1.0, section 5): refresh the top-level metadata, find
+/// a target through the delegation graph, download and verify it.
+///
+/// A port of python-tuf's ngclient `Updater` with the same order of loads and the same local
+/// store rules: each stored file is loaded through the ``TrustedMetadataSet`` checks before
+/// anything is downloaded, and a download is stored only after it is trusted. Each refresh or
+/// download holds the store's lock.
+public actor Updater {
+    public let store: MetadataStore
+    public let metadataBaseURL: String
+    public let targetBaseURL: String?
+    public let configuration: UpdaterConfiguration
+    private let fetcher: any TUFFetching
+    private let clock: any TUFClock
+    public private(set) var trusted: TrustedMetadataSet
+
+    /// Starts from the trusted root in `store` (`root.json`), which the application put there
+    /// (``MetadataStore/write(_:_:)``) from a file or a compiled-in constant.
+    ///
+    /// - Parameters:
+    ///   - store: the trusted metadata; it must hold `root.json`.
+    ///   - metadataBaseURL: where `N.root.json`, `timestamp.json` … are fetched.
+    ///   - targetBaseURL: where targets are fetched; nil when only metadata is refreshed.
+    ///   - fetcher: the transport; it enforces each download's length limit and deadline.
+    ///   - clock: the time expiry is checked against, read once here (default: the system clock).
+    ///   - configuration: limits (default: python-tuf's, ``UpdaterConfiguration``).
+    public init(store: MetadataStore, metadataBaseURL: String, targetBaseURL: String? = nil, fetcher: any TUFFetching,
+                clock: any TUFClock = SystemTUFClock(), configuration: UpdaterConfiguration = UpdaterConfiguration()) throws(TUFError) {
+        self.store = store
+        self.metadataBaseURL = metadataBaseURL.hasSuffix("/") ? metadataBaseURL : metadataBaseURL + "/"
+        self.targetBaseURL = targetBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        self.fetcher = fetcher
+        self.clock = clock
+        self.configuration = configuration
+        guard let rootBytes = store.read("root.json") else {
+            throw TUFError(.storeFailure, "no trusted root: \(store.directory)/root.json is missing")
+        }
+        trusted = try TrustedMetadataSet(rootBytes: rootBytes, referenceTime: clock.now())
+    }
+
+    private var refreshed = false
+
+    /// Client workflow 5.3–5.6: root (through every intermediate version), timestamp,
+    /// snapshot, top-level targets.
+    public func refresh() async throws(TUFError) {
+        let lock = try store.lock()
+        defer { withExtendedLifetime(lock) {} }
+        try await loadRoot()
+        try await loadTimestamp()
+        try await loadSnapshot()
+        _ = try await loadTargets("targets", delegator: "root")
+        refreshed = true
+    }
+
+    private func download(_ url: String, maximumLength: Int) async throws(TUFError) -> [UInt8] {
+        let deadline = ContinuousClock.now.advanced(by: configuration.downloadTimeBudget)
+        let bytes = try await fetcher.fetch(url, maximumLength: maximumLength, deadline: deadline)
+        guard bytes.count <= maximumLength else {
+            throw TUFError(.downloadTooLarge, "\(url): over \(maximumLength) bytes")
+        }
+        return bytes
+    }
+
+    private func metadataURL(_ role: String, version: Int64?) -> String {
+        let name = percentEncoded(role)
+        return metadataBaseURL + (version.map { "\($0).\(name).json" } ?? "\(name).json")
+    }
+
+    private func loadRoot() async throws(TUFError) {
+        let lower = trusted.root.signed.version + 1
+        let upper = lower + Int64(configuration.maximumRootRotations)
+        var version = lower
+        while version < upper {
+            let bytes: [UInt8]
+            do throws(TUFError) {
+                bytes = try await download(metadataURL("root", version: version), maximumLength: configuration.rootMaximumLength)
+            } catch {
+                if error.code == .notFound { break }
+                throw error
+            }
+            try trusted.updateRoot(bytes)
+            try store.write("root.json", bytes)
+            version += 1
+        }
+    }
+
+    private func loadTimestamp() async throws(TUFError) {
+        if let local = store.read("timestamp.json") {
+            do throws(TUFError) { try trusted.updateTimestamp(local) } catch { if error.code == .invalidState { throw error } }
+        }
+        let bytes = try await download(metadataURL("timestamp", version: nil), maximumLength: configuration.timestampMaximumLength)
+        if case .updated = try trusted.updateTimestamp(bytes) {
+            try store.write("timestamp.json", bytes)
+        }
+    }
+
+    private func loadSnapshot() async throws(TUFError) {
+        if let local = store.read("snapshot.json") {
+            do throws(TUFError) {
+                try trusted.updateSnapshot(local, trusted: true)
+                return
+            } catch {
+                if error.code == .invalidState { throw error }
+            }
+        }
+        guard let meta = trusted.timestamp?.signed.snapshotMeta else { throw TUFError(.invalidState, "no trusted timestamp") }
+        let length = meta.length.map(Int.init) ?? configuration.snapshotMaximumLength
+        let version = trusted.root.signed.consistentSnapshot ? meta.version : nil
+        let bytes = try await download(metadataURL("snapshot", version: version), maximumLength: length)
+        try trusted.updateSnapshot(bytes)
+        try store.write("snapshot.json", bytes)
+    }
+
+    private func loadTargets(_ role: String, delegator: String) async throws(TUFError) -> Targets {
+        if trusted.contains(role, delegator: delegator), let cached = trusted.targets[role] { return cached.metadata.signed }
+        let fileName = percentEncoded(role) + ".json"
+        if let local = store.read(fileName) {
+            do throws(TUFError) {
+                return try trusted.updateTargets(local, roleName: role, delegator: delegator).signed
+            } catch {
+                if error.code == .invalidState { throw error }
+            }
+        }
+        guard let meta = trusted.snapshot?.signed.meta["\(role).json"] else {
+            throw TUFError(.missingMetadataInfo, "role \(role) was delegated but is not part of snapshot")
+        }
+        let length = meta.length.map(Int.init) ?? configuration.targetsMaximumLength
+        let version = trusted.root.signed.consistentSnapshot ? meta.version : nil
+        let bytes = try await download(metadataURL(role, version: version), maximumLength: length)
+        let new = try trusted.updateTargets(bytes, roleName: role, delegator: delegator)
+        try store.write(fileName, bytes)
+        return new.signed
+    }
+
+    /// The trusted description of `path`, found by a pre-order depth-first walk of the
+    /// delegation graph (terminating delegations end it; at most
+    /// ``UpdaterConfiguration/maximumDelegations`` roles). Refreshes first if this updater has
+    /// not refreshed yet; nil when no role lists the target.
+    public func targetInfo(_ path: String) async throws(TUFError) -> TargetFile? {
+        if !refreshed { try await refresh() }
+        let lock = try store.lock()
+        defer { withExtendedLifetime(lock) {} }
+        var toVisit: [(role: String, delegator: String)] = [("targets", "root")]
+        var visited = Set<String>()
+        while visited.count <= configuration.maximumDelegations, let (role, delegator) = toVisit.popLast() {
+            if visited.contains(role) { continue }
+            let targets = try await loadTargets(role, delegator: delegator)
+            if let target = targets.targets[path] { return target }
+            visited.insert(role)
+            if let delegations = targets.delegations {
+                var children: [(role: String, delegator: String)] = []
+                for (child, terminating) in delegations.rolesFor(targetPath: path) {
+                    children.append((child, role))
+                    if terminating {
+                        toVisit.removeAll()
+                        break
+                    }
+                }
+                toVisit.append(contentsOf: children.reversed())
+            }
+        }
+        return nil
+    }
+
+    /// The local file name of a target in a targets directory: its path percent-encoded, so one
+    /// target always lands in the same file.
+    public nonisolated static func localFileName(for target: TargetFile) -> String { percentEncoded(target.path) }
+
+    /// The cached copy of `target` in `directory` if its length and hashes match, else nil.
+    public nonisolated func cachedTarget(_ target: TargetFile, in directory: String) -> [UInt8]? {
+        let path = directory + "/" + Self.localFileName(for: target)
+        guard let bytes = FileIO.read(path, maximumLength: Int(clamping: target.length)), (try? target.verify(bytes)) != nil else { return nil }
+        return bytes
+    }
+
+    /// Downloads `target`, verifies its length and hashes, and stores it atomically (mode 0600)
+    /// in `directory`; returns the bytes.
+    @discardableResult
+    public func downloadTarget(_ target: TargetFile, to directory: String) async throws(TUFError) -> [UInt8] {
+        guard let targetBaseURL else { throw TUFError(.invalidState, "no target base URL") }
+        var path = target.path
+        if trusted.root.signed.consistentSnapshot && configuration.prefixTargetsWithHash, let first = target.hashes.first {
+            if let slash = path.lastIndex(of: "/") {
+                path = String(path[...slash]) + "\(first.digest)." + String(path[path.index(after: slash)...])
+            } else {
+                path = "\(first.digest).\(path)"
+            }
+        }
+        let bytes = try await download(targetBaseURL + path, maximumLength: Int(clamping: target.length))
+        try target.verify(bytes)
+        try FileIO.writeAtomically(bytes, to: directory + "/" + Self.localFileName(for: target), directory: directory)
+        return bytes
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import ServerTrustTUF
+
+/// `servertrust updates`: the TUF client, speaking tuf-conformance's client CLI protocol
+/// (CLIENT-CLI.md at tuf-conformance eec841c) plus `show`.
+///
+/// The options are declared here, on `updates` itself, and the action is a positional argument,
+/// so options and action may come in any order (the suite passes `--metadata-url` before
+/// `--metadata-dir`). Any failure exits with status 1, as the protocol requires — a documented
+/// exception to the tool's 0/1/2/3.
+struct UpdatesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "updates",
+        abstract: "Keep trusted metadata current from a TUF repository and download verified targets.",
+        discussion: """
+            Actions:
+              init ROOT    trust ROOT (a root.json file) as the initial root; no network access
+              refresh      update root, timestamp, snapshot and targets metadata
+              download     refresh, then download each --target-name into --target-dir
+              show         print the trusted version and expiry of each role (--json for JSON)
+            Exit status: 0 success, 1 any failure (the tuf-conformance client protocol).
+            Plain http: URLs are accepted only for loopback hosts.
+
+            Examples:
+              servertrust updates --metadata-dir meta init root.json
+              servertrust updates --metadata-dir meta --metadata-url https://tuf.example.com/metadata refresh
+              servertrust updates --metadata-dir meta --metadata-url URL --target-base-url URL \\
+                  --target-name policy.json --target-dir targets download
+            """
+    )
+
+    @Option(name: .customLong("metadata-dir"), help: "The directory of trusted metadata (created if missing).")
+    var metadataDirectory: String
+
+    @Option(name: .customLong("metadata-url"), help: "The repository's metadata base URL.")
+    var metadataURL: String?
+
+    @Option(name: .customLong("target-name"), help: "A target path to download; repeat for several, processed in order.")
+    var targetNames: [String] = []
+
+    @Option(name: .customLong("target-base-url"), help: "The repository's targets base URL.")
+    var targetBaseURL: String?
+
+    @Option(name: .customLong("target-dir"), help: "Where downloaded targets are stored.")
+    var targetDirectory: String?
+
+    @Option(name: .customLong("download-timeout"), help: "Seconds one download may take (the slow-retrieval defence; default 30).")
+    var downloadTimeout: Int = 30
+
+    @Flag(help: "With show: print JSON.")
+    var json = false
+
+    @Argument(help: "init, refresh, download or show.")
+    var action: String
+
+    @Argument(help: "With init: the trusted root file.")
+    var rootFile: String?
+
+    func run() async throws {
+        do {
+            try await perform()
+        } catch {
+            fflush(nil)
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw CommandFailure(status: 1, message: "")
+        }
+    }
+
+    private func perform() async throws {
+        switch action {
+        case "init":
+            guard let rootFile else { throw TUFError(.invalidState, "init needs the trusted root file") }
+            guard let bytes = FileManager.default.contents(atPath: rootFile) else {
+                throw TUFError(.storeFailure, "cannot read \(rootFile)")
+            }
+            let store = try MetadataStore(directory: metadataDirectory)
+            let lock = try store.lock()
+            defer { withExtendedLifetime(lock) {} }
+            try store.write("root.json", Array(bytes))
+            print("Initialized \(metadataDirectory) with \(rootFile)")
+        case "refresh":
+            let updater = try makeUpdater()
+            try await updater.refresh()
+            print("Refreshed metadata in \(metadataDirectory)")
+        case "download":
+            guard let targetDirectory else { throw TUFError(.invalidState, "download needs --target-dir") }
+            guard !targetNames.isEmpty else { throw TUFError(.invalidState, "download needs --target-name") }
+            guard targetBaseURL != nil else { throw TUFError(.invalidState, "download needs --target-base-url") }
+            let updater = try makeUpdater()
+            for name in targetNames {
+                guard let target = try await updater.targetInfo(name) else { throw TUFError(.targetNotFound, "\(name) is not in the repository") }
+                if updater.cachedTarget(target, in: targetDirectory) != nil {
+                    print("\(name): cached copy is current")
+                    continue
+                }
+                try await updater.downloadTarget(target, to: targetDirectory)
+                print("\(name): downloaded")
+            }
+        case "show":
+            try show()
+        default:
+            throw TUFError(.invalidState, "unknown action \(action): expected init, refresh, download or show")
+        }
+    }
+
+    private func makeUpdater() throws -> Updater {
+        guard let metadataURL else { throw TUFError(.invalidState, "\(action) needs --metadata-url") }
+        let store = try MetadataStore(directory: metadataDirectory)
+        var configuration = UpdaterConfiguration()
+        configuration.downloadTimeBudget = .seconds(max(1, downloadTimeout))
+        return try Updater(
+            store: store, metadataBaseURL: metadataURL, targetBaseURL: targetBaseURL, fetcher: CurlTUFFetcher(), configuration: configuration)
+    }
+
+    private func show() throws {
+        let store = try MetadataStore(directory: metadataDirectory)
+        let report = try TrustedStateReport(store: store, now: SystemTUFClock().now())
+        if json {
+            let data = try JSONEncoder.sortedPretty.encode(report)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for role in report.roles {
+                let state = role.version.map { "version \($0), expires \(role.expires ?? "?")\(role.expired == true ? " (EXPIRED)" : "")" } ?? role.problem ?? "absent"
+                print("\(role.name): \(state)")
+            }
+        }
+    }
+}
+
+extension JSONEncoder {
+    static var sortedPretty: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

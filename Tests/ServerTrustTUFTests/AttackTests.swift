@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// The client against python-tuf repositories served on loopback (tuf_repo.py): the happy path
+/// and one test per attack, each asserting the kind of failure `servertrust updates` reports.
+@Suite(.serialized) struct AttackTests {
+    @Test func happyPathRefreshesDownloadsThroughDelegationsAndCachesTargets() throws {
+        let client = UpdatesClient("happy")
+        let refresh = client.refresh(state: 0)
+        #expect(refresh.status == 0, "\(refresh)")
+        let download = client.download(state: 0, ["file.txt", "sub/deep.txt"])
+        #expect(download.status == 0, "\(download)")
+        #expect(try String(contentsOfFile: client.targetDirectory + "/file.txt", encoding: .utf8) == "hello, world\n")
+        #expect(try String(contentsOfFile: client.targetDirectory + "/sub%2Fdeep.txt", encoding: .utf8) == "delegated target\n")
+        // Only the delegation that matches is fetched: "unused" (other/*) never is.
+        #expect(!client.server.requests().contains { $0.contains("/happy/0/metadata/1.unused.json") })
+        // A second download of an unchanged target uses the cached copy.
+        let before = client.server.requests().filter { $0.contains("/happy/0/targets/") }.count
+        let again = client.download(state: 0, ["file.txt"])
+        #expect(again.status == 0 && again.output.contains("cached copy is current"), "\(again)")
+        #expect(client.server.requests().filter { $0.contains("/happy/0/targets/") }.count == before)
+        // The changed target is fetched again into the same file; files are mode 0600.
+        #expect(client.download(state: 1, ["file.txt"]).status == 0)
+        #expect(try String(contentsOfFile: client.targetDirectory + "/file.txt", encoding: .utf8) == "hello, world, version 2\n")
+        let attributes = try FileManager.default.attributesOfItem(atPath: client.metadataDirectory + "/timestamp.json")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        expectFailure(client.download(state: 1, ["absent.txt"]), "targetNotFound")
+    }
+
+    @Test func succinctHashBinDelegationsResolveEveryTarget() {
+        let client = UpdatesClient("hashbins")
+        let result = client.download(state: 0, (0..<20).map { "packages/p\($0).json" })
+        #expect(result.status == 0, "\(result)")
+        #expect((try? String(contentsOfFile: client.targetDirectory + "/packages%2Fp7.json", encoding: .utf8)) == "package 7\n")
+    }
+
+    @Test func rootRotatesThroughEveryVersionEvenWhenTheOldRootKeyIsRemoved() {
+        let client = UpdatesClient("rotation")
+        #expect(client.refresh(state: 0).status == 0)
+        let rotated = client.refresh(state: 1)
+        #expect(rotated.status == 0, "\(rotated)")
+        #expect(client.show().contains("root: version 3"))
+        // Version 4 carries one signature of the two v3 requires.
+        expectFailure(client.refresh(state: 2), "unsignedMetadata")
+        #expect(client.show().contains("root: version 3"))
+    }
+
+    @Test func aTimestampBelowItsThresholdIsRefused() {
+        let client = UpdatesClient("threshold")
+        expectFailure(client.refresh(state: 0), "unsignedMetadata")
+        #expect(client.refresh(state: 1).status == 0)
+    }
+
+    @Test func rollbackOfEachRoleIsRefused() {
+        let client = UpdatesClient("rollback")
+        #expect(client.refresh(state: 0).status == 0)
+        expectFailure(client.refresh(state: 1), "rollback")  // timestamp 2 → 1
+        expectFailure(client.refresh(state: 2), "rollback")  // snapshot 2 → 1
+        expectFailure(client.refresh(state: 3), "rollback")  // targets 2 → 1
+        let fresh = UpdatesClient("rollback")
+        expectFailure(fresh.refresh(state: 4), "rollback")  // 2.root.json holds root version 1
+        // Timestamp 3 of state 3 is valid and kept (as python-tuf does); the snapshot that rolls
+        // targets back never is, so the stored snapshot 2 no longer matches and is not trusted.
+        let shown = client.show()
+        #expect(shown.contains("timestamp: version 3") && shown.contains("snapshot: versionMismatch"), "\(shown)")
+    }
+
+    @Test func freezeAttacksWithExpiredTimestampSnapshotOrTargetsAreRefused() {
+        for state in 1...3 {
+            let client = UpdatesClient("freeze")
+            #expect(client.refresh(state: 0).status == 0)
+            expectFailure(client.refresh(state: state), "expired")
+        }
+    }
+
+    @Test func mixAndMatchOfAnotherTargetsVersionIsRefused() {
+        let client = UpdatesClient("mixmatch")
+        #expect(client.refresh(state: 0).status == 0)
+        expectFailure(client.refresh(state: 1), "versionMismatch")
+    }
+
+    @Test func aTargetWithTheWrongHashOrLengthIsRefusedAndNotStored() {
+        let client = UpdatesClient("happy")
+        expectFailure(client.download(state: 2, ["file.txt"]), "lengthOrHashMismatch")
+        expectFailure(client.download(state: 3, ["file.txt"]), "downloadTooLarge")
+        #expect(!FileManager.default.fileExists(atPath: client.targetDirectory + "/file.txt"))
+    }
+
+    @Test func endlessDataIsCutAtTheLengthLimit() {
+        let client = UpdatesClient("happy")
+        let started = Date()
+        expectFailure(client.refresh(state: 4), "downloadTooLarge")
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    @Test func slowRetrievalIsCutAtTheTimeBudget() {
+        let client = UpdatesClient("happy")
+        let started = Date()
+        expectFailure(client.refresh(state: 5, extra: ["--download-timeout", "2"]), "slowRetrieval")
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test func aMaliciousMirrorsMetadataAndTargetsAreRefused() {
+        let client = UpdatesClient("mirror")
+        #expect(client.download(state: 0, ["file.txt"]).status == 0)
+        expectFailure(client.download(state: 1, ["file.txt"]), "unsignedMetadata")
+        #expect((try? String(contentsOfFile: client.targetDirectory + "/file.txt", encoding: .utf8)) == "genuine\n")
+    }
+
+    @Test func plainHTTPIsRefusedForAnyHostButLoopback() {
+        let client = UpdatesClient("happy")
+        for url in ["http://example.com/metadata", "http://127.0.0.1.example.com/metadata", "http://user@127.0.0.1/metadata", "ftp://127.0.0.1/metadata"] {
+            let result = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", client.metadataDirectory, "--metadata-url", url, "refresh"])
+            expectFailure(result, "invalidURL")
+        }
+    }
+}

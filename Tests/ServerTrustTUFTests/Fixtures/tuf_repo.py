@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Repositories for ServerTrustTUF's tests, made with python-tuf's Metadata API (tuf 7.0.1).
+
+    tuf_repo.py generate OUT     every scenario: OUT/<scenario>/root.json (the initial trusted
+                                 root) and OUT/<scenario>/<state>/{metadata,targets}/ — the
+                                 repository as served at each step of a test
+    tuf_repo.py serve DIR        serves DIR on 127.0.0.1 (an ephemeral port, printed as
+                                 "PORT <n>"); a file F with a sibling F.endless is answered with
+                                 endless data, with F.slow one byte every 0.5 s; every request
+                                 path is appended to DIR/requests.log
+    tuf_repo.py vectors OUT      known-answer vectors: canonical JSON and signatures by
+                                 securesystemslib
+"""
+import copy, hashlib, http.server, json, os, socketserver, sys, threading, time
+from datetime import datetime, timedelta, timezone
+
+from securesystemslib.formats import encode_canonical
+from securesystemslib.signer import CryptoSigner
+from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Root, Snapshot,
+                              SuccinctRoles, TargetFile, Targets, Timestamp)
+from tuf.api.serialization.json import JSONSerializer
+
+FUTURE = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=30)
+PAST = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
+SER = JSONSerializer(compact=True)
+
+
+class Repo:
+    """A repository with consistent snapshots; publish() writes one served state."""
+
+    def __init__(self, keytype="ed25519"):
+        gen = {"ed25519": CryptoSigner.generate_ed25519, "ecdsa": CryptoSigner.generate_ecdsa,
+               "rsa": CryptoSigner.generate_rsa}[keytype]
+        self.signers = {r: [gen()] for r in ("root", "timestamp", "snapshot", "targets")}
+        self.root = Metadata(Root(expires=FUTURE))
+        for role, signers in self.signers.items():
+            for s in signers:
+                self.root.signed.add_key(s.public_key, role)
+        self.root.signed.consistent_snapshot = True
+        self.roots = {}
+        self.sign_root()
+        self.targets = Metadata(Targets(expires=FUTURE))
+        self.delegated = {}        # name -> (Metadata[Targets], [signers])
+        self.snapshot = Metadata(Snapshot(expires=FUTURE))
+        self.timestamp = Metadata(Timestamp(expires=FUTURE))
+        self.target_data = {}      # path -> bytes
+
+    def sign_root(self, extra_signers=()):
+        self.root.signatures.clear()
+        for s in self.signers["root"]:
+            self.root.sign(s, append=True)
+        for s in extra_signers:
+            self.root.sign(s, append=True)
+        self.roots[self.root.signed.version] = SER.serialize(self.root)
+
+    def add_target(self, path, data, role=None):
+        md = self.targets if role is None else self.delegated[role][0]
+        md.signed.targets[path] = TargetFile.from_data(path, data, ["sha256"])
+        self.target_data[path] = data
+
+    def delegate(self, name, paths, terminating=False):
+        signer = CryptoSigner.generate_ed25519()
+        if self.targets.signed.delegations is None:
+            self.targets.signed.delegations = Delegations(keys={}, roles={})
+        role = DelegatedRole(name, [], 1, terminating, paths=paths)
+        self.targets.signed.delegations.roles[name] = role
+        self.targets.signed.add_key(signer.public_key, name)
+        self.delegated[name] = (Metadata(Targets(expires=FUTURE)), [signer])
+
+    def hash_bins(self, bit_length=3, prefix="bin"):
+        signer = CryptoSigner.generate_ed25519()
+        succinct = SuccinctRoles([], 1, bit_length, prefix)
+        self.targets.signed.delegations = Delegations(keys={}, succinct_roles=succinct)
+        self.targets.signed.add_key(signer.public_key)
+        for name in succinct.get_roles():
+            self.delegated[name] = (Metadata(Targets(expires=FUTURE)), [signer])
+        return succinct
+
+    def bump(self, *roles):
+        for r in roles:
+            md = {"timestamp": self.timestamp, "snapshot": self.snapshot, "targets": self.targets}.get(r)
+            if md is None:
+                md = self.delegated[r][0]
+            md.signed.version += 1
+
+    def publish(self, out, sign=True, timestamp_signers=None):
+        """Signs targets, delegated targets, snapshot and timestamp (in that order, each
+        referring to the ones before) and writes the state."""
+        meta = os.path.join(out, "metadata")
+        tdir = os.path.join(out, "targets")
+        os.makedirs(meta, exist_ok=True)
+        os.makedirs(tdir, exist_ok=True)
+        for v, data in self.roots.items():
+            open(os.path.join(meta, f"{v}.root.json"), "wb").write(data)
+        files = {}
+        for name, (md, signers) in self.delegated.items():
+            if sign:
+                md.signatures.clear()
+                for s in signers:
+                    md.sign(s, append=True)
+            files[name] = md
+            self.snapshot.signed.meta[f"{name}.json"] = MetaFile(md.signed.version)
+        if sign:
+            self.targets.signatures.clear()
+            self.targets.sign(self.signers["targets"][0])
+        files["targets"] = self.targets
+        self.snapshot.signed.meta["targets.json"] = MetaFile(self.targets.signed.version)
+        if sign:
+            self.snapshot.signatures.clear()
+            self.snapshot.sign(self.signers["snapshot"][0])
+        files["snapshot"] = self.snapshot
+        self.timestamp.signed.snapshot_meta = MetaFile(self.snapshot.signed.version)
+        if sign:
+            self.timestamp.signatures.clear()
+            for s in (timestamp_signers or self.signers["timestamp"]):
+                self.timestamp.sign(s, append=True)
+        for name, md in files.items():
+            open(os.path.join(meta, f"{md.signed.version}.{name}.json"), "wb").write(SER.serialize(md))
+        open(os.path.join(meta, "timestamp.json"), "wb").write(SER.serialize(self.timestamp))
+        for path, data in self.target_data.items():
+            h = hashlib.sha256(data).hexdigest()
+            d, sep, base = path.rpartition("/")
+            full = os.path.join(tdir, f"{d}{sep}{h}.{base}")
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            open(full, "wb").write(data)
+
+    def write_initial_root(self, scenario_dir):
+        os.makedirs(scenario_dir, exist_ok=True)
+        open(os.path.join(scenario_dir, "root.json"), "wb").write(self.roots[1])
+
+
+def scenario_happy(out):
+    r = Repo()
+    r.write_initial_root(out)
+    r.add_target("file.txt", b"hello, world\n")
+    r.delegate("subdir", ["sub/*"])
+    r.delegate("unused", ["other/*"], terminating=True)
+    r.add_target("sub/deep.txt", b"delegated target\n", role="subdir")
+    r.publish(f"{out}/0")
+    # state 1: the target changed; state 2: a wrong hash; state 3: wrong (longer) length
+    r.add_target("file.txt", b"hello, world, version 2\n")
+    r.bump("targets", "snapshot", "timestamp")
+    r.publish(f"{out}/1")
+    for name, data in (("2", b"HELLO, WORLD, VERSION 2\n"), ("3", b"hello, world, version 2, longer\n")):
+        os.system(f"cp -r {out}/1 {out}/{name}")
+        h = r.targets.signed.targets["file.txt"].hashes["sha256"]
+        open(f"{out}/{name}/targets/{h}.file.txt", "wb").write(data)
+    # state 4: endless timestamp; state 5: slow timestamp
+    os.system(f"cp -r {out}/1 {out}/4 && touch {out}/4/metadata/timestamp.json.endless")
+    os.system(f"cp -r {out}/1 {out}/5 && touch {out}/5/metadata/timestamp.json.slow")
+
+
+def scenario_hashbins(out):
+    r = Repo("ecdsa")
+    r.write_initial_root(out)
+    succinct = r.hash_bins()
+    for i in range(20):
+        path = f"packages/p{i}.json"
+        r.add_target(path, f"package {i}\n".encode(), role=succinct.get_role_for_target(path))
+    r.publish(f"{out}/0")
+
+
+def scenario_rotation(out):
+    r = Repo()
+    r.write_initial_root(out)
+    r.publish(f"{out}/0")
+    old = r.signers["root"][0]
+    new = CryptoSigner.generate_rsa()
+    # v2: the old root key is removed; v2 is signed by the old key (the trusted root's
+    # threshold) and the new one (its own threshold)
+    r.root.signed.revoke_key(old.public_key.keyid, "root")
+    r.root.signed.add_key(new.public_key, "root")
+    r.root.signed.version += 1
+    r.signers["root"] = [new]
+    r.sign_root(extra_signers=[old])
+    # v3: a threshold of 2 of two new keys
+    k3a, k3b = CryptoSigner.generate_ecdsa(), CryptoSigner.generate_ecdsa()
+    r.root.signed.revoke_key(new.public_key.keyid, "root")
+    r.root.signed.add_key(k3a.public_key, "root")
+    r.root.signed.add_key(k3b.public_key, "root")
+    r.root.signed.roles["root"].threshold = 2
+    r.root.signed.version += 1
+    r.signers["root"] = [k3a, k3b]
+    r.sign_root(extra_signers=[new])
+    r.bump("timestamp")
+    r.publish(f"{out}/1")
+    # state 2: v4 signed by one of the two v3 keys only: below threshold
+    r.root.signed.version += 1
+    r.signers["root"] = [k3a]
+    r.sign_root()
+    r.publish(f"{out}/2")
+
+
+def scenario_threshold(out):
+    r = Repo()
+    extra = CryptoSigner.generate_ed25519()
+    r.root.signed.add_key(extra.public_key, "timestamp")
+    r.root.signed.roles["timestamp"].threshold = 2
+    r.sign_root()
+    r.roots = {1: r.roots[1]}
+    r.write_initial_root(out)
+    r.publish(f"{out}/0")              # timestamp signed by one key of two
+    r.publish(f"{out}/1", timestamp_signers=r.signers["timestamp"] + [extra])
+
+
+def scenario_rollback(out):
+    r = Repo()
+    r.write_initial_root(out)
+    r.bump("timestamp", "snapshot", "targets")
+    r.publish(f"{out}/0")                              # ts 2, snap 2, targets 2
+    saved = copy.deepcopy(r)
+    # 1: timestamp rolled back to version 1 (valid signature)
+    r.timestamp.signed.version = 1
+    r.publish(f"{out}/1")
+    # 2: timestamp 3 naming snapshot 1
+    r = copy.deepcopy(saved)
+    r.timestamp.signed.version = 3
+    r.snapshot.signed.version = 1
+    r.publish(f"{out}/2")
+    # 3: ts 3, snapshot 3 naming targets 1
+    r = copy.deepcopy(saved)
+    r.bump("timestamp", "snapshot")
+    r.targets.signed.version = 1
+    r.publish(f"{out}/3")
+    # 4: root rollback: 2.root.json holds the version-1 root
+    r = copy.deepcopy(saved)
+    r.publish(f"{out}/4")
+    open(f"{out}/4/metadata/2.root.json", "wb").write(r.roots[1])
+
+
+def scenario_freeze(out):
+    r = Repo()
+    r.write_initial_root(out)
+    r.publish(f"{out}/0")
+    for state, role in (("1", "timestamp"), ("2", "snapshot"), ("3", "targets")):
+        x = copy.deepcopy(r)
+        x.bump("timestamp", "snapshot", "targets")
+        md = {"timestamp": x.timestamp, "snapshot": x.snapshot, "targets": x.targets}[role]
+        md.signed.expires = PAST
+        x.publish(f"{out}/{state}")
+
+
+def scenario_mixmatch(out):
+    r = Repo()
+    r.write_initial_root(out)
+    r.publish(f"{out}/0")
+    old_targets = SER.serialize(r.targets)
+    r.bump("timestamp", "snapshot", "targets")
+    r.publish(f"{out}/1")
+    # snapshot names targets 2, the mirror serves the (validly signed) targets 1 under that name
+    open(f"{out}/1/metadata/2.targets.json", "wb").write(old_targets)
+
+
+def scenario_mirror(out):
+    r = Repo()
+    r.write_initial_root(out)
+    r.add_target("file.txt", b"genuine\n")
+    r.publish(f"{out}/0")
+    # a malicious mirror: new versions signed by keys it made itself
+    x = copy.deepcopy(r)
+    attacker = CryptoSigner.generate_ed25519()
+    for role in ("timestamp", "snapshot", "targets"):
+        x.signers[role] = [attacker]
+    x.add_target("file.txt", b"malware\n")
+    x.bump("timestamp", "snapshot", "targets")
+    x.publish(f"{out}/1")
+
+
+def scenario_crash(out, states=201):
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("subdir", ["sub/*"])
+    for i in range(states):
+        r.add_target("sub/file.txt", f"state {i}\n".encode(), role="subdir")
+        if i:
+            r.bump("timestamp", "snapshot", "targets", "subdir")
+        r.publish(f"{out}/{i}")
+
+
+def generate(out):
+    for name, fn in list(globals().items()):
+        if name.startswith("scenario_"):
+            fn(os.path.join(out, name[len("scenario_"):]))
+
+
+def vectors(out):
+    docs = [
+        {"b": 1, "a": [True, False, None, -5, 0], "c": {"z": "", "y": "q\"uote\\back"}},
+        {"é": "ünïcödé ✓", "e": "\u0001\n\t", "Z": "𝄞", "a": {}},
+        [], {}, "plain", 1234567890123,
+    ]
+    signer = {"ed25519": CryptoSigner.generate_ed25519(), "ecdsa": CryptoSigner.generate_ecdsa(),
+              "rsa": CryptoSigner.generate_rsa()}
+    result = {"canonical": [{"json": json.dumps(d), "canonical_hex": encode_canonical(d).encode().hex()} for d in docs],
+              "signatures": []}
+    message = b"the bytes securesystemslib signed"
+    for name, s in signer.items():
+        sig = s.sign(message)
+        result["signatures"].append({"key": s.public_key.to_dict(), "message_hex": message.hex(), "sig": sig.signature})
+    json.dump(result, open(out, "w"), indent=1)
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        with open(os.path.join(self.directory, "requests.log"), "a") as log:
+            log.write(self.path + "\n")
+        path = self.translate_path(self.path)
+        if os.path.exists(path + ".endless"):
+            self.send_response(200)
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b"x" * 65536)
+            except OSError:
+                return
+        if os.path.exists(path + ".slow") and os.path.isfile(path):
+            data = open(path, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                for b in data:
+                    self.wfile.write(bytes([b]))
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                return
+            return
+        super().do_GET()
+
+
+def serve(directory):
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+    httpd = Server(("127.0.0.1", 0), lambda *a, **k: Handler(*a, directory=directory, **k))
+    print(f"PORT {httpd.server_address[1]}", flush=True)
+    # The test stops the server by closing our stdin (or killing us).
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+    httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    {"generate": generate, "serve": serve, "vectors": vectors}[sys.argv[1]](sys.argv[2])
