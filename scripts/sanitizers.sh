@@ -41,6 +41,12 @@ usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{
 #                             inputs: fuzz-host-pattern, fuzz-policy-file, fuzz-signed-response.
 #   RequestValueTests, RedirectRulesTests
 #                             value types alone (no handle, no callback, no lock, no C memory).
+#   ServerTrustTUFTests' AttackTests and CrashTests
+#                             each runs `servertrust updates` against python-tuf repositories
+#                             (processes of their own, as the CLI suites): the TUF library's
+#                             parsing, verification and store run in-process in
+#                             UpdaterLibraryTests, CanonicalJSONTests and SignatureKnownAnswerTests,
+#                             which do run, and in the ASan-built fuzz-tuf-metadata target.
 # PolicyLifetimeTests' 50,000 requests (each with a policy of its own) only count handles; the
 # peak-share assertion and LeakSanitizer catch a share that outlives its policy within a few
 # hundred. Under the sanitizers it sends 12,000: enough for the evicted-policies test to fill and
@@ -52,6 +58,7 @@ default_skips=(
     --skip 'ServerTrustCLITests\.'
     --skip '\.(PublicSuffixListTests|HostPatternTests|TrustPolicyFileTests|SignedResponseHeaderFuzzTests)(/|\.|$)'
     --skip '\.(RequestValueTests|RedirectRulesTests)(/|\.|$)'
+    --skip 'ServerTrustTUFTests\.(AttackTests|CrashTests)(/|\.|$)'
 )
 export SERVERTRUST_POLICY_LIFETIME_REQUESTS=${SERVERTRUST_POLICY_LIFETIME_REQUESTS:-12000}
 
