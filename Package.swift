@@ -279,6 +279,7 @@ let package = Package(
             name: "ServerTrustNIO",
             dependencies: [
                 "ServerTrust",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NIOAdapter"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
                 .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NIOAdapter"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIOAdapter"])),

@@ -50,3 +50,15 @@ int CServerTrustShims_sk_ASN1_INTEGER_num(const STACK_OF(ASN1_INTEGER) *stack) {
 ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGER) *stack, int index) { return sk_ASN1_INTEGER_value(stack, index); }
 long CServerTrustShims_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) { return SSL_CTX_set_tlsext_status_type(ctx, type); }
 int CServerTrustShims_TLSEXT_STATUSTYPE_ocsp(void) { return TLSEXT_STATUSTYPE_ocsp; }
+
+int CServerTrustShims_SSL_get_negotiated_group(SSL *ssl) { return (int)SSL_get_negotiated_group(ssl); }
+int CServerTrustShims_sk_SCT_num(const STACK_OF(SCT) *stack) { return sk_SCT_num(stack); }
+SCT *CServerTrustShims_sk_SCT_value(const STACK_OF(SCT) *stack, int index) { return sk_SCT_value(stack, index); }
+static int CServerTrustShims_accept_scts(const CT_POLICY_EVAL_CTX *ctx, const STACK_OF(SCT) *scts, void *arg) {
+    (void)ctx; (void)scts; (void)arg;
+    return 1;
+}
+int CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(SSL_CTX *ctx) {
+    return SSL_CTX_set_ct_validation_callback(ctx, CServerTrustShims_accept_scts, NULL);
+}
+int CServerTrustShims_SCT_SOURCE_TLS_EXTENSION(void) { return SCT_SOURCE_TLS_EXTENSION; }

@@ -3,7 +3,6 @@ import Foundation
 public import NIOCore
 public import NIOSSL
 public import ServerTrust
-import Synchronization
 
 /// The verification of one host's servers for swift-nio-ssl: the callback, the SNI name to send
 /// with it, and what the last evaluation concluded.
@@ -20,15 +19,17 @@ import Synchronization
 /// connects to one target, shares one among its connections; ``lastFailure`` is then the most
 /// recent failure among them.
 ///
-/// Thread-safe (its record is behind a mutex), hence `Sendable`.
+/// Thread-safe (its record is behind a lock), hence `Sendable`.
 public final class HostTrustVerification: Sendable {
+    /// The host resolved to its policy, once, as every client path resolves it.
+    public let resolved: ResolvedHostPolicy
     /// The host evaluated, normalised.
-    public let host: NormalizedHost
+    public var host: NormalizedHost { resolved.host }
     /// The pattern of the trust manager that matched, or `nil` when none did and default
     /// validation applies.
     public let pattern: String?
     /// The evaluator chosen for the host.
-    public let evaluator: any ServerTrustEvaluating
+    public var evaluator: any ServerTrustEvaluating { resolved.evaluator }
     /// The SNI name for `NIOSSLClientHandler`: the host, or `nil` for an IP address (which SNI
     /// may not carry).
     public var serverHostname: String? { host.isIPAddress ? nil : host.name }
@@ -42,12 +43,11 @@ public final class HostTrustVerification: Sendable {
         var lastFailure: ServerTrustNIOError?
     }
 
-    private let record = Mutex(Record())
+    private let record = Locked(Record())
 
-    init(host: NormalizedHost, pattern: String?, evaluator: any ServerTrustEvaluating, verifier: ServerTrustNIOVerifier) {
-        self.host = host
-        self.pattern = pattern
-        self.evaluator = evaluator
+    init(resolved: ResolvedHostPolicy, verifier: ServerTrustNIOVerifier) {
+        self.resolved = resolved
+        pattern = resolved.pattern?.description
         self.verifier = verifier
     }
 
@@ -105,11 +105,8 @@ public final class HostTrustVerification: Sendable {
         let result = Result { () throws(ServerTrustNIOError) -> VerificationMetadata in
             do {
                 return try evaluateOrThrow(certificates)
-            } catch let error as TrustError {
-                throw ServerTrustNIOError(trustError: error, host: host.name, pattern: pattern, evaluator: evaluator.name)
             } catch {
-                let trustError = TrustError(.openSSLFailure, "Evaluating \(host)'s certificates failed: \(error)", host: host.name)
-                throw ServerTrustNIOError(trustError: trustError, host: host.name, pattern: pattern, evaluator: evaluator.name)
+                throw ServerTrustNIOError(trustError: error, host: host.name, pattern: pattern, evaluator: evaluator.name)
             }
         }
         record.withLock { record in
@@ -123,11 +120,12 @@ public final class HostTrustVerification: Sendable {
         return result
     }
 
-    private func evaluateOrThrow(_ certificates: [NIOSSLCertificate]) throws -> VerificationMetadata {
+    private func evaluateOrThrow(_ certificates: [NIOSSLCertificate]) throws(TrustError) -> VerificationMetadata {
         guard !certificates.isEmpty else {
             throw TrustError(.noCertificates, "The server for \(host) presented no certificate.", host: host.name)
         }
-        let presented = try certificates.enumerated().map { index, certificate -> Certificate in
+        var presented: [Certificate] = []
+        for (index, certificate) in certificates.enumerated() {
             let der: [UInt8]
             do {
                 der = try certificate.toDERBytes()
@@ -136,17 +134,28 @@ public final class HostTrustVerification: Sendable {
                     .malformedCertificate, "Certificate \(index) the server presented cannot be encoded as DER: \(error)",
                     host: host.name)
             }
-            return try Certificate(derEncoded: der)
+            do {
+                presented.append(try Certificate(derEncoded: der))
+            } catch let error as TrustError {
+                throw error
+            } catch {
+                throw TrustError(.malformedCertificate, "Certificate \(index) the server presented: \(error)", host: host.name)
+            }
         }
-        let trust = PeerTrust(
-            presentedChain: presented, anchors: verifier.anchors, validationTime: Date(), stapledOCSPResponse: nil,
-            validationOptions: verifier.validationOptions, revocationFetcher: verifier.revocationFetcher)
-        // The host check is the policy's, not the evaluator's: with `.noHostnameVerification`
-        // nothing else checks the name (third review, finding 1).
-        try evaluator.evaluateAsPolicy(trust, forHost: host.name)
-        guard let validated = trust.validatedChainIfComputed, !validated.isEmpty else { return VerificationMetadata(nil) }
-        let chain = try validated.map { try NIOSSLCertificate(bytes: $0.derEncoded, format: .der) }
-        return VerificationMetadata(ValidatedCertificateChain(chain))
+        // The one evaluation entry point: the evaluator, then the host against the leaf (with
+        // `.noHostnameVerification` nothing else checks the name; third review, finding 1),
+        // counted and logged as a Session's. swift-nio-ssl's callback sees no staple, SCTs or
+        // protocol, so the handshake evidence is empty (the TLS floor is checked on the context).
+        let evaluation = resolved.evaluate(presented, handshake: HandshakeEvidence(), in: verifier.context)
+        if let failure = evaluation.failure { throw failure }
+        let validated = evaluation.validatedChain
+        guard !validated.isEmpty else { return VerificationMetadata(nil) }
+        do {
+            let chain = try validated.map { try NIOSSLCertificate(bytes: $0.derEncoded, format: .der) }
+            return VerificationMetadata(ValidatedCertificateChain(chain))
+        } catch {
+            throw TrustError(.openSSLFailure, "The validated chain cannot be handed to swift-nio-ssl: \(error)", host: host.name)
+        }
     }
 }
 #endif

@@ -1,5 +1,6 @@
 #if NIOAdapter
 import Dispatch
+public import Logging
 public import NIOCore
 public import NIOSSL
 public import ServerTrust
@@ -32,11 +33,15 @@ public import ServerTrust
 /// network; the promise is then completed with the validated chain, or failed with a
 /// ``ServerTrustNIOError`` carrying the `TrustError`.
 ///
-/// The evaluator for a host is chosen as a `Session` chooses it: the manager's most specific
-/// pattern; no match with `allHostsMustBeEvaluated == false` means `DefaultTrustEvaluator`
-/// (chain to ``anchors``, host name, validity, serverAuth); any error from the manager — no
-/// pattern with `allHostsMustBeEvaluated == true`, a malformed host — refuses the host when
-/// its ``HostTrustVerification`` is made, so no connection to it is verified at all.
+/// The host's policy is resolved as a `Session` resolves it (`ServerTrustManager.resolve(host:)`):
+/// the manager's most specific pattern's `HostPolicy`; no match with
+/// `allHostsMustBeEvaluated == false` means default validation (chain to ``anchors``, host
+/// name, validity, serverAuth); any error from the manager — no pattern with
+/// `allHostsMustBeEvaluated == true`, a malformed host — refuses the host when its
+/// ``HostTrustVerification`` is made, so no connection to it is verified at all. Each
+/// evaluation goes through the entry point every client path uses
+/// (`ResolvedHostPolicy.evaluate(_:handshake:in:)`), which counts it in ``counters`` and logs
+/// it to ``logger`` as a `Session` does.
 ///
 /// What swift-nio-ssl does not give, and what that means:
 /// - **OCSP staples**: it exposes none, so every evaluation sees no staple
@@ -71,6 +76,15 @@ public final class ServerTrustNIOVerifier: Sendable {
     public let validationOptions: PathValidationOptions
     /// What happens to staple-only revocation policies (no staple can be had here).
     public let stapledOCSPHandling: StapledOCSPHandling
+    /// Where evaluations and failures are counted (`TrustCounters.Snapshot`), as a `Session`'s
+    /// ``ServerTrust/TrustCounters`` are; share one with your sessions for one set of numbers.
+    public let counters: TrustCounters
+    /// Where evaluations (debug) and failures (error) are logged, with the metadata a
+    /// `Session` logs them with.
+    public let logger: Logger
+
+    /// What every evaluation of this verifier shares.
+    let context: TrustEvaluationContext
 
     /// Where evaluations run: off the event loop, concurrently.
     let queue: DispatchQueue
@@ -85,6 +99,8 @@ public final class ServerTrustNIOVerifier: Sendable {
     ///   - validationOptions: path validation options; default `PathValidationOptions()`.
     ///   - stapledOCSPHandling: what to do with staple-only revocation policies; default
     ///     ``StapledOCSPHandling/failClosed``.
+    ///   - counters: where evaluations are counted; default a fresh set.
+    ///   - logger: where evaluations are logged; default `TrustLogging.defaultLogger` (label `servertrust`).
     /// - Throws: `TrustError` `.unreadableInput` when `anchors` is `nil` and no
     ///   system CA bundle is found.
     public init(
@@ -92,13 +108,20 @@ public final class ServerTrustNIOVerifier: Sendable {
         anchors: TrustAnchors? = nil,
         revocationFetcher: (any RevocationFetcher)? = nil,
         validationOptions: PathValidationOptions = PathValidationOptions(),
-        stapledOCSPHandling: StapledOCSPHandling = .failClosed
+        stapledOCSPHandling: StapledOCSPHandling = .failClosed,
+        counters: TrustCounters = TrustCounters(),
+        logger: Logger = TrustLogging.defaultLogger
     ) throws {
         self.trustManager = trustManager
-        self.anchors = try anchors ?? TrustAnchors.system()
+        let anchors = try anchors ?? TrustAnchors.system()
+        self.anchors = anchors
         self.revocationFetcher = revocationFetcher
         self.validationOptions = validationOptions
         self.stapledOCSPHandling = stapledOCSPHandling
+        self.counters = counters
+        self.logger = logger
+        context = TrustEvaluationContext(
+            anchors: anchors, validationOptions: validationOptions, revocationFetcher: revocationFetcher, counters: counters, logger: logger)
         queue = DispatchQueue(label: "ServerTrustNIO.evaluation", qos: .userInitiated, attributes: .concurrent)
     }
 
@@ -113,9 +136,9 @@ public final class ServerTrustNIOVerifier: Sendable {
     ///   ``StapledOCSPHandling/failClosed``.
     public func verification(forHost host: String) throws(ServerTrustNIOError) -> HostTrustVerification {
         let name = NormalizedHost(host)
-        let match: ServerTrustManager.Match?
+        let resolved: ResolvedHostPolicy
         do {
-            match = try trustManager.match(forHost: name.name)
+            resolved = try trustManager.resolve(host: name.name)
         } catch let error as TrustError {
             throw ServerTrustNIOError(trustError: error, host: name.name, pattern: nil, evaluator: nil)
         } catch {
@@ -123,8 +146,8 @@ public final class ServerTrustNIOVerifier: Sendable {
                 trustError: TrustError(.invalidConfiguration, "The trust manager failed for \(name): \(error)", host: name.name),
                 host: name.name, pattern: nil, evaluator: nil)
         }
-        let evaluator: any ServerTrustEvaluating = match?.evaluator ?? DefaultTrustEvaluator()
-        let pattern = match?.pattern.description
+        let evaluator = resolved.evaluator
+        let pattern = resolved.pattern?.description
         if stapledOCSPHandling.refusesStapleOnlyEvaluators, evaluator.usesStapledOCSPResponse, !evaluator.mayFetchRevocationData {
             throw ServerTrustNIOError(
                 trustError: TrustError(
@@ -136,7 +159,7 @@ public final class ServerTrustNIOVerifier: Sendable {
                     evaluator: evaluator.name, host: name.name),
                 host: name.name, pattern: pattern, evaluator: evaluator.name)
         }
-        return HostTrustVerification(host: name, pattern: pattern, evaluator: evaluator, verifier: self)
+        return HostTrustVerification(resolved: resolved, verifier: self)
     }
 
     /// Adds a `NIOSSLClientHandler` that verifies the server with this verifier for `host`,
@@ -175,6 +198,17 @@ public final class ServerTrustNIOVerifier: Sendable {
                     "The NIOSSLContext's certificateVerification is .none or .optionalVerification: swift-nio-ssl then "
                         + "skips the verification callback, so \(verification.host) would not be evaluated. Use "
                         + ".noHostnameVerification (ServerTrust checks the host) or .fullVerification.",
+                    host: verification.host.name),
+                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+        }
+        let floor = verification.resolved.policy.minimumTLSVersion
+        if floor > .tls12, context.configuration.minimumTLSVersion != .tlsv13 {
+            throw ServerTrustNIOError(
+                trustError: TrustError(
+                    .tlsVersionBelowPolicy,
+                    "The policy of \(verification.host) requires \(floor), and the NIOSSLContext's minimumTLSVersion allows less "
+                        + "(swift-nio-ssl tells the verification callback nothing of the protocol, so the floor is checked here). "
+                        + "Set minimumTLSVersion = .tlsv13 for this host's context.",
                     host: verification.host.name),
                 host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
         }

@@ -196,8 +196,27 @@ enum FetchJSON {
     }
 
     /// A connection's trust: `{host, matchedPattern (or null), evaluator, trusted,
-    /// validatedChain: [{pin, subject}], revocation: [{subject, depth, status, source}]}`.
+    /// validatedChain: [{pin, subject}], revocation: [{subject, depth, status, source}],
+    /// tls: {protocol, cipherSuite, group, alpn}}` (each `tls` field null when the handshake did
+    /// not tell it; `group` is null for TLS 1.2, whose server sends it after the chain).
     struct Trust: Encodable {
+        struct Negotiated: Encodable {
+            let `protocol`: String?
+            let cipherSuite: String?
+            let group: String?
+            let alpn: String?
+
+            private enum CodingKeys: String, CodingKey { case `protocol`, cipherSuite, group, alpn }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(`protocol`, forKey: .protocol)
+                try container.encode(cipherSuite, forKey: .cipherSuite)
+                try container.encode(group, forKey: .group)
+                try container.encode(alpn, forKey: .alpn)
+            }
+        }
+
         struct Certificate: Encodable {
             let pin: String
             let subject: String
@@ -216,6 +235,7 @@ enum FetchJSON {
         let trusted: Bool
         let validatedChain: [Certificate]
         let revocation: [Revocation]
+        let tls: Negotiated
 
         init(_ report: TrustReport) {
             host = report.host
@@ -226,10 +246,14 @@ enum FetchJSON {
             revocation = report.revocation.map {
                 Revocation(subject: $0.certificate.subject, depth: $0.depth, status: $0.status.description, source: $0.source.description)
             }
+            let handshake = report.handshake
+            tls = Negotiated(
+                protocol: handshake.protocolVersion?.description, cipherSuite: handshake.cipherSuite, group: handshake.keyExchangeGroup,
+                alpn: handshake.applicationProtocol)
         }
 
         private enum CodingKeys: String, CodingKey {
-            case host, matchedPattern, evaluator, trusted, validatedChain, revocation
+            case host, matchedPattern, evaluator, trusted, validatedChain, revocation, tls
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -240,6 +264,7 @@ enum FetchJSON {
             try container.encode(trusted, forKey: .trusted)
             try container.encode(validatedChain, forKey: .validatedChain)
             try container.encode(revocation, forKey: .revocation)
+            try container.encode(tls, forKey: .tls)
         }
     }
 

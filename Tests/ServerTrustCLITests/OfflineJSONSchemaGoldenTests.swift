@@ -48,6 +48,12 @@ import Testing
                   "revocation" : [
 
                   ],
+                  "tls" : {
+                    "alpn" : "http/1.1",
+                    "cipherSuite" : "TLS_AES_256_GCM_SHA384",
+                    "group" : "X25519",
+                    "protocol" : "TLS 1.3"
+                  },
                   "trusted" : true,
                   "validatedChain" : [
                     {
@@ -77,6 +83,12 @@ import Testing
                 "revocation" : [
 
                 ],
+                "tls" : {
+                  "alpn" : "http/1.1",
+                  "cipherSuite" : "TLS_AES_256_GCM_SHA384",
+                  "group" : "X25519",
+                  "protocol" : "TLS 1.3"
+                },
                 "trusted" : true,
                 "validatedChain" : [
                   {

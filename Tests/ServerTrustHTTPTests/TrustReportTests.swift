@@ -22,7 +22,7 @@ import ServerTrustTestSupport
     @Test func anAcceptedReportListsThePresentedAndTheValidatedChain() throws {
         let fixture = try SessionFixture()
         let presented = [fixture.leaf.certificate, fixture.intermediate.certificate]
-        let report = try policy(fixture, DefaultTrustEvaluator()).evaluate(presented: presented, stapledOCSPResponse: nil)
+        let report = try policy(fixture, DefaultTrustEvaluator()).evaluate(presented: presented, handshake: HandshakeEvidence())
         #expect(report.isTrusted)
         #expect(report.presentedChain == summaries(presented))
         #expect(report.validatedChain == summaries(presented + [fixture.root.certificate]))

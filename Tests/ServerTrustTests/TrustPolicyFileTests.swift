@@ -153,7 +153,7 @@ import ServerTrustTestSupport
             { "version": 1,
               "hosts": { "api.example.com": {
                 "pinz": [] } } }
-            """, message: #"policy.json:3: hosts["api.example.com"].pinz: unknown field; expected one of canary, expiration, expiryBehaviour, minimumPinCount, mode, pins, reportURIs, revocation, warningDays"#),
+            """, message: #"policy.json:3: hosts["api.example.com"].pinz: unknown field; expected one of canary, expiration, expiryBehaviour, minimumPinCount, minimumTLSVersion, mode, pins, reportURIs, revocation, signedResponses, warningDays"#),
         BadFile(name: "unknown top-level field", text: """
             { "version": 1, "hosts": { "a.example.com": {} },
               "allHostMustBeEvaluated": false }

@@ -9,6 +9,7 @@
 #include <openssl/x509v3.h>
 #include <openssl/ocsp.h>
 #include <openssl/bio.h>
+#include <openssl/ct.h>
 
 // STACK_OF(X509)
 STACK_OF(X509) *CServerTrustShims_sk_X509_new_null(void);
@@ -59,5 +60,14 @@ ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGE
 
 long CServerTrustShims_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type);
 int CServerTrustShims_TLSEXT_STATUSTYPE_ocsp(void);
+
+// Handshake evidence: the negotiated group (a ctrl macro), the SCT stack accessors, and asking
+// the server for SCTs in the TLS extension (a validation callback that accepts every list:
+// ServerTrust's evaluators judge SCTs, OpenSSL only collects them).
+int CServerTrustShims_SSL_get_negotiated_group(SSL *ssl);
+int CServerTrustShims_sk_SCT_num(const STACK_OF(SCT) *stack);
+SCT *CServerTrustShims_sk_SCT_value(const STACK_OF(SCT) *stack, int index);
+int CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(SSL_CTX *ctx);
+int CServerTrustShims_SCT_SOURCE_TLS_EXTENSION(void);
 
 #endif

@@ -56,6 +56,10 @@ public final class CanaryTrustEvaluator: ServerTrustEvaluating {
 
     public var usesStapledOCSPResponse: Bool { enforced.usesStapledOCSPResponse || trial.usesStapledOCSPResponse }
 
+    public var usesSignedCertificateTimestamps: Bool {
+        enforced.usesSignedCertificateTimestamps || trial.usesSignedCertificateTimestamps
+    }
+
     /// The trial runs in the handshake too, so its fetches count.
     public var mayFetchRevocationData: Bool { enforced.mayFetchRevocationData || trial.mayFetchRevocationData }
 

@@ -35,6 +35,8 @@ public final class InformationalTrustEvaluator: ServerTrustEvaluating {
 
     public var usesStapledOCSPResponse: Bool { evaluator.usesStapledOCSPResponse }
 
+    public var usesSignedCertificateTimestamps: Bool { evaluator.usesSignedCertificateTimestamps }
+
     /// Report-only, but it runs in the handshake all the same: its fetches count.
     public var mayFetchRevocationData: Bool { evaluator.mayFetchRevocationData }
 

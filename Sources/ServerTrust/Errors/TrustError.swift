@@ -34,6 +34,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case privateKeyPassphraseRequired
             case privateKeyPassphraseIncorrect
             case privateKeyMismatch
+            case tlsVersionBelowPolicy
         }
 
         private let base: Base
@@ -93,6 +94,8 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let privateKeyPassphraseIncorrect = Code(.privateKeyPassphraseIncorrect)
         /// A client identity's private key is not the key of its certificate.
         public static let privateKeyMismatch = Code(.privateKeyMismatch)
+        /// The connection negotiated a TLS version below the host's ``HostPolicy/minimumTLSVersion``.
+        public static let tlsVersionBelowPolicy = Code(.tlsVersionBelowPolicy)
 
         public var description: String { base.rawValue }
     }
@@ -196,6 +199,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let privateKeyPassphraseRequired = TrustError(.privateKeyPassphraseRequired, "")
     public static let privateKeyPassphraseIncorrect = TrustError(.privateKeyPassphraseIncorrect, "")
     public static let privateKeyMismatch = TrustError(.privateKeyMismatch, "")
+    public static let tlsVersionBelowPolicy = TrustError(.tlsVersionBelowPolicy, "")
 
     public var description: String {
         var text = ""

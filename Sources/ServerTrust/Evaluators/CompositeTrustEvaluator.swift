@@ -21,6 +21,8 @@ public final class CompositeTrustEvaluator: ServerTrustEvaluating {
 
     public var usesStapledOCSPResponse: Bool { evaluators.contains { $0.usesStapledOCSPResponse } }
 
+    public var usesSignedCertificateTimestamps: Bool { evaluators.contains { $0.usesSignedCertificateTimestamps } }
+
     public var mayFetchRevocationData: Bool { evaluators.contains { $0.mayFetchRevocationData } }
 
     public var name: String { "CompositeTrustEvaluator(" + evaluators.map(\.name).joined(separator: ", ") + ")" }

@@ -20,6 +20,11 @@ public protocol ServerTrustEvaluating: Sendable {
     /// TLS 1.2 that is after the certificate chain). Default `false`.
     var usesStapledOCSPResponse: Bool { get }
 
+    /// Whether this evaluator reads ``HandshakeEvidence/signedCertificateTimestamps``. When
+    /// true, a TLS client asks the server for SCTs in the TLS extension (with OpenSSL, that
+    /// also asks for an OCSP staple). Default `false`.
+    var usesSignedCertificateTimestamps: Bool { get }
+
     /// Whether an evaluation may block on the network, fetching revocation data (live OCSP or
     /// CRLs) or doing any other I/O of its own. Default `false`.
     ///
@@ -36,6 +41,8 @@ extension ServerTrustEvaluating {
     public var name: String { String(describing: type(of: self)) }
 
     public var usesStapledOCSPResponse: Bool { false }
+
+    public var usesSignedCertificateTimestamps: Bool { false }
 
     public var mayFetchRevocationData: Bool { false }
 

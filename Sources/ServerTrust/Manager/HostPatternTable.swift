@@ -33,6 +33,97 @@ package struct HostPatternTable<Value> {
 
     package init() {}
 
+    /// A table filled from configuration: the one loop that turns pattern texts into a table.
+    ///
+    /// Every text is parsed as a ``HostPattern``; two texts that are one pattern after
+    /// normalisation (`API.example.com`, `api.example.com.`) are refused, since which value won
+    /// would otherwise depend on dictionary order. Every problem is collected, in the order of
+    /// `entries` (callers pass a sorted or file order, so errors read the same every run), and
+    /// thrown together.
+    ///
+    /// - Throws: ``Problems`` listing each invalid text and each second spelling.
+    package init(validating entries: some Sequence<(key: String, value: Value)>) throws(Problems) {
+        var problems: [Problem] = []
+        var spellings: [HostPattern: String] = [:]
+        for (text, value) in entries {
+            let pattern: HostPattern
+            do {
+                pattern = try HostPattern(text)
+            } catch let error as TrustError {
+                problems.append(Problem(text: text, kind: .invalid(error)))
+                continue
+            } catch {
+                let error = TrustError(.invalidHostPattern, "Host pattern \(text.debugDescription) is invalid: \(error)")
+                problems.append(Problem(text: text, kind: .invalid(error)))
+                continue
+            }
+            if let first = spellings[pattern] {
+                problems.append(Problem(text: text, kind: .duplicate(of: first, pattern: pattern)))
+                continue
+            }
+            spellings[pattern] = text
+            insert(value, for: pattern)
+        }
+        guard problems.isEmpty else { throw Problems(problems: problems) }
+    }
+
+    /// A table of the same patterns, each value transformed: a per-host setting derived from
+    /// a table of ``HostPolicy`` values resolves every host to the same pattern as the table.
+    package func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> HostPatternTable<T> {
+        var table = HostPatternTable<T>()
+        for entry in entries { table.insert(try transform(entry.value), for: entry.pattern) }
+        return table
+    }
+
+    /// Every entry, in insertion order.
+    package var entries: [Entry] {
+        patterns.compactMap { pattern in
+            switch pattern.kind {
+            case .exact: exactHosts[pattern.suffix]
+            case .ipAddress: addresses[pattern.suffix]
+            case .singleLabelWildcard: singleLabelWildcards[pattern.suffix]
+            case .anyDepthWildcard: anyDepthWildcards[pattern.suffix]
+            }
+        }
+    }
+
+    /// What ``init(validating:)`` refused.
+    package struct Problems: Error {
+        package let problems: [Problem]
+
+        /// One ``TrustError`` `.invalidHostPattern` naming every problem; `subject` names what the
+        /// patterns configure (`"Client identity"`), nil for the trust manager's own patterns.
+        package func trustError(subject: String?) -> TrustError {
+            let sentences = problems.map { $0.sentence(subject: subject) }
+            let summary = sentences.count == 1 ? "" : "\(sentences.count) invalid host patterns: "
+            return TrustError(.invalidHostPattern, summary + sentences.joined(separator: " "))
+        }
+    }
+
+    /// One refused pattern text.
+    package struct Problem {
+        package enum Kind {
+            /// Not a valid ``HostPattern``.
+            case invalid(TrustError)
+            /// The same pattern as an earlier text.
+            case duplicate(of: String, pattern: HostPattern)
+        }
+
+        package let text: String
+        package let kind: Kind
+
+        /// What went wrong, in a sentence: `Client identity pattern "example.*": Host pattern …`.
+        package func sentence(subject: String?) -> String {
+            let noun = subject.map { "\($0) pattern" } ?? "Host pattern"
+            switch kind {
+            case .invalid(let error):
+                return subject == nil ? error.reason : "\(noun) \(text.debugDescription): \(error.reason)"
+            case .duplicate(let first, let pattern):
+                return "\(noun)s \(first.debugDescription) and \(text.debugDescription) are both \"\(pattern)\" after normalisation; keep one."
+            }
+        }
+    }
+
     /// Files `value` under `pattern`, returning the value already filed under it, if any (the
     /// table keeps the first one).
     @discardableResult

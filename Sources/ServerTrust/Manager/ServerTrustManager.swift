@@ -1,3 +1,5 @@
+import Foundation
+
 /// Chooses the trust evaluator for each host from patterns configured in code.
 ///
 /// ```swift
@@ -21,10 +23,13 @@
 ///
 /// Immutable after `init`, hence `Sendable`.
 public final class ServerTrustManager: Sendable {
-    /// The pattern a host matched and the evaluator configured for it.
+    /// The pattern a host matched, with its policy.
     public struct Match: Sendable {
         public let pattern: HostPattern
-        public let evaluator: any ServerTrustEvaluating
+        /// Everything configured for the pattern.
+        public let policy: HostPolicy
+        /// The policy's evaluator.
+        public var evaluator: any ServerTrustEvaluating { policy.evaluator }
     }
 
     /// Whether a host that no pattern matches is refused (`true`, the default) or left to the
@@ -37,52 +42,65 @@ public final class ServerTrustManager: Sendable {
     /// Every configured pattern, sorted by ``HostPattern/description``.
     public let patterns: [HostPattern]
 
-    private let table: HostPatternTable<Match>
+    /// The one table of host policies; every per-host setting of every client path is read
+    /// from a resolution in it (``resolve(host:)``) or from a table of the same patterns
+    /// derived from it (`HostPatternTable.mapValues`).
+    package let table: HostPatternTable<HostPolicy>
 
     /// Validates the patterns and indexes them for lookup.
     ///
     /// - Parameters:
-    ///   - evaluators: the evaluator for each host pattern (see ``HostPattern``).
+    ///   - policies: the policy for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
     /// - Throws: ``TrustError`` `.invalidHostPattern` naming every invalid pattern and every pair
     ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
     ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
-    ///   since such a manager refuses every host.
-    public init(evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true) throws {
-        if evaluators.isEmpty, allHostsMustBeEvaluated {
+    ///   since such a manager refuses every host, or for a report URI that is not `https:`.
+    public init(policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true) throws {
+        if policies.isEmpty, allHostsMustBeEvaluated {
             throw TrustError(
                 .invalidConfiguration,
                 "No host patterns are configured and allHostsMustBeEvaluated is true, so every host would be "
                     + "refused; add patterns for the hosts to pin.")
         }
-        var problems: [String] = []
-        var spellings: [HostPattern: String] = [:]
-        var table = HostPatternTable<Match>()
-        // Sorted, so the reason lists problems in the same order every run.
-        for (text, evaluator) in evaluators.sorted(by: { $0.key < $1.key }) {
-            let pattern: HostPattern
-            do {
-                pattern = try HostPattern(text)
-            } catch let error as TrustError {
-                problems.append(error.reason)
-                continue
-            }
-            if let other = spellings[pattern] {
-                problems.append(
-                    "Host patterns \(other.debugDescription) and \(text.debugDescription) are both "
-                        + "\"\(pattern)\" after normalisation; keep one.")
-                continue
-            }
-            spellings[pattern] = text
-            table.insert(Match(pattern: pattern, evaluator: evaluator), for: pattern)
+        do {
+            // Sorted, so the reason lists problems in the same order every run.
+            table = try HostPatternTable(validating: policies.sorted { $0.key < $1.key })
+        } catch {
+            throw error.trustError(subject: nil)
         }
-        if !problems.isEmpty {
-            let summary = problems.count == 1 ? "" : "\(problems.count) invalid host patterns: "
-            throw TrustError(.invalidHostPattern, summary + problems.joined(separator: " "))
+        for entry in table.entries {
+            for uri in entry.value.reportURIs where uri.scheme?.lowercased() != "https" || (uri.host ?? "").isEmpty {
+                throw TrustError(
+                    .invalidConfiguration,
+                    "The report URI \(URLRedaction.redacted(uri)) of host pattern \(entry.pattern) is not an https: URL with a host.")
+            }
         }
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
-        self.patterns = spellings.keys.sorted { $0.description < $1.description }
-        self.table = table
+        self.patterns = table.patterns.sorted { $0.description < $1.description }
+    }
+
+    /// A manager whose policies are evaluators only (every other setting at its default).
+    ///
+    /// - Parameters:
+    ///   - evaluators: the evaluator for each host pattern (see ``HostPattern``).
+    ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
+    /// - Throws: as ``init(policies:allHostsMustBeEvaluated:)``.
+    public convenience init(evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true) throws {
+        try self.init(policies: evaluators.mapValues { HostPolicy(evaluator: $0) }, allHostsMustBeEvaluated: allHostsMustBeEvaluated)
+    }
+
+    /// The host's policy, resolved once for every client path: the most specific pattern's, or
+    /// ``HostPolicy/defaultValidation`` when none matches and ``allHostsMustBeEvaluated`` is
+    /// `false`.
+    ///
+    /// - Parameter host: a DNS name or IP address as it appears in a URL; compared after
+    ///   ``HostName/normalize(_:)``.
+    /// - Throws: as ``match(forHost:)``.
+    public func resolve(host: String) throws -> ResolvedHostPolicy {
+        let name = NormalizedHost(host)
+        let match = try match(for: name, spelled: host)
+        return ResolvedHostPolicy(host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation)
     }
 
     /// The most specific pattern matching `host`, with its evaluator.
@@ -96,8 +114,11 @@ public final class ServerTrustManager: Sendable {
     ///   always for a malformed host (empty, whitespace, NUL, empty labels, non-ASCII…), which
     ///   never matches.
     public func match(forHost host: String) throws -> Match? {
-        let name = NormalizedHost(host)
-        if let entry = table.entry(for: name) { return entry.value }
+        try match(for: NormalizedHost(host), spelled: host)
+    }
+
+    private func match(for name: NormalizedHost, spelled host: String) throws -> Match? {
+        if let entry = table.entry(for: name) { return Match(pattern: entry.pattern, policy: entry.value) }
         if !name.isIPAddress, let problem = HostName.dnsNameProblem(name.name) {
             throw TrustError(
                 .noEvaluatorForHost, "Host name \(host.debugDescription) is malformed: it \(problem); it matches no pattern.",

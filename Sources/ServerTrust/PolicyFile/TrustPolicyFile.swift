@@ -46,23 +46,31 @@ public import Logging
 /// ``TrustError/Code/invalidPolicyFile`` whose reason names the file, line and field:
 /// `policy.json:14: hosts["api.example.com"].pins[1].pin: not a sha256/ pin: …`.
 public struct TrustPolicyFile: Sendable {
-    /// One host's configuration, as read.
-    public struct HostPolicy: Sendable {
+    /// One host's entry, as read: the ``ServerTrust/HostPolicy`` it maps onto, and what the
+    /// file said to make it (for audits and reports).
+    public struct Host: Sendable {
         public let pattern: HostPattern
+        /// The host's policy, as the manager holds it for ``pattern``.
+        public let policy: ServerTrust.HostPolicy
         public let mode: EnforcementMode
         public let pinSet: PinSet?
         public let canary: PinSet?
         public let revocation: RevocationOptions?
-        /// This host's report URIs, or empty for the file's default ones.
-        public let reportURIs: [URL]
-        /// The evaluator the manager holds for ``pattern``.
-        public let evaluator: any ServerTrustEvaluating
         /// The line of the host's key in the file.
         public let line: Int
+
+        /// The evaluator the manager holds for ``pattern`` (``policy``'s).
+        public var evaluator: any ServerTrustEvaluating { policy.evaluator }
+        /// This host's report URIs, or empty for the file's default ones (``policy``'s).
+        public var reportURIs: [URL] { policy.reportURIs }
     }
 
+    /// The former name of ``Host``.
+    @available(*, deprecated, renamed: "Host")
+    public typealias HostPolicy = Host
+
     /// The hosts, in file order.
-    public let hosts: [HostPolicy]
+    public let hosts: [Host]
     /// Report URIs of every host without its own.
     public let reportURIs: [URL]
     public let allHostsMustBeEvaluated: Bool
@@ -109,27 +117,28 @@ public struct TrustPolicyFile: Sendable {
         allHostsMustBeEvaluated = try fields["allHostsMustBeEvaluated"].map(reader.bool) ?? true
         guard let hostsField = fields["hosts"] else { throw reader.error(root, "missing field \"hosts\"") }
 
-        var hosts: [HostPolicy] = []
-        var spellings: [HostPattern: String] = [:]
-        for (key, field) in try reader.entries(hostsField) {
-            let pattern: HostPattern
-            do {
-                pattern = try HostPattern(key)
-            } catch let error as TrustError {
-                throw reader.error(field, error.reason)
+        // The patterns go through the table builder every host table uses, in file order, so
+        // the first problem is reported at its own key.
+        let entries = try reader.entries(hostsField)
+        let fieldsByKey = Dictionary(entries.map { ($0.key, $0.field) }) { first, _ in first }
+        do {
+            _ = try HostPatternTable(validating: entries.map { (key: $0.key, value: ()) })
+        } catch {
+            let problem = error.problems[0]
+            let field = fieldsByKey[problem.text]!
+            switch problem.kind {
+            case .invalid(let error): throw reader.error(field, error.reason)
+            case .duplicate(let first, _): throw reader.error(field, "the same pattern as \(first.debugDescription) after normalisation; keep one")
             }
-            if let other = spellings.updateValue(key, forKey: pattern) {
-                throw reader.error(field, "the same pattern as \(other.debugDescription) after normalisation; keep one")
-            }
-            hosts.append(try Self.host(pattern, field, reader, logger: logger))
         }
+        let hosts = try entries.map { key, field in try Self.host(try HostPattern(key), field, reader, logger: logger) }
         if hosts.isEmpty, allHostsMustBeEvaluated {
             throw reader.error(hostsField, "no hosts, and allHostsMustBeEvaluated is true: every host would be refused")
         }
         self.hosts = hosts
         do {
             manager = try ServerTrustManager(
-                evaluators: Dictionary(uniqueKeysWithValues: hosts.map { ($0.pattern.description, $0.evaluator) }),
+                policies: Dictionary(uniqueKeysWithValues: hosts.map { ($0.pattern.description, $0.policy) }),
                 allHostsMustBeEvaluated: allHostsMustBeEvaluated)
         } catch let error as TrustError {
             throw reader.error(hostsField, error.reason)
@@ -138,12 +147,13 @@ public struct TrustPolicyFile: Sendable {
 
     private static let hostFields = [
         "mode", "pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount", "canary", "revocation", "reportURIs",
+        "minimumTLSVersion", "signedResponses",
     ]
     private static let pinSetFields = ["pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount"]
 
     private static func host(
         _ pattern: HostPattern, _ field: PolicyFileReader.Field, _ reader: PolicyFileReader, logger: Logger
-    ) throws -> HostPolicy {
+    ) throws -> Host {
         let fields = try reader.object(field, allowed: hostFields)
         let mode = try fields["mode"].map { EnforcementMode(rawValue: try reader.choice($0, ["enforced", "informational"]))! } ?? .enforced
         let pinSet = try fields["pins"] != nil ? pinSet(fields, in: field, reader) : nil
@@ -172,9 +182,35 @@ public struct TrustPolicyFile: Sendable {
         if let canary {
             evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: try PinSetTrustEvaluator(pinSet: canary, logger: logger))
         }
-        return HostPolicy(
-            pattern: pattern, mode: mode, pinSet: pinSet, canary: canary, revocation: revocation, reportURIs: reportURIs,
-            evaluator: evaluator, line: field.line)
+        let minimumTLSVersion = try fields["minimumTLSVersion"].map {
+            try reader.choice($0, ["1.2", "1.3"]) == "1.3" ? TLSProtocolVersion.tls13 : .tls12
+        } ?? .tls12
+        let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader) }
+        let policy = ServerTrust.HostPolicy(
+            evaluator: evaluator, minimumTLSVersion: minimumTLSVersion, signedResponses: signedResponses, reportURIs: reportURIs)
+        return Host(pattern: pattern, policy: policy, mode: mode, pinSet: pinSet, canary: canary, revocation: revocation, line: field.line)
+    }
+
+    /// `signedResponses`: `{"mode": "enforced" | "informational" | "disabled", "roots": ["<base64 root key>", …],
+    /// "freshnessSeconds": 300, "clockSkewSeconds": 60}`; roots as `servertrust keys` prints them.
+    private static func signedResponsePolicy(_ field: PolicyFileReader.Field, _ reader: PolicyFileReader) throws -> SignedResponsePolicy {
+        let fields = try reader.object(field, allowed: ["mode", "roots", "freshnessSeconds", "clockSkewSeconds"])
+        guard let modeField = fields["mode"] else { throw reader.error(field, "missing field \"mode\"") }
+        let modes: [String: SignedResponsePolicy.Mode] = ["enforced": .enforced, "informational": .informational, "disabled": .disabled]
+        let mode = modes[try reader.choice(modeField, ["enforced", "informational", "disabled"])]!
+        var roots: [SignedResponseRoot] = []
+        for element in try fields["roots"].map(reader.array) ?? [] {
+            do {
+                roots.append(try SignedResponseRoot(base64: try reader.string(element)))
+            } catch let error as ResponseSignatureError {
+                throw reader.error(element, "not a signed-response root key: \(error.reason)")
+            }
+        }
+        if mode != .disabled, roots.isEmpty { throw reader.error(field, "\"roots\" must name at least one key unless the mode is disabled") }
+        return SignedResponsePolicy(
+            mode: mode, roots: roots,
+            freshnessWindow: .seconds(try fields["freshnessSeconds"].map { try reader.integer($0, in: 1...86_400) } ?? 300),
+            clockSkewAllowance: .seconds(try fields["clockSkewSeconds"].map { try reader.integer($0, in: 0...3_600) } ?? 60))
     }
 
     /// A ``PinSet`` from `pins` and its sibling fields; the set's own rules (two pins, no

@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 
 extension TrustAudit {
     /// What the audit found for one host of a policy file.
@@ -34,7 +35,7 @@ extension TrustAudit {
         public let note: String?
 
         private init(
-            policy: TrustPolicyFile.HostPolicy, host: String?, status: Status, failure: TrustError? = nil,
+            policy: TrustPolicyFile.Host, host: String?, status: Status, failure: TrustError? = nil,
             failureAtWarnHorizon: TrustError? = nil, findings: [TrustFinding] = [], matchingPins: [PinSet.Entry] = [],
             hasBackup: Bool? = nil, expirations: [Expiry] = [], note: String?
         ) {
@@ -54,12 +55,12 @@ extension TrustAudit {
         }
 
         /// A wildcard pattern with no host to probe.
-        public static func skipped(_ policy: TrustPolicyFile.HostPolicy, note: String) -> HostReport {
+        public static func skipped(_ policy: TrustPolicyFile.Host, note: String) -> HostReport {
             HostReport(policy: policy, host: nil, status: .skipped, note: note)
         }
 
         /// A host whose server could not be reached: `note` says why.
-        public static func unreachable(_ policy: TrustPolicyFile.HostPolicy, host: String, note: String) -> HostReport {
+        public static func unreachable(_ policy: TrustPolicyFile.Host, host: String, note: String) -> HostReport {
             HostReport(policy: policy, host: host, status: .unreachable, note: note)
         }
 
@@ -83,17 +84,22 @@ extension TrustAudit {
         ///   - now: the instant the chain is judged at today.
         ///   - warnDays: how many days after `now` the horizon lies.
         public init(
-            policy: TrustPolicyFile.HostPolicy, host: String, presentedChain: [Certificate], stapledOCSPResponse: [UInt8]?,
+            policy: TrustPolicyFile.Host, host: String, presentedChain: [Certificate], stapledOCSPResponse: [UInt8]?,
             anchors: TrustAnchors, revocationFetcher: (any RevocationFetcher)?, now: Date, warnDays: Int
         ) {
             let horizon = now.addingTimeInterval(TimeInterval(warnDays) * 86_400)
-            let today = PeerTrust(
-                presentedChain: presentedChain, anchors: anchors, validationTime: now, stapledOCSPResponse: stapledOCSPResponse,
-                revocationFetcher: revocationFetcher)
-            let failure = Self.failure(of: policy.evaluator, today, host)
-            let future = Self.failure(
-                of: Self.horizonEvaluator(policy),
-                PeerTrust(presentedChain: presentedChain, anchors: anchors, validationTime: horizon), host)
+            // Both through the entry point every client path uses; the audit reports what it
+            // finds itself, so nothing is logged.
+            let resolved = ResolvedHostPolicy(host: NormalizedHost(host), pattern: policy.pattern, policy: policy.policy)
+            let evaluation = resolved.evaluate(
+                presentedChain, handshake: HandshakeEvidence(stapledOCSPResponse: stapledOCSPResponse),
+                in: TrustEvaluationContext(anchors: anchors, revocationFetcher: revocationFetcher, clock: { now }, logger: Self.silent))
+            let today = evaluation.trust
+            let failure = evaluation.failure
+            var atHorizon = policy.policy
+            atHorizon.evaluator = Self.horizonEvaluator(policy)
+            let future = ResolvedHostPolicy(host: resolved.host, pattern: policy.pattern, policy: atHorizon)
+                .evaluate(presentedChain, in: TrustEvaluationContext(anchors: anchors, clock: { horizon }, logger: Self.silent)).failure
             let validated = (try? today.validatedChain()) ?? []
 
             var expirations: [Expiry] = []
@@ -118,23 +124,14 @@ extension TrustAudit {
                 expirations: expirations.sorted { $0.date < $1.date }, note: nil)
         }
 
-        private static func horizonEvaluator(_ policy: TrustPolicyFile.HostPolicy) -> any ServerTrustEvaluating {
+        private static func horizonEvaluator(_ policy: TrustPolicyFile.Host) -> any ServerTrustEvaluating {
             guard policy.mode == .enforced, let pinSet = policy.pinSet, let pinned = try? PinSetTrustEvaluator(pinSet: pinSet) else {
                 return DefaultTrustEvaluator()
             }
             return pinned
         }
 
-        private static func failure(of evaluator: any ServerTrustEvaluating, _ trust: PeerTrust, _ host: String) -> TrustError? {
-            do {
-                try evaluator.evaluateAsPolicy(trust, forHost: host)
-                return nil
-            } catch let error as TrustError {
-                return error
-            } catch {
-                return TrustError(.openSSLFailure, "\(evaluator.name) threw \(error)", evaluator: evaluator.name, host: host)
-            }
-        }
+        private static let silent = Logger(label: TrustLogging.label, factory: { _ in SwiftLogNoOpLogHandler() })
 
         // MARK: JSON
 

@@ -26,8 +26,10 @@ public final class PeerTrust: Sendable {
     public let anchors: TrustAnchors
     /// The instant certificates and revocation data are judged at.
     public let validationTime: Date
-    /// The OCSP response the server stapled, DER, if any.
-    public let stapledOCSPResponse: [UInt8]?
+    /// What the handshake gave besides the chain: the staple, SCTs, the negotiated protocol.
+    public let handshake: HandshakeEvidence
+    /// The OCSP response the server stapled, DER, if any (``handshake``'s).
+    public var stapledOCSPResponse: [UInt8]? { handshake.stapledOCSPResponse }
     /// How path validation is configured.
     public let validationOptions: PathValidationOptions
     /// The fetcher revocation checks use for live OCSP and CRL queries when their evaluator has
@@ -54,7 +56,8 @@ public final class PeerTrust: Sendable {
     /// Shared by a trust and its report-only views, so a validation runs once whoever asks.
     private let validations: Locked<[ObjectIdentifier: Validation]>
 
-    public init(
+    /// A trust whose handshake evidence is only a staple, if any.
+    public convenience init(
         presentedChain: [Certificate],
         anchors: TrustAnchors,
         validationTime: Date = Date(),
@@ -62,10 +65,31 @@ public final class PeerTrust: Sendable {
         validationOptions: PathValidationOptions = PathValidationOptions(),
         revocationFetcher: (any RevocationFetcher)? = nil
     ) {
+        self.init(
+            presentedChain: presentedChain, anchors: anchors, validationTime: validationTime,
+            handshake: HandshakeEvidence(stapledOCSPResponse: stapledOCSPResponse), validationOptions: validationOptions,
+            revocationFetcher: revocationFetcher)
+    }
+
+    /// - Parameters:
+    ///   - presentedChain: the certificates as the server sent them, leaf first.
+    ///   - anchors: the anchors to validate against.
+    ///   - validationTime: the instant to judge at; default now.
+    ///   - handshake: what the handshake gave besides the chain.
+    ///   - validationOptions: default `PathValidationOptions()`.
+    ///   - revocationFetcher: for live revocation checks; default none.
+    public init(
+        presentedChain: [Certificate],
+        anchors: TrustAnchors,
+        validationTime: Date = Date(),
+        handshake: HandshakeEvidence,
+        validationOptions: PathValidationOptions = PathValidationOptions(),
+        revocationFetcher: (any RevocationFetcher)? = nil
+    ) {
         self.presentedChain = presentedChain
         self.anchors = anchors
         self.validationTime = validationTime
-        self.stapledOCSPResponse = stapledOCSPResponse
+        self.handshake = handshake
         self.validationOptions = validationOptions
         self.revocationFetcher = revocationFetcher
         revocationRecord = RevocationRecord()
@@ -80,7 +104,7 @@ public final class PeerTrust: Sendable {
         presentedChain = trust.presentedChain
         anchors = trust.anchors
         validationTime = trust.validationTime
-        stapledOCSPResponse = trust.stapledOCSPResponse
+        handshake = trust.handshake
         validationOptions = trust.validationOptions
         revocationFetcher = trust.revocationFetcher
         revocationRecord = trust.revocationRecord

@@ -163,14 +163,14 @@ final class Transfer: OneShot, @unchecked Sendable {
         }
         if expired && !isOnFreshConnection { return refuseForRetry(.expired) }
         let chain = TLSBridge.peerChain(ssl)
-        let staple = TLSBridge.stapledOCSPResponse(ssl)
-        if staple == nil, !isOnFreshConnection, SSL_session_reused(ssl) == 1, policy.evaluator.usesStapledOCSPResponse,
+        let handshake = HandshakeEvidence(ssl: ssl)
+        if handshake.stapledOCSPResponse == nil, !isOnFreshConnection, SSL_session_reused(ssl) == 1, policy.evaluator.usesStapledOCSPResponse,
             chain.first?.hasMustStaple == true
         {
             policy.stopResumingSessions()
             return refuseForRetry(.resumedWithoutStaple)
         }
-        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, staple: staple, notAfter: expired ? nil : record?.expiry)
+        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: expired ? nil : record?.expiry)
         guard fresh.failure == nil else {
             guardFailure = fresh
             return false
@@ -359,7 +359,9 @@ final class Transfer: OneShot, @unchecked Sendable {
             }
             let text =
                 code == CURLE_SSL_CONNECT_ERROR && TLSFloor.isProtocolVersionRefusal(curlMessage)
-                ? "The server for \(policy.host) offers no protocol version at or above \(TLSFloor.minimumProtocolName), the lowest ServerTrust accepts."
+                ? (policy.minimumTLSVersion > .tls12
+                    ? "The server for \(policy.host) offers no protocol version at or above \(policy.minimumTLSVersion), the lowest its host policy accepts."
+                    : "The server for \(policy.host) offers no protocol version at or above \(TLSFloor.minimumProtocolName), the lowest ServerTrust accepts.")
                 : String(cString: curl_easy_strerror(code))
             let kind: SessionError.Code = code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .transferFailed
             var error = SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url)

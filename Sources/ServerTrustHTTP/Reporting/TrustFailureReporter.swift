@@ -87,7 +87,7 @@ public final class TrustFailureReporter: Sendable {
     /// ``Configuration/reportURIsByPattern``, for lookups by host with the manager's rule.
     private let reportURITable: HostPatternTable<[URL]>
     /// The same, by pattern, for a report whose host matches none (an address under a name pattern).
-    private let reportURIsByNormalisedPattern: [HostPattern: [URL]]
+    let reportURIsByNormalisedPattern: [HostPattern: [URL]]
     private let state = Locked(State())
 
     private struct Pending {
@@ -117,24 +117,14 @@ public final class TrustFailureReporter: Sendable {
                 throw SessionError(.invalidRequest, "Report URI \(URLRedaction.redacted(uri)) is not an https: URL with a host.", url: uri.absoluteString)
             }
         }
-        var reportURITable = HostPatternTable<[URL]>()
-        for (text, uris) in configuration.reportURIsByPattern.sorted(by: { $0.key < $1.key }) {
-            let pattern: HostPattern
-            do {
-                pattern = try HostPattern(text)
-            } catch let error as TrustError {
-                throw SessionError(.invalidRequest, "Report URI pattern: \(error.reason)")
-            } catch {
-                throw SessionError(.invalidRequest, "Report URI pattern \(text.debugDescription): \(error)")
-            }
-            if reportURITable.insert(uris, for: pattern) != nil {
-                throw SessionError(
-                    .invalidRequest, "Report URI pattern \(text.debugDescription) is listed twice (\"\(pattern)\" after normalisation); keep one.")
-            }
+        let reportURITable: HostPatternTable<[URL]>
+        do {
+            reportURITable = try HostPatternTable(validating: configuration.reportURIsByPattern.sorted { $0.key < $1.key })
+        } catch {
+            throw SessionError(.invalidRequest, error.trustError(subject: "Report URI").reason)
         }
         self.reportURITable = reportURITable
-        reportURIsByNormalisedPattern = Dictionary(
-            configuration.reportURIsByPattern.compactMap { text, uris in (try? HostPattern(text)).map { ($0, uris) } }) { first, _ in first }
+        reportURIsByNormalisedPattern = Dictionary(reportURITable.entries.map { ($0.pattern, $0.value) }) { first, _ in first }
         guard configuration.maximumQueuedReports > 0 else {
             throw SessionError(.invalidRequest, "maximumQueuedReports must be at least 1 (it is \(configuration.maximumQueuedReports)).")
         }
@@ -175,7 +165,13 @@ public final class TrustFailureReporter: Sendable {
     /// spelling), else the default ones. Never blocks.
     @discardableResult
     public func submit(_ report: TrustFailureReport, pattern: String? = nil) -> Submission {
-        let uris = reportURIs(forHost: report.hostname, pattern: pattern)
+        submit(report, pattern: pattern, hostPolicyURIs: [])
+    }
+
+    /// ``submit(_:pattern:)``, to the host policy's own report URIs (``HostPolicy/reportURIs``)
+    /// when it names any.
+    func submit(_ report: TrustFailureReport, pattern: String?, hostPolicyURIs: [URL]) -> Submission {
+        let uris = hostPolicyURIs.isEmpty ? reportURIs(forHost: report.hostname, pattern: pattern) : hostPolicyURIs
         guard !uris.isEmpty else { return .noReportURI }
         let now = configuration.clock()
         let interval = Self.seconds(configuration.deduplicationInterval)

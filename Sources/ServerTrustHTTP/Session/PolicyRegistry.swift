@@ -89,39 +89,41 @@ final class PolicyRegistry: Sendable {
 // MARK: The policy factory
 
 extension PolicyRegistry {
-    /// A new policy for a normalised host: `override`, else the trust manager's match, else
-    /// default validation. Called by the registry when it holds none for the host.
+    /// A new policy for a normalised host: the trust manager's resolution (its
+    /// ``ServerTrustManager/resolve(host:)``: the most specific pattern's ``HostPolicy``, else
+    /// default validation), with `override` as the evaluator when a request names its own.
+    /// Called by the registry when it holds none for the host.
     static func makePolicy(
         forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trustManager: ServerTrustManager?, parts: PolicyParts
     ) throws(SessionError) -> TrustPolicy {
-        let evaluator: any ServerTrustEvaluating
-        var pattern: String?
+        var resolved: ResolvedHostPolicy
+        do {
+            resolved = try trustManager?.resolve(host: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
+        } catch let error as TrustError {
+            // A request's own evaluator replaces the manager's for the host, unmatched or not.
+            guard override == nil else { return makePolicy(ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation), override, parts) }
+            throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
+        } catch {
+            throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host.name)
+        }
+        return makePolicy(resolved, override, parts)
+    }
+
+    private static func makePolicy(_ resolved: ResolvedHostPolicy, _ override: (any ServerTrustEvaluating)?, _ parts: PolicyParts) -> TrustPolicy {
+        var resolved = resolved
         if let override {
-            evaluator = override
-        } else if let trustManager {
-            do {
-                if let match = try trustManager.match(forHost: host.name) {
-                    evaluator = match.evaluator
-                    pattern = match.pattern.description
-                } else {
-                    evaluator = DefaultTrustEvaluator()
-                }
-            } catch let error as TrustError {
-                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
-            } catch {
-                throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host.name)
-            }
-        } else {
-            evaluator = DefaultTrustEvaluator()
+            var policy = resolved.policy
+            policy.evaluator = override
+            resolved = ResolvedHostPolicy(host: resolved.host, pattern: nil, policy: policy)
         }
         let configuration = parts.configuration
         return TrustPolicy(
-            host: host, pattern: pattern, evaluator: evaluator, anchors: parts.anchors,
+            resolved: resolved, anchors: parts.anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: parts.revocationFetcher,
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: parts.clientIdentities.identity(for: host), metrics: parts.metrics, handlePool: parts.handlePool)
+            clientIdentity: parts.clientIdentities.identity(for: resolved.host), metrics: parts.metrics, handlePool: parts.handlePool)
     }
 
     /// What every policy of a session is made with.

@@ -34,8 +34,25 @@ extension Session {
                 failure: error, mode: mode, policy: report.policyEvaluator, hostname: report.host, port: port,
                 pattern: report.matchedPattern, servedChain: report.presentedCertificates,
                 validatedChain: report.validatedCertificates, date: now)
-            let submission = reporter?.submit(failureReport, pattern: report.matchedPattern) ?? .noReportURI
+            let submission = reporter?.submit(failureReport, pattern: report.matchedPattern, hostPolicyURIs: report.hostReportURIs) ?? .noReportURI
             hook?(TrustFailureEvent(url: url, report: failureReport, submission: submission))
         }
+    }
+}
+
+extension Session {
+    /// Refuses report URIs by pattern set both in the trust manager's host policies
+    /// (``HostPolicy/reportURIs``) and in the reporter's ``TrustFailureReporter/Configuration/reportURIsByPattern``,
+    /// unless both say the same (a policy file's manager and `TrustFailureReporter.Configuration.apply(_:)`):
+    /// two different tables could send one host's reports by different patterns.
+    static func refuseTwoSourcesOfReportURIs(_ configuration: Configuration, _ trustManager: ServerTrustManager?) throws(SessionError) {
+        guard let reporter = configuration.failureReporter, !reporter.reportURIsByNormalisedPattern.isEmpty, let trustManager else { return }
+        let fromPolicies = Dictionary(
+            trustManager.table.entries.filter { !$0.value.reportURIs.isEmpty }.map { ($0.pattern, $0.value.reportURIs) }) { first, _ in first }
+        guard !fromPolicies.isEmpty, fromPolicies != reporter.reportURIsByNormalisedPattern else { return }
+        throw SessionError(
+            .invalidRequest,
+            "Report URIs by pattern are set both in the trust manager's host policies and in the failure reporter's "
+                + "reportURIsByPattern; set them in one place (HostPolicy.reportURIs).")
     }
 }

@@ -74,8 +74,9 @@ public final class Session: Sendable {
         self.trustManager = trustManager
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
         let connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-        signedResponses = try SignedResponseChecker(configuration: configuration)
-        let clientIdentities = try ClientIdentityTable(configuration.clientIdentities)
+        signedResponses = try SignedResponseChecker(configuration: configuration, trustManager: trustManager)
+        let clientIdentities = try ClientIdentityTable(configuration.clientIdentities, trustManager: trustManager)
+        try Self.refuseTwoSourcesOfReportURIs(configuration, trustManager)
         let anchors = try configuration.anchors.resolve()
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics

@@ -40,6 +40,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// The certificates behind ``presentedChain`` and ``validatedChain``, for failure reports.
     var presentedCertificates: [Certificate] { storage.presentedCertificates }
     var validatedCertificates: [Certificate] { storage.validatedCertificates }
+    /// The host policy's own report URIs (``HostPolicy/reportURIs``), empty for the reporter's.
+    var hostReportURIs: [URL] { storage.hostReportURIs }
     /// The evaluator itself, so a failure report can name its pins and expiration.
     var policyEvaluator: any ServerTrustEvaluating { storage.policyEvaluator }
     /// The trust that was evaluated, told when its handshake has finished
@@ -50,6 +52,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     var evaluatedAt: Date? { storage.evaluatedAt }
     var reliedOnUntil: Date? { storage.reliedOnUntil }
 
+    /// What the evaluated handshake gave besides the chain: the negotiated protocol version,
+    /// cipher suite and group, ALPN, the staple and SCTs (empty when nothing was evaluated).
+    public var handshake: HandshakeEvidence { storage.handshake }
+
     /// Whether the evaluation accepted the server.
     public var isTrusted: Bool { failure == nil }
 
@@ -57,8 +63,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         .init(pin: certificate.spkiPin, subject: certificate.subject)
     }
 
-    init(policy: TrustPolicy, trust: PeerTrust, failure: TrustError?) {
-        let findings = trust.findings
+    init(policy: TrustPolicy, evaluation: TrustEvaluation) {
+        let trust = evaluation.trust
+        let failure = evaluation.failure
+        let findings = evaluation.findings
         let result: TrustResult
         if let failure {
             result = .failed(failure)
@@ -71,7 +79,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
             host: policy.host, matchedPattern: policy.pattern, evaluator: policy.evaluator.name, failure: failure,
             revocation: trust.revocationResults ?? [], findings: findings, result: result, presentedCertificates: trust.presentedChain,
             validatedCertificates: trust.validatedChainIfComputed ?? [], policyEvaluator: policy.evaluator, evaluatedTrust: trust,
-            evaluatedAt: trust.validationTime, reliedOnUntil: trust.reliedOnUntil)
+            evaluatedAt: trust.validationTime, reliedOnUntil: trust.reliedOnUntil, handshake: trust.handshake,
+            hostReportURIs: policy.resolved.policy.reportURIs)
     }
 
     /// A rejection decided before any chain was seen (no TLS session to evaluate).
@@ -89,7 +98,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         storage = Storage(
             host: policy.host, matchedPattern: policy.pattern, evaluator: policy.evaluator.name, failure: failure, revocation: [],
             findings: [], result: result, presentedCertificates: [], validatedCertificates: [], policyEvaluator: policy.evaluator,
-            evaluatedTrust: nil, evaluatedAt: nil, reliedOnUntil: nil)
+            evaluatedTrust: nil, evaluatedAt: nil, reliedOnUntil: nil, handshake: HandshakeEvidence(),
+            hostReportURIs: policy.resolved.policy.reportURIs)
     }
 
     /// The report's fields, immutable and shared: a report is copied from the connection's
@@ -111,11 +121,14 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         let evaluatedTrust: PeerTrust?
         let evaluatedAt: Date?
         let reliedOnUntil: Date?
+        let handshake: HandshakeEvidence
+        let hostReportURIs: [URL]
 
         init(
             host: String, matchedPattern: String?, evaluator: String, failure: TrustError?, revocation: [CertificateRevocationResult],
             findings: [TrustFinding], result: TrustResult, presentedCertificates: [Certificate], validatedCertificates: [Certificate],
-            policyEvaluator: any ServerTrustEvaluating, evaluatedTrust: PeerTrust?, evaluatedAt: Date?, reliedOnUntil: Date?
+            policyEvaluator: any ServerTrustEvaluating, evaluatedTrust: PeerTrust?, evaluatedAt: Date?, reliedOnUntil: Date?,
+            handshake: HandshakeEvidence, hostReportURIs: [URL]
         ) {
             self.host = host
             self.matchedPattern = matchedPattern
@@ -130,12 +143,16 @@ public struct TrustReport: Sendable, CustomStringConvertible {
             self.evaluatedTrust = evaluatedTrust
             self.evaluatedAt = evaluatedAt
             self.reliedOnUntil = reliedOnUntil
+            self.handshake = handshake
+            self.hostReportURIs = hostReportURIs
         }
     }
 
     public var description: String {
         var text = "\(host) — \(evaluator)" + (matchedPattern.map { " (pattern \($0))" } ?? "")
         text += failure == nil ? ": trusted" : ": rejected: \(failure!.reason)"
+        let negotiated = [handshake.protocolVersion?.description, handshake.cipherSuite, handshake.keyExchangeGroup].compactMap { $0 }
+        if !negotiated.isEmpty { text += "\n  negotiated: " + negotiated.joined(separator: ", ") }
         for entry in validatedChain { text += "\n  \(entry)" }
         for result in revocation { text += "\n  revocation: \(result)" }
         for finding in findings { text += "\n  \(finding.mode) failure: \(finding.error.code): \(finding.error.reason)" }

@@ -11,7 +11,6 @@ import ServerTrust
 /// Immutable, hence `Sendable`.
 final class SignedResponseChecker: Sendable {
     fileprivate struct Entry: Sendable {
-        let pattern: HostPattern
         let mode: SignedResponsePolicy.Mode
         let verifier: ResponseSignatureVerifier?
     }
@@ -22,31 +21,48 @@ final class SignedResponseChecker: Sendable {
         let challenge: SignatureChallenge
     }
 
-    private let entries: HostPatternTable<Entry>
+    /// Nil values where a pattern of the manager's host policies checks no signature: the
+    /// table then has the manager's patterns, so a host resolves to the same pattern in both.
+    private let entries: HostPatternTable<Entry?>
     private let onFailure: (@Sendable (ResponseVerificationFailure) -> Void)?
     private let clock: @Sendable () -> Date
     private let logger: Logger
 
+    /// - Parameters:
+    ///   - configuration: the session's configuration (``Session/Configuration/signedResponses``).
+    ///   - trustManager: the session's manager, whose ``HostPolicy/signedResponses`` are used
+    ///     instead when any is set.
     /// - Throws: `TrustError` `.invalidHostPattern` for an invalid pattern or two spellings of
-    ///   one pattern; `ResponseSignatureError` `.invalidConfiguration` for a policy without
-    ///   roots (unless disabled) or with bad versions or durations.
-    init(configuration: Session.Configuration) throws {
-        var entries = HostPatternTable<Entry>()
-        var spellings: [HostPattern: String] = [:]
-        for (text, policy) in configuration.signedResponses.sorted(by: { $0.key < $1.key }) {
-            let pattern = try HostPattern(text)
-            if let other = spellings[pattern] {
+    ///   one pattern, `.invalidConfiguration` for signed-response policies set both in the
+    ///   manager's host policies and in the configuration; `ResponseSignatureError`
+    ///   `.invalidConfiguration` for a policy without roots (unless disabled) or with bad
+    ///   versions or durations.
+    init(configuration: Session.Configuration, trustManager: ServerTrustManager? = nil) throws {
+        let policies: HostPatternTable<SignedResponsePolicy?>
+        let fromHostPolicies = trustManager.map { $0.table.mapValues(\.signedResponses) }
+        if let fromHostPolicies, fromHostPolicies.entries.contains(where: { $0.value != nil }) {
+            guard configuration.signedResponses.isEmpty else {
                 throw TrustError(
-                    .invalidHostPattern,
-                    "Signed-response patterns \(other.debugDescription) and \(text.debugDescription) are both \"\(pattern)\" after normalisation; keep one.")
+                    .invalidConfiguration,
+                    "Signed-response policies are set both in the trust manager's host policies and in "
+                        + "Session.Configuration.signedResponses; set them in one place (HostPolicy.signedResponses).")
             }
-            spellings[pattern] = text
+            policies = fromHostPolicies
+        } else {
+            do {
+                policies = try HostPatternTable(
+                    validating: configuration.signedResponses.sorted { $0.key < $1.key }.map { (key: $0.key, value: Optional($0.value)) })
+            } catch {
+                throw error.trustError(subject: "Signed-response")
+            }
+        }
+        entries = try policies.mapValues { policy -> Entry? in
+            guard let policy else { return nil }
             let verifier = policy.mode == .disabled ? nil : try ResponseSignatureVerifier(
                 roots: policy.roots, freshnessWindow: policy.freshnessWindow, clockSkewAllowance: policy.clockSkewAllowance,
                 clock: configuration.signatureClock)
-            entries.insert(Entry(pattern: pattern, mode: policy.mode, verifier: verifier), for: pattern)
+            return Entry(mode: policy.mode, verifier: verifier)
         }
-        self.entries = entries
         onFailure = configuration.onVerificationFailure
         clock = configuration.signatureClock
         logger = configuration.logger
@@ -56,7 +72,7 @@ final class SignedResponseChecker: Sendable {
     /// (``HostPatternTable``): the exact host, else the deepest wildcard base, `*.` before `**.`.
     private func entry(for url: URL) -> Entry? {
         guard !entries.patterns.isEmpty, let host = url.host else { return nil }
-        return entries.entry(forHost: host)?.value
+        return entries.entry(forHost: host)?.value ?? nil
     }
 
     /// Whether responses from `url`'s host are checked (mode informational or enforced).

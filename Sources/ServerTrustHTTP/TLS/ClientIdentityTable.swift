@@ -6,42 +6,48 @@ import ServerTrust
 ///
 /// Built once per session; a policy looks its host up once. Immutable, hence `Sendable`.
 struct ClientIdentityTable: Sendable {
-    private let table: HostPatternTable<ClientIdentity>
+    private let table: HostPatternTable<ClientIdentity?>
 
+    /// - Parameters:
+    ///   - identities: ``Session/Configuration/clientIdentities``, by pattern.
+    ///   - trustManager: the session's manager, whose ``HostPolicy/clientIdentity`` values are
+    ///     used instead when any is set: their table has the manager's patterns, so a host's
+    ///     identity comes from the pattern that chose its evaluator.
     /// - Throws: `TrustError` `.invalidHostPattern` for an invalid pattern or two spellings of
     ///   one pattern (which identity would win would otherwise depend on dictionary order);
-    ///   `.invalidConfiguration` for an identity OpenSSL would refuse to install in a handshake.
-    init(_ identities: [String: ClientIdentity]) throws {
-        var table = HostPatternTable<ClientIdentity>()
-        var spellings: [HostPattern: String] = [:]
-        for (text, identity) in identities.sorted(by: { $0.key < $1.key }) {
-            let pattern: HostPattern
-            do {
-                pattern = try HostPattern(text)
-            } catch let error as TrustError {
-                throw TrustError(.invalidHostPattern, "Client identity pattern \(text.debugDescription): \(error.reason)")
-            }
-            if let other = spellings[pattern] {
-                throw TrustError(
-                    .invalidHostPattern,
-                    "Client identity patterns \(other.debugDescription) and \(text.debugDescription) are both \"\(pattern)\" after normalisation; keep one.")
-            }
-            spellings[pattern] = text
-            if let problems = TLSBridge.installationProblems(identity) {
-                var evidence = TrustError.Evidence()
-                evidence.openSSLErrors = problems
+    ///   `.invalidConfiguration` for an identity OpenSSL would refuse to install in a handshake,
+    ///   or for identities configured both ways (the manager's host policies and the session's
+    ///   table), which could pick different patterns for one host.
+    init(_ identities: [String: ClientIdentity], trustManager: ServerTrustManager? = nil) throws {
+        let fromPolicies = trustManager.map { $0.table.mapValues(\.clientIdentity) }
+        if let fromPolicies, fromPolicies.entries.contains(where: { $0.value != nil }) {
+            guard identities.isEmpty else {
                 throw TrustError(
                     .invalidConfiguration,
-                    "OpenSSL refuses the client identity \(identity) for \(text.debugDescription) (a key below the system's security level, e.g. RSA under 2048 bits?).",
-                    evidence: evidence)
+                    "Client identities are set both in the trust manager's host policies and in Session.Configuration.clientIdentities; "
+                        + "set them in one place (HostPolicy.clientIdentity).")
             }
-            table.insert(identity, for: pattern)
+            table = fromPolicies
+        } else {
+            do {
+                table = try HostPatternTable(validating: identities.sorted { $0.key < $1.key }.map { (key: $0.key, value: Optional($0.value)) })
+            } catch {
+                throw error.trustError(subject: "Client identity")
+            }
         }
-        self.table = table
+        for entry in table.entries {
+            guard let identity = entry.value, let problems = TLSBridge.installationProblems(identity) else { continue }
+            var evidence = TrustError.Evidence()
+            evidence.openSSLErrors = problems
+            throw TrustError(
+                .invalidConfiguration,
+                "OpenSSL refuses the client identity \(identity) for \(entry.pattern.description.debugDescription) (a key below the system's security level, e.g. RSA under 2048 bits?).",
+                evidence: evidence)
+        }
     }
 
     /// The identity for a host, or nil.
     func identity(for host: NormalizedHost) -> ClientIdentity? {
-        table.patterns.isEmpty ? nil : table.entry(for: host)?.value
+        table.patterns.isEmpty ? nil : table.entry(for: host)?.value ?? nil
     }
 }

@@ -26,7 +26,7 @@ enum TLSBridge {
     static func configure(sslContext ctx: OpaquePointer, for context: ConnectionContext) -> Bool {
         // libcurl 7.88 makes an SSL_CTX per connection and calls us once for it. A second
         // configuration would replace the context its callbacks were given: refuse it.
-        guard connectionContexts.object(in: ctx) == nil, TLSFloor.apply(to: ctx),
+        guard connectionContexts.object(in: ctx) == nil, TLSFloor.apply(to: ctx, minimum: context.policy.minimumTLSVersion),
             let retained = connectionContexts.store(context, in: ctx)
         else { return false }
         // The SSL_CTX now owns one reference and outlives every handshake on it, so the
@@ -39,6 +39,11 @@ enum TLSBridge {
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_type(ctx, CServerTrustShims_TLSEXT_STATUSTYPE_ocsp())
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_cb(ctx, statusCallback)
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
+        }
+        if context.policy.evaluator.usesSignedCertificateTimestamps,
+            CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(ctx) != 1
+        {
+            return false
         }
         _ = CServerTrustShims_SSL_CTX_set_options(ctx, CServerTrustShims_SSL_OP_NO_RENEGOTIATION())
         if !context.policy.writesTLSSecretsToKeyLog { disableKeyLog(ctx) }
@@ -74,8 +79,7 @@ enum TLSBridge {
         }
         let presented = presentedChain(storeContext)
         let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
-        let staple = ssl.flatMap(stapledOCSPResponse)
-        let report = admit(ssl, under: context.policy, presented: presented, staple: staple)
+        let report = admit(ssl, under: context.policy, presented: presented, handshake: ssl.map(HandshakeEvidence.init) ?? HandshakeEvidence())
         guard report.failure == nil else {
             context.recordFailure(report)
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
@@ -92,7 +96,7 @@ enum TLSBridge {
         guard let ssl, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
         if SSL_session_reused(ssl) == 1 { return 1 }
-        let report = admit(ssl, under: context.policy, presented: peerChain(ssl), staple: stapledOCSPResponse(ssl))
+        let report = admit(ssl, under: context.policy, presented: peerChain(ssl), handshake: HandshakeEvidence(ssl: ssl))
         guard report.failure == nil else {
             context.recordFailure(report)
             return 0
@@ -137,9 +141,9 @@ enum TLSBridge {
     /// - Parameter notAfter: an expiry the connection already had (``EvaluationRecord``).
     /// - Returns: the report; a rejection has a `failure` and leaves `ssl` unstamped.
     static func admit(
-        _ ssl: OpaquePointer?, under policy: TrustPolicy, presented: [Certificate], staple: [UInt8]?, notAfter: Date? = nil
+        _ ssl: OpaquePointer?, under policy: TrustPolicy, presented: [Certificate], handshake: HandshakeEvidence, notAfter: Date? = nil
     ) -> TrustReport {
-        let report = policy.evaluate(presented: presented, stapledOCSPResponse: staple)
+        let report = policy.evaluate(presented: presented, handshake: handshake)
         if report.failure == nil, let ssl { stamp(ssl, with: EvaluationRecord(policy: policy, report: report, notAfter: notAfter)) }
         return report
     }

@@ -1,5 +1,6 @@
 internal import COpenSSL
 internal import CServerTrustShims
+internal import ServerTrust
 
 /// The least every TLS connection ServerTrust configures accepts: TLS 1.2 and OpenSSL security
 /// level 2, whatever the environment says.
@@ -21,12 +22,14 @@ enum TLSFloor {
     /// How the protocol floor is named in errors.
     static let minimumProtocolName = "TLS 1.2"
 
-    /// Raises `ctx` to the floor; `false` when OpenSSL refused (the caller fails the connection).
-    static func apply(to ctx: OpaquePointer) -> Bool {
+    /// Raises `ctx` to the floor, or to a host policy's higher one (`HostPolicy.minimumTLSVersion`);
+    /// `false` when OpenSSL refused (the caller fails the connection).
+    static func apply(to ctx: OpaquePointer, minimum: TLSProtocolVersion = .tls12) -> Bool {
+        let floor = max(minimumProtocolVersion, Int32(minimum.wireValue))
         let current = CServerTrustShims_SSL_CTX_get_min_proto_version(ctx)
         // 0 means "the lowest this OpenSSL supports".
-        if current == 0 || current < minimumProtocolVersion {
-            guard CServerTrustShims_SSL_CTX_set_min_proto_version(ctx, minimumProtocolVersion) == 1 else { return false }
+        if current == 0 || current < floor {
+            guard CServerTrustShims_SSL_CTX_set_min_proto_version(ctx, floor) == 1 else { return false }
         }
         if SSL_CTX_get_security_level(ctx) < minimumSecurityLevel {
             SSL_CTX_set_security_level(ctx, minimumSecurityLevel)

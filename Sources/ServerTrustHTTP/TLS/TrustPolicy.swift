@@ -19,17 +19,21 @@ final class TrustPolicy: Sendable {
     let normalizedHost: NormalizedHost
     /// ``normalizedHost``'s text, as evaluators, logs and errors name it.
     var host: String { normalizedHost.name }
+    /// The host resolved to its policy (the trust manager's, or a request's own evaluator).
+    let resolved: ResolvedHostPolicy
+    /// What the session's evaluations share: anchors, options, fetcher, clock, counters, logger.
+    let context: TrustEvaluationContext
     /// The manager pattern that matched, or nil when the session's default evaluator applies.
     let pattern: String?
     let evaluator: any ServerTrustEvaluating
-    let anchors: TrustAnchors
-    let validationOptions: PathValidationOptions
-    let revocationFetcher: (any RevocationFetcher)?
+    /// The host policy's TLS floor, applied to every `SSL_CTX` of the policy's connections.
+    var minimumTLSVersion: TLSProtocolVersion { resolved.policy.minimumTLSVersion }
+    var anchors: TrustAnchors { context.anchors }
     /// Counts every evaluation and every failure, enforced or report-only.
     let counters: TrustCounters
-    let logger: Logger
+    var logger: Logger { context.logger }
     /// The session's clock: evaluations are judged at its time, and stamps expire by it.
-    let clock: @Sendable () -> Date
+    var clock: @Sendable () -> Date { context.clock }
     /// The longest a connection serves new requests after the evaluation that admitted it.
     let maximumConnectionLifetime: TimeInterval
     /// ``Session/Configuration/unsafeWriteTLSSecretsToSSLKEYLOGFILE``: keep libcurl's key log.
@@ -47,27 +51,40 @@ final class TrustPolicy: Sendable {
     /// run on a loop of their own (``RevocationLoops``).
     let mayFetchRevocationData: Bool
 
-    init(host: NormalizedHost, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
+    /// A policy for a host resolved by the session (``PolicyRegistry/makePolicy(forHost:override:trustManager:parts:)``).
+    init(resolved: ResolvedHostPolicy, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
          logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
          writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil,
          handlePool: PolicyHandles.Pool = PolicyHandles.Pool(idleCapacity: 0)) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        normalizedHost = host
-        self.pattern = pattern
-        self.evaluator = evaluator
-        self.anchors = anchors
-        self.validationOptions = validationOptions
-        self.revocationFetcher = revocationFetcher
+        self.resolved = resolved
+        normalizedHost = resolved.host
+        pattern = resolved.pattern?.description
+        evaluator = resolved.policy.evaluator
+        context = TrustEvaluationContext(
+            anchors: anchors, validationOptions: validationOptions, revocationFetcher: revocationFetcher, clock: clock,
+            counters: counters, logger: logger)
         self.counters = counters
-        self.logger = logger
-        self.clock = clock
         self.maximumConnectionLifetime = maximumConnectionLifetime
         self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
-        self.clientIdentity = clientIdentity
+        self.clientIdentity = clientIdentity ?? resolved.policy.clientIdentity
         self.metrics = metrics
-        mayFetchRevocationData = evaluator.mayFetchRevocationData
+        mayFetchRevocationData = resolved.policy.evaluator.mayFetchRevocationData
         handles = PolicyHandles(pool: handlePool)
+    }
+
+    /// A policy for `host` with `evaluator` and every other host setting at its default (tests).
+    convenience init(host: NormalizedHost, pattern: String?, evaluator: any ServerTrustEvaluating, anchors: TrustAnchors,
+         validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
+         logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
+         writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil,
+         handlePool: PolicyHandles.Pool = PolicyHandles.Pool(idleCapacity: 0)) {
+        self.init(
+            resolved: ResolvedHostPolicy(host: host, pattern: pattern.flatMap { try? HostPattern($0) }, policy: HostPolicy(evaluator: evaluator)),
+            anchors: anchors, validationOptions: validationOptions, revocationFetcher: revocationFetcher, counters: counters, logger: logger,
+            clock: clock, maximumConnectionLifetime: maximumConnectionLifetime, writesTLSSecretsToKeyLog: writesTLSSecretsToKeyLog,
+            clientIdentity: clientIdentity, metrics: metrics, handlePool: handlePool)
     }
 
     /// Whether new connections of this policy may resume a TLS session.
@@ -80,41 +97,14 @@ final class TrustPolicy: Sendable {
         (evaluator as? DisabledTrustEvaluator)?.isActive ?? false
     }
 
-    /// Evaluates a presented chain under this policy: its evaluator, then the host against the
-    /// leaf (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``). The report's ``TrustReport/failure`` is
-    /// nil when the server is accepted; a rejected report keeps the chains for failure reports.
-    func evaluate(presented: [Certificate], stapledOCSPResponse: [UInt8]?) -> TrustReport {
-        let trust = PeerTrust(
-            presentedChain: presented, anchors: anchors, validationTime: clock(),
-            stapledOCSPResponse: stapledOCSPResponse, validationOptions: validationOptions,
-            revocationFetcher: revocationFetcher)
-        var failure: TrustError?
-        do {
-            // The policy's host check, beside libcurl's VERIFYHOST (which stays on as a second
-            // layer): the same check as every other client path's, whatever the evaluator.
-            try evaluator.evaluateAsPolicy(trust, forHost: host)
-        } catch let error as TrustError {
-            failure = error
-        } catch {
-            failure = TrustError(.openSSLFailure, "Evaluator \(evaluator.name) threw \(error)", evaluator: evaluator.name, host: host)
-        }
-        let report = TrustReport(policy: self, trust: trust, failure: failure)
-        counters.recordEvaluation()
+    /// Evaluates a presented chain under this policy through the one entry point every client
+    /// path uses (``ResolvedHostPolicy/evaluate(_:handshake:in:)``: the evaluator, the host
+    /// against the leaf, the TLS floor; counted and logged there), then records the session's
+    /// metrics. The report's ``TrustReport/failure`` is nil when the server is accepted; a
+    /// rejected report keeps the chains for failure reports.
+    func evaluate(presented: [Certificate], handshake: HandshakeEvidence) -> TrustReport {
+        let report = TrustReport(policy: self, evaluation: resolved.evaluate(presented, handshake: handshake, in: context))
         metrics?.evaluated(report)
-        logger.debug(
-            "Trust evaluation for \(host): \(failure == nil ? "accepted" : "rejected")",
-            metadata: ["host": .string(host), "evaluator": .string(evaluator.name), "result": .string(report.result.description)])
-        if let failure {
-            counters.recordFailure(failure.code)
-            logger.error("Rejected \(host): \(failure.reason)", metadata: TrustLogging.metadata(for: failure, host: host, mode: .enforced))
-        }
-        for finding in report.findings {
-            counters.recordFailure(finding.error.code)
-            guard !finding.isLogged else { continue }
-            logger.error(
-                "\(finding.mode) trust failure for \(host), not enforced: \(finding.error.reason)",
-                metadata: TrustLogging.metadata(for: finding.error, host: host, mode: finding.mode))
-        }
         return report
     }
 }

@@ -90,7 +90,7 @@ struct AuditCommand: AsyncParsableCommand {
         if audits.contains(where: { $0.status == .unreachable }) { throw CommandFailure(status: CommandFailure.transfer, message: "") }
     }
 
-    private func audit(_ host: TrustPolicyFile.HostPolicy, probeHost: String?, anchors: TrustAnchors, now: Date) async -> TrustAudit.HostReport {
+    private func audit(_ host: TrustPolicyFile.Host, probeHost: String?, anchors: TrustAnchors, now: Date) async -> TrustAudit.HostReport {
         let name: String
         switch host.pattern.kind {
         case .exact, .ipAddress:

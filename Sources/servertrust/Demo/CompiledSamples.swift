@@ -17,9 +17,12 @@ enum CompiledSamples {
             let leaf = try Certificate(base64Encoded: Certificates.sampleLeafDER)
             let intermediate = try Certificate(base64Encoded: Certificates.sampleIntermediateDER)
             let root = try Certificate(base64Encoded: Certificates.sampleRootDER)
-            let trust = PeerTrust(presentedChain: [leaf, intermediate], anchors: try TrustAnchors([root], origin: "compiled in"))
-            let evaluator = try PinnedKeyHashesTrustEvaluator([Certificates.sampleIntermediatePin, Certificates.sampleBackupPin])
-            try evaluator.evaluateAsPolicy(trust, forHost: host)
+            let manager = try ServerTrustManager(policies: [
+                host: HostPolicy(evaluator: try PinnedKeyHashesTrustEvaluator([Certificates.sampleIntermediatePin, Certificates.sampleBackupPin]))
+            ])
+            let context = TrustEvaluationContext(anchors: try TrustAnchors([root], origin: "compiled in"))
+            let evaluation = try manager.resolve(host: host).evaluate([leaf, intermediate], in: context)
+            if let failure = evaluation.failure { return .rejected(failure) }
             return .accepted("pin matched: compiled sampleIntermediatePin (\(intermediate.subject))")
         } catch let error as TrustError {
             return .rejected(error)

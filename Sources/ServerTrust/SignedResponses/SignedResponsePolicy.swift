@@ -1,8 +1,8 @@
-public import ServerTrust
 
-/// Whether and how a ``Session`` checks signed responses from the hosts of one pattern.
+/// Whether and how a client checks signed responses from the hosts of one pattern.
 ///
-/// Configured per host pattern in ``Session/Configuration/signedResponses``:
+/// Part of a host's ``HostPolicy`` (``HostPolicy/signedResponses``), or configured per host
+/// pattern in ServerTrustHTTP's `Session.Configuration.signedResponses`:
 ///
 /// ```swift
 /// configuration.signedResponses = [
@@ -21,16 +21,16 @@ public struct SignedResponsePolicy: Sendable {
         private enum Base: String, Hashable, Sendable { case disabled, informational, enforced }
         private let base: Base
 
-        /// Nothing is sent or checked; responses report ``ResponseVerification/notRequested``.
+        /// Nothing is sent or checked; responses report `ResponseVerification.notRequested`.
         /// A way to switch a pattern off without deleting its roots.
         public static let disabled = Mode(base: .disabled)
         /// Every response is checked and returned; a failure is reported in
-        /// ``Response/verification`` and to ``Session/Configuration/onVerificationFailure``.
+        /// `Response.verification` and to `Session.Configuration.onVerificationFailure`.
         /// - Warning: the body of a failed response is not authentic; use it only for
         ///   diagnostics, or while rolling signing out on the server.
         public static let informational = Mode(base: .informational)
         /// A response that fails verification is never returned: the session throws
-        /// ``SessionError/Code/responseSignatureInvalid`` with the reason. Unsigned `5xx`
+        /// `SessionError.Code.responseSignatureInvalid` with the reason. Unsigned `5xx`
         /// responses included: their bodies are withheld too, but the thrown error carries
         /// their status.
         public static let enforced = Mode(base: .enforced)

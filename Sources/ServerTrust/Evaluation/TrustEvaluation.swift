@@ -1,0 +1,111 @@
+
+/// The outcome of evaluating one server for one host: what was evaluated, under which pattern
+/// and evaluator, with what evidence, and the verdict.
+///
+/// Made by ``ResolvedHostPolicy/evaluate(_:handshake:in:)``, the one evaluation entry point of
+/// every client path; ServerTrustHTTP's `TrustReport` and ServerTrustNIO's verification carry it.
+public struct TrustEvaluation: Sendable {
+    /// The host evaluated, normalised.
+    public let host: String
+    /// The manager's pattern that matched, or nil.
+    public let matchedPattern: String?
+    /// The evaluator that decided.
+    public let evaluator: any ServerTrustEvaluating
+    /// What the evaluators saw: the chain, the anchors, the handshake evidence, and what they
+    /// recorded (validated chain, revocation results, findings).
+    public let trust: PeerTrust
+    /// `nil` when the server was accepted; otherwise why not. Every error is a ``TrustError``:
+    /// a custom evaluator's own error is wrapped once, here (`.openSSLFailure`, naming it).
+    public let failure: TrustError?
+    /// Failures that did not reject the server (report-only evaluators, canary
+    /// disagreements, an expired pin set falling back to default validation).
+    public let findings: [TrustFinding]
+
+    /// Whether the server was accepted.
+    public var isTrusted: Bool { failure == nil }
+    /// What a caller reads as the outcome: the failure, else the first informational finding
+    /// (a report-only evaluator that rejected), else nil for verified.
+    public var outcome: TrustError? { failure ?? findings.first { $0.mode == .informational }?.error }
+    /// The handshake evidence evaluated.
+    public var handshake: HandshakeEvidence { trust.handshake }
+    /// The chain an evaluator validated, leaf first; empty when none was (see
+    /// ``PeerTrust/validatedChainIfComputed``).
+    public var validatedChain: [Certificate] { trust.validatedChainIfComputed ?? [] }
+    /// Revocation status per checked certificate, when the policy checks revocation.
+    public var revocation: [CertificateRevocationResult] { trust.revocationResults ?? [] }
+}
+
+extension ResolvedHostPolicy {
+    /// Evaluates a server for this host: the one evaluation entry point of every client path.
+    ///
+    /// The policy's evaluator runs on a ``PeerTrust`` made of the presented chain, the
+    /// handshake evidence and `context`; then the host is checked against the leaf
+    /// (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``, third review, finding 1) and the
+    /// negotiated protocol against ``HostPolicy/minimumTLSVersion``. The evaluation is counted in
+    /// `context.counters` and logged to `context.logger` (debug for every evaluation, error for
+    /// every failure and every finding not logged already), whichever transport asked.
+    ///
+    /// - Parameters:
+    ///   - presentedChain: the certificates as the server sent them, leaf first.
+    ///   - handshake: what the handshake gave besides the chain; default none.
+    ///   - context: anchors, options, fetcher, clock, counters and logger.
+    /// - Returns: the evaluation; its ``TrustEvaluation/failure`` is nil when the server is accepted.
+    public func evaluate(
+        _ presentedChain: [Certificate], handshake: HandshakeEvidence = HandshakeEvidence(), in context: TrustEvaluationContext
+    ) -> TrustEvaluation {
+        let trust = PeerTrust(
+            presentedChain: presentedChain, anchors: context.anchors, validationTime: context.clock(), handshake: handshake,
+            validationOptions: context.validationOptions, revocationFetcher: context.revocationFetcher)
+        let evaluator = policy.evaluator
+        let hostName = host.name
+        var failure: TrustError?
+        do {
+            try evaluator.evaluateAsPolicy(trust, forHost: hostName)
+            try checkProtocolVersion(handshake.protocolVersion)
+        } catch let error as TrustError {
+            failure = error
+        } catch {
+            failure = TrustError(.openSSLFailure, "Evaluator \(evaluator.name) threw \(error)", evaluator: evaluator.name, host: hostName)
+        }
+        let evaluation = TrustEvaluation(
+            host: hostName, matchedPattern: pattern?.description, evaluator: evaluator, trust: trust, failure: failure,
+            findings: trust.findings)
+        record(evaluation, in: context)
+        return evaluation
+    }
+
+    /// Refuses a negotiated version below the policy's floor. An unknown version (a transport
+    /// that cannot tell, as swift-nio-ssl's callback) is left to the transport's configuration,
+    /// which ServerTrustNIO checks against the floor before connecting.
+    private func checkProtocolVersion(_ version: TLSProtocolVersion?) throws {
+        guard let version, version < policy.minimumTLSVersion else { return }
+        throw TrustError(
+            .tlsVersionBelowPolicy,
+            "The connection to \(host) negotiated \(version), and its policy requires \(policy.minimumTLSVersion) or later.",
+            evaluator: policy.evaluator.name, host: host.name)
+    }
+
+    /// Counts and logs an evaluation: the same for every transport.
+    private func record(_ evaluation: TrustEvaluation, in context: TrustEvaluationContext) {
+        let hostName = evaluation.host
+        let logger = context.logger
+        context.counters?.recordEvaluation()
+        logger.debug(
+            "Trust evaluation for \(hostName): \(evaluation.failure == nil ? "accepted" : "rejected")",
+            metadata: [
+                "host": .string(hostName), "evaluator": .string(evaluation.evaluator.name),
+                "result": .string(evaluation.outcome.map { "failed (\($0.code)): \($0.reason)" } ?? "verified"),
+            ])
+        if let failure = evaluation.failure {
+            context.counters?.recordFailure(failure.code)
+            logger.error("Rejected \(hostName): \(failure.reason)", metadata: TrustLogging.metadata(for: failure, host: hostName, mode: .enforced))
+        }
+        for finding in evaluation.findings {
+            context.counters?.recordFailure(finding.error.code)
+            guard !finding.isLogged else { continue }
+            logger.error(
+                "\(finding.mode) trust failure for \(hostName), not enforced: \(finding.error.reason)",
+                metadata: TrustLogging.metadata(for: finding.error, host: hostName, mode: finding.mode))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+public import Foundation
+
+/// Everything ServerTrust decides per host, in one value: the evaluator, the TLS floor, the
+/// client identity, the signed-response policy and where failure reports go.
+///
+/// A ``ServerTrustManager`` holds one per host pattern, in one table, and resolves a host once
+/// (``ServerTrustManager/resolve(host:)``); every client path — `Session` and the URLSession and
+/// OpenAPI adapters over it, ServerTrustNIO and grpc-swift, the `servertrust` commands — then
+/// reads the host's settings from that one resolution, so no setting can come from another
+/// pattern than the evaluator's. A policy file (``TrustPolicyFile``) maps onto it one to one, and
+/// a trust update replaces a host's whole policy at once.
+///
+/// ```swift
+/// let manager = try ServerTrustManager(policies: [
+///     "api.example.com": HostPolicy(
+///         evaluator: .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
+///         minimumTLSVersion: .tls13,
+///         signedResponses: .enforced(roots: [try SignedResponseRoot(base64: rootKey)])),
+///     "**.cdn.example.com": HostPolicy(evaluator: .default()),
+/// ])
+/// ```
+///
+/// New per-host settings (a trust-update source, RFC 9421 keys, Certificate Transparency) are
+/// added here as properties with defaults, so existing code keeps compiling.
+public struct HostPolicy: Sendable {
+    /// The evaluator of the host's servers. The host itself is always checked against the leaf
+    /// after it (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
+    public var evaluator: any ServerTrustEvaluating
+    /// The lowest TLS version a connection to the host may use. Default ``TLSProtocolVersion/tls12``,
+    /// ServerTrust's floor for every connection; ``TLSProtocolVersion/tls13`` for "TLS 1.3 only".
+    /// A connection that negotiated less is refused (`TrustError.Code.tlsVersionBelowPolicy`).
+    public var minimumTLSVersion: TLSProtocolVersion
+    /// The certificate and key presented when the host asks for one (mutual TLS); default none.
+    public var clientIdentity: ClientIdentity?
+    /// Whether the host's responses must be signed; default `nil`, not checked.
+    public var signedResponses: SignedResponsePolicy?
+    /// Where failure reports about the host go; empty (the default) for the reporter's defaults.
+    public var reportURIs: [URL]
+
+    /// - Parameters:
+    ///   - evaluator: the host's evaluator.
+    ///   - minimumTLSVersion: default TLS 1.2.
+    ///   - clientIdentity: default none.
+    ///   - signedResponses: default `nil` (responses not checked).
+    ///   - reportURIs: default none (the reporter's own URIs).
+    public init(
+        evaluator: any ServerTrustEvaluating, minimumTLSVersion: TLSProtocolVersion = .tls12, clientIdentity: ClientIdentity? = nil,
+        signedResponses: SignedResponsePolicy? = nil, reportURIs: [URL] = []
+    ) {
+        self.evaluator = evaluator
+        self.minimumTLSVersion = minimumTLSVersion
+        self.clientIdentity = clientIdentity
+        self.signedResponses = signedResponses
+        self.reportURIs = reportURIs
+    }
+
+    /// Default validation only: the policy of a host no pattern matches when the manager allows
+    /// unmatched hosts.
+    public static var defaultValidation: HostPolicy { HostPolicy(evaluator: DefaultTrustEvaluator()) }
+
+    /// Whether any setting besides the evaluator differs from its default.
+    package var hasSettingsBeyondEvaluator: Bool {
+        minimumTLSVersion != .tls12 || clientIdentity != nil || signedResponses != nil || !reportURIs.isEmpty
+    }
+}
+
+/// A host resolved to its policy: the host, the pattern that matched and the policy, once.
+public struct ResolvedHostPolicy: Sendable {
+    /// The host, normalised.
+    public let host: NormalizedHost
+    /// The manager's pattern that matched, or nil when none did and default validation applies
+    /// (or a request named its own evaluator).
+    public let pattern: HostPattern?
+    /// The host's policy.
+    public let policy: HostPolicy
+
+    /// - Parameters:
+    ///   - host: the host.
+    ///   - pattern: the pattern that matched, or nil.
+    ///   - policy: the policy to apply.
+    public init(host: NormalizedHost, pattern: HostPattern?, policy: HostPolicy) {
+        self.host = host
+        self.pattern = pattern
+        self.policy = policy
+    }
+
+    /// The host's evaluator.
+    public var evaluator: any ServerTrustEvaluating { policy.evaluator }
+}
