@@ -127,17 +127,8 @@ final class Transfer: OneShot, @unchecked Sendable {
         return TLSBridge.configure(sslContext: sslContext, for: context)
     }
 
-    /// `CURLOPT_PREREQFUNCTION`: the connection is ready, the request not yet sent.
-    ///
-    /// Whatever the connection's history — new, reused, resumed, or a stream multiplexed onto
-    /// a connection another transfer opened — this request goes out only if the `SSL*` carries
-    /// this policy's unexpired stamp, or its peer chain passes this policy now.
-    ///
-    /// Two connections are refused for a retry instead (``retryReason``), as re-evaluating them
-    /// would judge stale material: one whose stamp has expired (what its evaluation relied on
-    /// may have changed: the server's certificate, its staple, our pins), and a resumed session
-    /// that brought no staple for a must-staple leaf. The loop sends the request again, once,
-    /// on a new connection with a full handshake (``isOnFreshConnection``).
+    /// `CURLOPT_PREREQFUNCTION`: the connection is ready, the request not yet sent. Carries out
+    /// the ``ConnectionGuard`` verdict for this connection and this transfer's policy.
     func admitConnection(disableGuard: Bool) -> Bool {
         guard isTLS else {
             report = TrustReport(notEvaluated: policy, reason: "Plain HTTP: no TLS, nothing was evaluated.")
@@ -153,24 +144,30 @@ final class Transfer: OneShot, @unchecked Sendable {
             report = record?.report ?? TrustReport(notEvaluated: policy, reason: "The connection guard is disabled (testing).")
             return true
         }
-        let expired = record.map { policy.clock() >= $0.expiry } ?? false
-        if let record, record.policyID == policy.id, !expired {
+        let notAfter: Date?
+        switch ConnectionGuard.verdict(record: record, policyID: policy.id, now: policy.clock(), isOnFreshConnection: isOnFreshConnection) {
+        case .admit(let stamped):
             // The handshake has finished: the server proved it holds the key, so what its
             // evaluation verified (a staple) may now be cached.
-            record.report.evaluatedTrust?.handshakeCompleted()
-            report = record.report
+            stamped.report.evaluatedTrust?.handshakeCompleted()
+            report = stamped.report
             return true
+        case .refuseForRetry(let reason):
+            return refuseForRetry(reason)
+        case .evaluate(let bound):
+            notAfter = bound
         }
-        if expired && !isOnFreshConnection { return refuseForRetry(.expired) }
         let chain = TLSBridge.peerChain(ssl)
         let handshake = HandshakeEvidence(ssl: ssl)
-        if handshake.stapledOCSPResponse == nil, !isOnFreshConnection, SSL_session_reused(ssl) == 1, policy.evaluator.usesStapledOCSPResponse,
-            chain.first?.hasMustStaple == true
+        if let reason = ConnectionGuard.refusalBeforeEvaluating(
+            hasStaple: handshake.stapledOCSPResponse != nil, isResumed: SSL_session_reused(ssl) == 1,
+            policyReadsStaples: policy.evaluator.usesStapledOCSPResponse, leafRequiresStaple: chain.first?.hasMustStaple == true,
+            isOnFreshConnection: isOnFreshConnection)
         {
             policy.stopResumingSessions()
-            return refuseForRetry(.resumedWithoutStaple)
+            return refuseForRetry(reason)
         }
-        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: expired ? nil : record?.expiry)
+        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: notAfter)
         guard fresh.failure == nil else {
             guardFailure = fresh
             return false
@@ -182,13 +179,7 @@ final class Transfer: OneShot, @unchecked Sendable {
         return true
     }
 
-    /// Why the guard refused a connection for a retry on a new one.
-    enum RetryReason: Sendable {
-        /// The connection's stamp expired (``EvaluationRecord/expiry``).
-        case expired
-        /// A resumed session without a staple, for a must-staple leaf under a policy that reads staples.
-        case resumedWithoutStaple
-    }
+    typealias RetryReason = ConnectionGuard.RetryReason
 
     /// Set when the guard refused the connection so the request can be retried on a new one.
     private(set) var retryReason: RetryReason?
