@@ -110,10 +110,12 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 manager = policyFile.manager
             } else {
-                let checks = try revocation.evaluator(
-                    wrapping: pin.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pin))
-                let evaluator = try reporting.evaluator(checks, mode: signature.mode, trialsSomething: !pin.isEmpty || revocation != .off)
-                manager = try ServerTrustManager(evaluators: [host: evaluator], allHostsMustBeEvaluated: false)
+                // The recipe the policy file uses for a host, so `--pin`/`--revocation`/`--mode`
+                // evaluate a host exactly as the same settings in a policy file would.
+                let evaluator = try HostPolicy.evaluator(
+                    pinning: pin.isEmpty ? nil : try PinnedKeyHashesTrustEvaluator(pin), revocation: revocation.options,
+                    mode: signature.mode == .informational ? .informational : .enforced)
+                manager = try ServerTrustManager(policies: [host: HostPolicy(evaluator: evaluator)], allHostsMustBeEvaluated: false)
             }
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")

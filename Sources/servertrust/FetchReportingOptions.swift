@@ -31,15 +31,6 @@ struct FetchReportingOptions: ParsableArguments {
         }
     }
 
-    /// `checks` (pins and revocation) as the mode asks: as they are, or trialled beside
-    /// enforced default validation.
-    func evaluator(
-        _ checks: any ServerTrustEvaluating, mode: FetchSignatureOptions.Mode, trialsSomething: Bool
-    ) throws -> any ServerTrustEvaluating {
-        guard mode == .informational, trialsSomething else { return checks }
-        return try CompositeTrustEvaluator([DefaultTrustEvaluator(), InformationalTrustEvaluator(checks)])
-    }
-
     /// Installs the reporter (when report URIs are given) and the hook that records every
     /// trust failure for the output.
     func apply(to configuration: inout Session.Configuration, events: FetchTrustEvents) throws {

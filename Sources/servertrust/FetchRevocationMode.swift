@@ -10,12 +10,12 @@ enum FetchRevocationMode: String, ExpressibleByArgument, CaseIterable {
     /// As `soft`, but only a verified "good" passes (`requirePositiveResponse`).
     case hard
 
-    /// `base` with revocation checking added, or `base` itself for `off`.
-    func evaluator(wrapping base: any ServerTrustEvaluating) throws -> any ServerTrustEvaluating {
+    /// The revocation options of the mode, nil for `off`.
+    var options: RevocationOptions? {
         switch self {
-        case .off: base
-        case .soft: try CompositeTrustEvaluator([base, RevocationTrustEvaluator(options: .softFail)])
-        case .hard: try CompositeTrustEvaluator([base, RevocationTrustEvaluator(options: .hardFail)])
+        case .off: nil
+        case .soft: .softFail
+        case .hard: .hardFail
         }
     }
 }

@@ -87,3 +87,35 @@ public struct ResolvedHostPolicy: Sendable {
     /// The host's evaluator.
     public var evaluator: any ServerTrustEvaluating { policy.evaluator }
 }
+
+extension HostPolicy {
+    /// The evaluator a host gets from its pins, revocation checking, enforcement mode and
+    /// canary: the one recipe the policy file (``TrustPolicyFile``), `servertrust fetch` and your
+    /// own configuration code share, so a host configured any of these ways is evaluated the same.
+    ///
+    /// Pins (or default validation when there are none), then a ``RevocationTrustEvaluator``
+    /// with `revocation`; in ``EnforcementMode/informational`` mode all of that is trialled
+    /// beside enforced default validation (`.composite([.default(), .informational(…)])`); a
+    /// `canary` wraps the result in a ``CanaryTrustEvaluator``.
+    ///
+    /// - Parameters:
+    ///   - pinning: the pinning evaluator (``PinSetTrustEvaluator``, ``PinnedKeyHashesTrustEvaluator``…),
+    ///     or nil for default validation.
+    ///   - revocation: revocation options, or nil for no revocation check.
+    ///   - mode: enforced (the default) or informational.
+    ///   - canary: an evaluator trialled beside the result, or nil.
+    /// - Throws: what ``CompositeTrustEvaluator/init(_:)`` throws.
+    public static func evaluator(
+        pinning: (any ServerTrustEvaluating)?, revocation: RevocationOptions? = nil, mode: EnforcementMode = .enforced,
+        canary: (any ServerTrustEvaluating)? = nil
+    ) throws -> any ServerTrustEvaluating {
+        var checks: [any ServerTrustEvaluating] = [pinning ?? DefaultTrustEvaluator()]
+        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation)) }
+        var evaluator: any ServerTrustEvaluating = checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
+        if mode == .informational, pinning != nil || revocation != nil {
+            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(), InformationalTrustEvaluator(evaluator)])
+        }
+        if let canary { evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: canary) }
+        return evaluator
+    }
+}

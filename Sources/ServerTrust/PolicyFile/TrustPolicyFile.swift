@@ -171,17 +171,9 @@ public struct TrustPolicyFile: Sendable {
             throw reader.error(fields["mode"]!, "informational mode trials pins or revocation, and this host has neither")
         }
 
-        var checks: [any ServerTrustEvaluating] = [
-            try pinSet.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) } ?? DefaultTrustEvaluator()
-        ]
-        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation)) }
-        var evaluator: any ServerTrustEvaluating = checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
-        if mode == .informational {
-            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(), InformationalTrustEvaluator(evaluator)])
-        }
-        if let canary {
-            evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: try PinSetTrustEvaluator(pinSet: canary, logger: logger))
-        }
+        let evaluator = try ServerTrust.HostPolicy.evaluator(
+            pinning: try pinSet.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) }, revocation: revocation, mode: mode,
+            canary: try canary.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) })
         let minimumTLSVersion = try fields["minimumTLSVersion"].map {
             try reader.choice($0, ["1.2", "1.3"]) == "1.3" ? TLSProtocolVersion.tls13 : .tls12
         } ?? .tls12

@@ -179,15 +179,13 @@ final class Transfer: OneShot, @unchecked Sendable {
         return true
     }
 
-    typealias RetryReason = ConnectionGuard.RetryReason
-
     /// Set when the guard refused the connection so the request can be retried on a new one.
-    private(set) var retryReason: RetryReason?
+    private(set) var retryReason: ConnectionGuard.RetryReason?
     /// Whether this attempt runs on a connection opened for it, with a full handshake (the retry).
     private(set) var isOnFreshConnection = false
 
     /// Refuses the connection and has libcurl close it rather than cache it for another request.
-    private func refuseForRetry(_ reason: RetryReason) -> Bool {
+    private func refuseForRetry(_ reason: ConnectionGuard.RetryReason) -> Bool {
         retryReason = reason
         // Read by curl when this transfer ends (multi_done): the connection is closed then,
         // unless other HTTP/2 streams still use it; it then goes back to the cache when they
