@@ -77,7 +77,7 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// What happens to staple-only revocation policies (no staple can be had here).
     public let stapledOCSPHandling: StapledOCSPHandling
     /// Where evaluations and failures are counted (`TrustCounters.Snapshot`), as a `Session`'s
-    /// ``ServerTrust/TrustCounters`` are; share one with your sessions for one set of numbers.
+    /// `TrustCounters` are; share one with your sessions for one set of numbers.
     public let counters: TrustCounters
     /// Where evaluations (debug) and failures (error) are logged, with the metadata a
     /// `Session` logs them with.

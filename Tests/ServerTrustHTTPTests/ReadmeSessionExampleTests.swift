@@ -28,4 +28,27 @@ import ServerTrustTestSupport
         #expect(response.status == 200)
         #expect(response.trust.evaluator == "DefaultTrustEvaluator")
     }
+
+    /// README's "Host policies" snippet, with real pins and key: the calls compile as shown and
+    /// each host resolves to its own policy.
+    @Test func theHostPolicyExampleResolvesEachHostToItsPolicy() throws {
+        let keys = try SigningKeys()
+        let signedResponseRootKey = keys.roots[0].key.base64
+        let current = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
+        let backup = "sha256/" + Data(repeating: 2, count: 32).base64EncodedString()
+        let manager = try ServerTrustManager(policies: [
+            "api.example.com": HostPolicy(
+                evaluator: try .pinnedKeyHashes([current, backup]),
+                minimumTLSVersion: .tls13,
+                signedResponses: .enforced(roots: [try SignedResponseRoot(base64: signedResponseRootKey)])),
+            "**.cdn.example.com": HostPolicy(evaluator: DefaultTrustEvaluator()),
+        ])
+        let api = try manager.resolve(host: "api.example.com")
+        #expect(api.evaluator is PinnedKeyHashesTrustEvaluator)
+        #expect(api.policy.minimumTLSVersion == .tls13)
+        #expect(api.policy.signedResponses?.mode == .enforced)
+        let cdn = try manager.resolve(host: "img.cdn.example.com")
+        #expect(cdn.pattern?.description == "**.cdn.example.com")
+        #expect(cdn.policy.signedResponses == nil)
+    }
 }

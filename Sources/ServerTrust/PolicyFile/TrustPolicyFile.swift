@@ -31,11 +31,16 @@ public import Logging
 /// `warningDays`, `minimumPinCount` (as ``PinSet``); `mode` (`enforced`, the default, or
 /// `informational`); `canary` (a pin set trialled beside the policy); `revocation` (`methods`:
 /// `preferOCSP`, `preferCRL`, `ocsp`, `crl`; `requirePositiveResponse`, `networkAccessDisabled`,
-/// `scope`: `leafOnly` or `wholeChain`; `timeBudgetSeconds`); `reportURIs`. At the top level:
+/// `scope`: `leafOnly` or `wholeChain`; `timeBudgetSeconds`); `reportURIs`;
+/// `minimumTLSVersion` (`"1.2"`, the default, or `"1.3"`); `signedResponses` (`mode`:
+/// `enforced`, `informational` or `disabled`; `roots`: base64 root keys as `servertrust keys`
+/// prints them; optional `freshnessSeconds` and `clockSkewSeconds`). A client identity is not
+/// policy (it holds a private key) and is set in code (``HostPolicy/clientIdentity``). At the top level:
 /// `version` (1), `hosts`, and optionally `reportURIs` and `allHostsMustBeEvaluated`
 /// (default `true`).
 ///
-/// Each host becomes one evaluator: pins → ``PinSetTrustEvaluator``, none → default
+/// Each host becomes one ``HostPolicy`` (``Host/policy``), one to one, whose evaluator is made by
+/// ``HostPolicy/evaluator(pinning:revocation:mode:canary:)``: pins → ``PinSetTrustEvaluator``, none → default
 /// validation; with `revocation`, a ``RevocationTrustEvaluator`` after it; `informational` wraps
 /// all of that as `.composite([.default(), .informational(…)])`, so the host keeps default
 /// validation while the rest is trialled; `canary` wraps the result in a
