@@ -1,9 +1,9 @@
 internal import CCurl
 public import ServerTrust
 
-/// The error a ``Session`` throws: what went wrong, with the curl code and message, and the
-/// `TrustError` when trust evaluation rejected the server, or the `ResponseSignatureError`
-/// when an enforced signed-response policy rejected the response.
+/// The error a ``Session`` throws: what went wrong, with the curl code and message read as a
+/// ``TransportFailure``, and the `TrustError` when trust evaluation rejected the server, or the
+/// `ResponseSignatureError` when an enforced signed-response policy rejected the response.
 ///
 /// Equality compares ``code`` only, as with `TrustError`.
 public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -69,11 +69,12 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public var curlCode: Int { details.curlCode }
     /// libcurl's error buffer text, if any.
     public var curlMessage: String { details.curlMessage }
-    /// How the transfer failed on its way to or from the server, read from ``curlCode``: set
-    /// whenever `curlCode` is not 0, and ``TransportFailure/trustRejected`` for every
-    /// ``Code/trustEvaluationFailed`` the server's handshake ended with. Nil when libcurl was
-    /// not involved: a request refused before it was sent, a cancelled task, a failure found
-    /// after the transfer succeeded (a redirect, a signature).
+    /// How the transfer failed on its way to or from the server, read from ``curlCode`` and
+    /// ``curlMessage``: set whenever `curlCode` is not 0, and
+    /// ``TransportFailure/trustRejected`` for every trust rejection that ended a transfer,
+    /// whichever code curl ended it with. Nil when libcurl was not involved: a request refused
+    /// before it was sent, a cancelled task, a failure found after the transfer succeeded (a
+    /// redirect, a signature).
     public var transportFailure: TransportFailure? { details.transportFailure }
     /// The URL of the hop that failed, as it was requested: user-info and query included.
     ///
