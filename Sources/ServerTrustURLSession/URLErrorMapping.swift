@@ -30,7 +30,8 @@ enum URLErrorMapping {
         return URLError(code, userInfo: userInfo)
     }
 
-    /// The URLError code for a session failure; libcurl's code decides among transfer failures.
+    /// The URLError code for a session failure; the transport failure decides among transfer
+    /// failures.
     static func code(for error: SessionError, url: URL?) -> URLError.Code {
         switch error.code {
         case .trustEvaluationFailed: return .serverCertificateUntrusted
@@ -49,21 +50,21 @@ enum URLErrorMapping {
         case .contentDecodingFailed: return .cannotDecodeContentData
         case .responseSignatureInvalid: return .badServerResponse
         case .uploadFailed, .bodyNotReplayable: return .requestBodyStreamExhausted
-        case .transferFailed: return code(forCurlCode: error.curlCode)
+        case .transferFailed: return error.transportFailure.map(code(for:)) ?? .cannotLoadFromNetwork
         default: return .unknown
         }
     }
 
-    private static func code(forCurlCode curlCode: Int) -> URLError.Code {
-        switch curlCode {
-        case 5, 6: return .cannotFindHost  // couldn't resolve proxy / host
-        case 7: return .cannotConnectToHost
-        case 28: return .timedOut
-        case 35, 58, 59, 66, 80, 83, 90, 91: return .secureConnectionFailed  // TLS handshake and setup
-        case 51, 60: return .serverCertificateUntrusted  // peer certificate or its name rejected
-        case 47: return .httpTooManyRedirects
-        case 52: return .zeroByteResource
-        case 18, 55, 56, 92: return .networkConnectionLost  // partial file, send/receive, HTTP/2 stream
+    private static func code(for failure: SessionError.TransportFailure) -> URLError.Code {
+        switch failure {
+        case .nameResolutionFailed: return .cannotFindHost
+        case .connectionFailed: return .cannotConnectToHost
+        case .timedOut: return .timedOut
+        case .tlsHandshakeFailed, .tlsFailed: return .secureConnectionFailed
+        case .trustRejected: return .serverCertificateUntrusted
+        case .tooManyRedirects: return .httpTooManyRedirects
+        case .emptyReply: return .zeroByteResource
+        case .responseTruncated, .connectionReset, .tlsAlertReceived, .http2StreamFailed: return .networkConnectionLost
         default: return .cannotLoadFromNetwork
         }
     }

@@ -112,3 +112,11 @@ import ServerTrustTestSupport
         #expect(error.retryableFailure == (headerArrived ? nil : .connectionReset))
     }
 }
+
+extension Session.RetryPolicy.Failures {
+    /// The retry kind of a transfer libcurl ended with `curlCode`: classified as the transfer
+    /// does, then judged by the policy.
+    static func kind(curlCode: CURLcode, curlMessage: String) -> Self? {
+        kind(of: SessionError.TransportFailure(curlCode: curlCode, curlMessage: curlMessage))
+    }
+}

@@ -318,7 +318,7 @@ final class Transfer: OneShot, @unchecked Sendable {
         if let rejected, let trustFailure = rejected.failure {
             return .failure(SessionError(
                 .trustEvaluationFailed, "Trust evaluation rejected \(policy.host).", trustError: trustFailure,
-                curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url, rejectedTrust: rejected))
+                curlCode: Int(code.rawValue), curlMessage: curlMessage, transportFailure: .trustRejected, url: url, rejectedTrust: rejected))
         }
         // The producer's failure is why curl aborted (CURL_READFUNC_ABORT), whatever its code.
         if let failure = upload?.failure, code != CURLE_OK {
@@ -346,17 +346,19 @@ final class Transfer: OneShot, @unchecked Sendable {
                     .contentDecodingFailed, "libcurl could not decode the response body (Content-Encoding: \(ContentCoding.tokens(of: head.headers).joined(separator: ", "))).",
                     curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
             }
+            let failure = SessionError.TransportFailure(curlCode: code, curlMessage: curlMessage)
             let text =
-                code == CURLE_SSL_CONNECT_ERROR && TLSFloor.isProtocolVersionRefusal(curlMessage)
+                failure == .tlsHandshakeFailed && TLSFloor.isProtocolVersionRefusal(curlMessage)
                 ? (policy.minimumTLSVersion > .tls12
                     ? "The server for \(policy.host) offers no protocol version at or above \(policy.minimumTLSVersion), the lowest its host policy accepts."
                     : "The server for \(policy.host) offers no protocol version at or above \(TLSFloor.minimumProtocolName), the lowest ServerTrust accepts.")
                 : String(cString: curl_easy_strerror(code))
-            let kind: SessionError.Code = code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .transferFailed
-            var error = SessionError(kind, text, curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url)
+            var error = SessionError(
+                failure == .timedOut ? .timedOut : .transferFailed, text, curlCode: Int(code.rawValue), curlMessage: curlMessage,
+                transportFailure: failure, url: url)
             // A header callback means the server answered (a status line, a 1xx, a proxy's
             // CONNECT reply): from then on the request may have had its effect.
-            if headerBytes == 0 { error.retryableFailure = Session.RetryPolicy.Failures.kind(curlCode: code, curlMessage: curlMessage) }
+            if headerBytes == 0 { error.retryableFailure = Session.RetryPolicy.Failures.kind(of: failure) }
             return .failure(error)
         }
         guard let report else {

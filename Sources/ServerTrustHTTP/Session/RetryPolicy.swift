@@ -1,6 +1,3 @@
-internal import CCurl
-internal import CServerTrustCurlShims
-
 extension Session {
     /// Whether and how a ``Session`` sends an idempotent request again after its connection
     /// failed before any byte of a response arrived. Default ``none``: opt in.
@@ -88,29 +85,31 @@ extension Session {
             public let rawValue: Int
             public init(rawValue: Int) { self.rawValue = rawValue }
 
-            /// The connection was refused or could not be made (`CURLE_COULDNT_CONNECT`).
+            /// The connection was refused or could not be made
+            /// (``SessionError/TransportFailure/connectionFailed``).
             public static let connectionRefused = Failures(rawValue: 1 << 0)
             /// The connection was reset or closed before a response: a send or receive error
-            /// (`CURLE_SEND_ERROR`, `CURLE_RECV_ERROR`) that is not a TLS alert, or an empty
-            /// reply (`CURLE_GOT_NOTHING`) — what a server closing an idle keep-alive
-            /// connection, or nginx's `return 444`, looks like.
+            /// that is not a TLS alert (``SessionError/TransportFailure/connectionReset``), or an
+            /// empty reply (``SessionError/TransportFailure/emptyReply``) — what a server closing
+            /// an idle keep-alive connection, or nginx's `return 444`, looks like.
             public static let connectionReset = Failures(rawValue: 1 << 1)
             /// The HTTP/2 connection or stream was refused or shut down (`GOAWAY`,
-            /// `REFUSED_STREAM`: `CURLE_HTTP2`, `CURLE_HTTP2_STREAM`) before a response head.
+            /// `REFUSED_STREAM`: ``SessionError/TransportFailure/http2ConnectionFailed``,
+            /// ``SessionError/TransportFailure/http2StreamFailed``) before a response head.
             public static let http2StreamRefused = Failures(rawValue: 1 << 2)
             /// Every kind above.
             public static let all: Failures = [.connectionRefused, .connectionReset, .http2StreamRefused]
 
-            /// The kind of a transfer that failed with `curlCode` before any response byte, or
-            /// nil when such a failure is never retried. A receive error carrying a TLS alert is
-            /// the server refusing the handshake's outcome (a client certificate, under TLS 1.3
-            /// reported on the first read), not a dropped connection.
-            static func kind(curlCode: CURLcode, curlMessage: String) -> Failures? {
-                switch curlCode {
-                case CURLE_COULDNT_CONNECT: .connectionRefused
-                case CURLE_RECV_ERROR, CURLE_SEND_ERROR: curlMessage.lowercased().contains("alert") ? nil : .connectionReset
-                case CURLE_GOT_NOTHING: .connectionReset
-                case CURLE_HTTP2, CURLE_HTTP2_STREAM: .http2StreamRefused
+            /// The kind of a transfer that failed with `failure` before any response byte, or nil
+            /// when such a failure is never retried. A TLS alert on a send or receive
+            /// (``SessionError/TransportFailure/tlsAlertReceived``) is the server refusing the
+            /// handshake's outcome (a client certificate, under TLS 1.3 reported on the first
+            /// read), not a dropped connection.
+            static func kind(of failure: SessionError.TransportFailure) -> Failures? {
+                switch failure {
+                case .connectionFailed: .connectionRefused
+                case .connectionReset, .emptyReply: .connectionReset
+                case .http2ConnectionFailed, .http2StreamFailed: .http2StreamRefused
                 default: nil
                 }
             }

@@ -1,8 +1,9 @@
+internal import CCurl
 public import ServerTrust
 
-/// The error a ``Session`` throws: what went wrong, with the curl code and message, and the
-/// `TrustError` when trust evaluation rejected the server, or the `ResponseSignatureError`
-/// when an enforced signed-response policy rejected the response.
+/// The error a ``Session`` throws: what went wrong, with the curl code and message read as a
+/// ``TransportFailure``, and the `TrustError` when trust evaluation rejected the server, or the
+/// `ResponseSignatureError` when an enforced signed-response policy rejected the response.
 ///
 /// Equality compares ``code`` only, as with `TrustError`.
 public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -68,6 +69,13 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public var curlCode: Int { details.curlCode }
     /// libcurl's error buffer text, if any.
     public var curlMessage: String { details.curlMessage }
+    /// How the transfer failed on its way to or from the server, read from ``curlCode`` and
+    /// ``curlMessage``: set whenever `curlCode` is not 0, and
+    /// ``TransportFailure/trustRejected`` for every trust rejection that ended a transfer,
+    /// whichever code curl ended it with. Nil when libcurl was not involved: a request refused
+    /// before it was sent, a cancelled task, a failure found after the transfer succeeded (a
+    /// redirect, a signature).
+    public var transportFailure: TransportFailure? { details.transportFailure }
     /// The URL of the hop that failed, as it was requested: user-info and query included.
     ///
     /// - Warning: This is for the program, not for display: it may carry credentials or a
@@ -100,32 +108,39 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         let trustError: TrustError?
         let curlCode: Int
         let curlMessage: String
+        let transportFailure: TransportFailure?
         let url: String?
         let signatureError: ResponseSignatureError?
         let rejectedTrust: TrustReport?
 
         init(
-            reason: String, trustError: TrustError?, curlCode: Int, curlMessage: String, url: String?,
-            signatureError: ResponseSignatureError?, rejectedTrust: TrustReport?
+            reason: String, trustError: TrustError?, curlCode: Int, curlMessage: String, transportFailure: TransportFailure?,
+            url: String?, signatureError: ResponseSignatureError?, rejectedTrust: TrustReport?
         ) {
             self.reason = reason
             self.trustError = trustError
             self.curlCode = curlCode
             self.curlMessage = curlMessage
+            self.transportFailure = transportFailure
             self.url = url
             self.signatureError = signatureError
             self.rejectedTrust = rejectedTrust
         }
     }
 
+    /// An error with libcurl's `curlCode` gets its ``transportFailure`` here, read from the code
+    /// and message, unless `transportFailure` says what the code cannot (a trust rejection).
     init(
-        _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "", url: String? = nil,
-        signatureError: ResponseSignatureError? = nil, rejectedTrust: TrustReport? = nil
+        _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "",
+        transportFailure: TransportFailure? = nil, url: String? = nil, signatureError: ResponseSignatureError? = nil,
+        rejectedTrust: TrustReport? = nil
     ) {
         self.code = code
+        let classified = transportFailure
+            ?? (curlCode == 0 ? nil : TransportFailure(curlCode: CURLcode(rawValue: UInt32(truncatingIfNeeded: curlCode)), curlMessage: curlMessage))
         details = Details(
-            reason: reason, trustError: trustError, curlCode: curlCode, curlMessage: curlMessage, url: url,
-            signatureError: signatureError, rejectedTrust: rejectedTrust)
+            reason: reason, trustError: trustError, curlCode: curlCode, curlMessage: curlMessage, transportFailure: classified,
+            url: url, signatureError: signatureError, rejectedTrust: rejectedTrust)
     }
 
     public static func == (lhs: SessionError, rhs: SessionError) -> Bool { lhs.code == rhs.code }

@@ -69,14 +69,14 @@ enum FixHint {
     static func lines(forTransfer error: SessionError, url: URL) -> [String] {
         let host = url.host ?? "the host"
         let port = url.port ?? 443
-        switch error.curlCode {
-        case 5, 6:
+        switch error.transportFailure {
+        case .nameResolutionFailed?:
             return ["\(host) does not resolve; to reach a server by address, add --resolve \(host):\(port):ADDR"]
-        case 7:
+        case .connectionFailed?:
             return ["nothing accepted a connection at \(host):\(port); check the port, or map the name with --resolve \(host):\(port):ADDR"]
-        case 28:
+        case .timedOut?:
             return ["no answer in time; check the address and any firewall, or pass --proxy URL if this network needs one"]
-        case 35:
+        case .tlsHandshakeFailed?:
             return ["the TLS handshake failed: is this port speaking HTTPS? `openssl s_client -connect \(host):\(port)` shows the server's side"]
         default:
             return []
