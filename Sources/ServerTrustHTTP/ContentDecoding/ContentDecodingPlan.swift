@@ -28,7 +28,7 @@ struct ContentDecodingPlan: Sendable {
     /// the signed bytes as they were received (third security review, finding 3). Decoding by
     /// an unsigned label would let an intermediary that adds `Content-Encoding: gzip` to signed
     /// gzip bytes hand the application their inflated content marked `verified`. The v1 format
-    /// never covers it (``SignedResponsePolicy``); a scheme that does may decode.
+    /// never covers it (`SignedResponsePolicy`); a scheme that does may decode.
     init(_ codings: [ContentCoding], verifiesSignatures: Bool, signatureCoversContentEncoding: Bool = false) {
         if verifiesSignatures && !signatureCoversContentEncoding {
             self = .off

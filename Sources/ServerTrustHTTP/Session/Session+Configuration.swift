@@ -104,7 +104,7 @@ extension Session {
         /// Signed-response policies by host pattern (`api.example.com`, `*.example.com`,
         /// `**.example.com`, as in `ServerTrustManager`; the most specific wins). A host no
         /// pattern matches is not checked. Patterns are validated when the session is created.
-        /// Default: none. See ``SignedResponsePolicy`` and docs/SIGNED_RESPONSES.md.
+        /// Default: none. See `SignedResponsePolicy` and docs/SIGNED_RESPONSES.md.
         public var signedResponses: [String: SignedResponsePolicy] = [:]
         /// Client certificates for mutual TLS, by host pattern (`api.example.com`, `*.example.com`,
         /// `**.example.com`, as in `ServerTrustManager`; the most specific wins). A connection

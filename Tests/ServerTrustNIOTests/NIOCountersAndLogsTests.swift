@@ -1,0 +1,74 @@
+#if NIOAdapter
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOSSL
+import ServerTrust
+import ServerTrustNIO
+import ServerTrustTestSupport
+import Testing
+
+/// Issue #33: a NIO (and so grpc-swift) connection is evaluated through the one entry point
+/// every client path uses, so it is counted in `TrustCounters` and logged as a `Session`'s
+/// evaluations are (debug for each, error for each failure, with the same metadata), and a
+/// host policy's TLS floor is checked against the context.
+@Suite struct NIOCountersAndLogsTests {
+    static let host = "nio.servertrust.test"
+
+    @Test func everyNIOEvaluationIsCountedAndEveryFailureLoggedWithItsMetadata() async throws {
+        let root = try TestPKI.makeRoot(commonName: "NIO Counters Root")
+        let leaf = try root.issueLeaf(dnsNames: [Self.host])
+        let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
+        defer { server.stop() }
+        let counters = TrustCounters()
+        let logs = CapturedLogs()
+        func verifier(_ pin: Pin) throws -> ServerTrustNIOVerifier {
+            try ServerTrustNIOVerifier(
+                trustManager: ServerTrustManager(evaluators: [Self.host: try PinnedKeyHashesTrustEvaluator(pins: [pin])]),
+                anchors: try root.trustAnchors(), counters: counters, logger: logs.logger)
+        }
+
+        let accepted = try await NIOHTTPClient.get("/status/200", host: Self.host, port: server.port, verifier: verifier(leaf.certificate.spkiPin))
+        #expect(accepted.status == 200)
+        #expect(counters.snapshot.evaluations == 1)
+        #expect(counters.snapshot.failures == 0)
+        #expect(logs.at(.debug).first?.metadata["host"] == "\(Self.host)")
+        #expect(logs.at(.debug).first?.metadata["result"] == "verified")
+
+        let wrong = try Pin("sha256/" + Data(repeating: 9, count: 32).base64EncodedString())
+        do {
+            _ = try await NIOHTTPClient.get("/status/200", host: Self.host, port: server.port, verifier: verifier(wrong))
+            Issue.record("the wrong pin was accepted")
+        } catch {
+            #expect((error as? ServerTrustNIOError)?.trustError.code == .pinMismatch, "\(error)")
+        }
+        #expect(counters.snapshot.evaluations == 2)
+        #expect(counters.snapshot.failuresByReason == ["pinMismatch": 1])
+        #expect(logs.at(.error).count == 1)
+        #expect(logs.at(.error).first?.metadata == [
+            "host": "\(Self.host)", "evaluator": "PinnedKeyHashesTrustEvaluator", "reason": "pinMismatch", "mode": "enforced",
+        ])
+    }
+
+    @Test func aHostPolicyRequiringTLS13RefusesAContextThatAllowsTLS12() throws {
+        let verifier = try ServerTrustNIOVerifier(
+            trustManager: ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)]),
+            anchors: try TestPKI.makeRoot().trustAnchors())
+        let refusing = EmbeddedChannel()
+        defer { _ = try? refusing.finish() }
+        let error = #expect(throws: ServerTrustNIOError.self) {
+            try verifier.addClientHandlers(
+                to: refusing.pipeline.syncOperations, context: try NIOHTTPClient.context(minimumTLSVersion: .tlsv12), host: Self.host)
+        }
+        #expect(error?.trustError.code == .tlsVersionBelowPolicy)
+        #expect(error?.trustError.reason.contains("requires TLS 1.3") == true)
+        #expect((try? refusing.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) == nil)
+
+        let accepting = EmbeddedChannel()
+        defer { _ = try? accepting.finish() }
+        try verifier.addClientHandlers(
+            to: accepting.pipeline.syncOperations, context: try NIOHTTPClient.context(minimumTLSVersion: .tlsv13), host: Self.host)
+        #expect((try? accepting.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) != nil)
+    }
+}
+#endif
