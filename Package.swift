@@ -145,7 +145,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
-        // links ServerTrustLab (TestPKI, LocalTLSServer), which needs only ServerTrust and
+        // links ServerTrustLab (LabPKI, LocalTLSServer), which needs only ServerTrust and
         // OpenSSL and so adds no system dependency. It never links ServerTrustTestSupport:
         // scripts/check-shipping-binary.sh fails the release build if a symbol of it appears.
         // The plugin compiles Certificates/ into the constants the demo checks the sample chain with.
@@ -182,7 +182,7 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["servertrust-generate"]
         ),
-        // The lab: an in-process PKI (TestPKI, TestCA, TestKey, CRLs) and local TLS and HTTP
+        // The lab: an in-process PKI (LabPKI, LabCA, LabKey, CRLs) and local TLS and HTTP
         // servers, for the demo and for tests — the package's own and its users'. A product,
         // reviewed as library code; nothing in it is meant to attack a client.
         .target(

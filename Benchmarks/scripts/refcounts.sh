@@ -2,7 +2,7 @@
 # Retains and releases per kept-alive request, by the function that makes them: ServerTrust
 # from Session.taskExecutor beside the async floor (async-floor, the least an async Swift client
 # over this libcurl does), both under callgrind. The instruction counts say how much a request
-# costs; this says which layer hands which value on (docs/PERFORMANCE.md, ninth round).
+# costs; this says which layer hands which value on (docs/PERFORMANCE-HISTORY.md, ninth round).
 #
 #   Benchmarks/scripts/refcounts.sh [OUT-DIR]     (after `swift build -c release` in Benchmarks/)
 #

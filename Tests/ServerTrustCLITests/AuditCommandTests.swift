@@ -14,8 +14,8 @@ import ServerTrustTestSupport
     private func date(_ days: Double) -> String { JSONTextDate.format(base.addingTimeInterval(days * 86_400)) }
 
     private func audit(_ fixture: CLIFixture, policy: String, _ extra: [String] = []) throws -> CommandResult {
-        let file = try TestPKI.writeTemporaryFile(policy, name: "policy.json")
-        defer { TestPKI.removeTemporaryFile(file) }
+        let file = try LabPKI.writeTemporaryFile(policy, name: "policy.json")
+        defer { LabPKI.removeTemporaryFile(file) }
         return CommandRunner.run(
             ["audit", "--policy", file, "--port", String(fixture.server.port), "--at", JSONTextDate.format(base)] + extra + fixture.trusting)
     }
@@ -120,8 +120,8 @@ import ServerTrustTestSupport
     @Test func anUnreachableHostExitsThree() throws {
         let fixture = try CLIFixture()
         let port = try fixture.closedPort()
-        let file = try TestPKI.writeTemporaryFile(#"{ "version": 1, "hosts": { "\#(CLIFixture.host)": {} } }"#, name: "policy.json")
-        defer { TestPKI.removeTemporaryFile(file) }
+        let file = try LabPKI.writeTemporaryFile(#"{ "version": 1, "hosts": { "\#(CLIFixture.host)": {} } }"#, name: "policy.json")
+        defer { LabPKI.removeTemporaryFile(file) }
         let result = CommandRunner.run(
             ["audit", "--policy", file, "--port", String(port), "--ca", fixture.caFile, "--resolve", "\(CLIFixture.host):\(port):127.0.0.1"])
         #expect(result.status == 3, "\(result)")

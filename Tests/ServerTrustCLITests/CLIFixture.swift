@@ -7,15 +7,15 @@ import ServerTrustTestSupport
 final class CLIFixture: Sendable {
     static let host = "cli.servertrust.test"
 
-    let root: TestCA
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let intermediate: LabCA
+    let leaf: LabLeaf
     let server: LocalTLSServer
     /// The root as PEM, for `--ca`.
     let caFile: String
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "CLI Test Root")
+        root = try LabPKI.makeRoot(commonName: "CLI Test Root")
         intermediate = try root.issueIntermediate(commonName: "CLI Test Intermediate")
         leaf = try intermediate.issueLeaf(
             dnsNames: [Self.host], ipAddresses: ["127.0.0.1"], ocspURL: "http://ocsp.servertrust.test/",
@@ -25,12 +25,12 @@ final class CLIFixture: Sendable {
         }
         configuration.stapledOCSPResponse = try intermediate.makeOCSPResponseDER(for: leaf.certificate)
         server = try LocalTLSServer(configuration)
-        caFile = try TestPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
+        caFile = try LabPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
     }
 
     deinit {
         server.stop()
-        TestPKI.removeTemporaryFile(caFile)
+        LabPKI.removeTemporaryFile(caFile)
     }
 
     func url(_ path: String = "/", host: String = CLIFixture.host) -> String { server.url(path, host: host) }

@@ -8,17 +8,17 @@ import ServerTrustTestSupport
 /// interop tests cover servers that do); every bad one exits 2 before any connection, naming
 /// the problem.
 @Suite struct FetchClientIdentityTests {
-    let client: TestLeaf
+    let client: LabLeaf
 
     init() throws {
-        client = try TestPKI.makeRoot(commonName: "CLI Client Root").issueLeaf(commonName: "cli-client", extendedKeyUsage: [.clientAuth])
+        client = try LabPKI.makeRoot(commonName: "CLI Client Root").issueLeaf(commonName: "cli-client", extendedKeyUsage: [.clientAuth])
     }
 
     func files(_ contents: [String: String]) throws -> [String: String] {
-        try contents.mapValues { try TestPKI.writeTemporaryFile($0, name: "file") }
+        try contents.mapValues { try LabPKI.writeTemporaryFile($0, name: "file") }
     }
 
-    func remove(_ files: [String: String]) { files.values.forEach(TestPKI.removeTemporaryFile) }
+    func remove(_ files: [String: String]) { files.values.forEach(LabPKI.removeTemporaryFile) }
 
     @Test func aValidCertificateAndKeyAreLoadedAndTheFetchSucceeds() throws {
         let fixture = try CLIFixture()
@@ -46,7 +46,7 @@ import ServerTrustTestSupport
 
     @Test func aKeyThatDoesNotMatchTheCertificateExitsTwoNamingBothKeys() throws {
         let fixture = try CLIFixture()
-        let other = TestKey.ecP256()
+        let other = LabKey.ecP256()
         let paths = try files(["cert": client.certificate.pemEncoded, "key": other.pemPrivateKey])
         defer { remove(paths) }
         let result = CommandRunner.run(["fetch", fixture.url(), "--client-cert", paths["cert"]!, "--client-key", paths["key"]!] + fixture.trusting)
@@ -76,9 +76,9 @@ import ServerTrustTestSupport
 
     @Test func aPKCS12FileIsLoadedWithItsPassphraseFile() throws {
         let fixture = try CLIFixture()
-        let p12 = try TestPKI.writeTemporaryFile(try client.pkcs12(passphrase: "p12"), name: "client.p12")
-        let pass = try TestPKI.writeTemporaryFile("p12\n", name: "pass")
-        defer { [p12, pass].forEach(TestPKI.removeTemporaryFile) }
+        let p12 = try LabPKI.writeTemporaryFile(try client.pkcs12(passphrase: "p12"), name: "client.p12")
+        let pass = try LabPKI.writeTemporaryFile("p12\n", name: "pass")
+        defer { [p12, pass].forEach(LabPKI.removeTemporaryFile) }
         let result = CommandRunner.run(["fetch", fixture.url(), "--client-pkcs12", p12, "--client-key-passphrase-file", pass] + fixture.trusting)
         #expect(result.status == 0, "\(result)")
         let wrong = CommandRunner.run(["fetch", fixture.url(), "--client-pkcs12", p12] + fixture.trusting)
@@ -90,7 +90,7 @@ import ServerTrustTestSupport
 extension FetchClientIdentityTests {
     @Test func anIdentityOpenSSLWouldRefuseInTheHandshakeExitsTwoWithOpenSSLsReason() throws {
         let fixture = try CLIFixture()
-        let weak = try TestPKI.makeRoot(commonName: "Weak Root").issueLeaf(commonName: "weak-client", key: .rsa(bits: 1024), extendedKeyUsage: [.clientAuth])
+        let weak = try LabPKI.makeRoot(commonName: "Weak Root").issueLeaf(commonName: "weak-client", key: .rsa(bits: 1024), extendedKeyUsage: [.clientAuth])
         let paths = try files(["cert": weak.certificate.pemEncoded, "key": weak.key.pemPrivateKey])
         defer { remove(paths) }
         let result = CommandRunner.run(["fetch", fixture.url(), "--client-cert", paths["cert"]!, "--client-key", paths["key"]!] + fixture.trusting)

@@ -88,12 +88,12 @@ import ServerTrustTestSupport
         let fixture = try CLIFixture()
         let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
         let backup = "sha256/" + Data(repeating: 5, count: 32).base64EncodedString()
-        let policy = try TestPKI.writeTemporaryFile("""
+        let policy = try LabPKI.writeTemporaryFile("""
             { "version": 1, "hosts": {
                 "*.servertrust.test": {},
                 "**.cli.servertrust.test": { "pins": [{ "pin": "\(wrong)" }, { "pin": "\(backup)" }] } } }
             """, name: "policy.json")
-        defer { TestPKI.removeTemporaryFile(policy) }
+        defer { LabPKI.removeTemporaryFile(policy) }
         let result = CommandRunner.run(["fetch", fixture.url(), "--policy", policy] + fixture.trusting)
         #expect(result.status == 1, "\(result)")
         #expect(result.standardOutput.isEmpty)

@@ -85,12 +85,12 @@ import ServerTrustTestSupport
         let fixture = try CLIFixture()
         let (server, reporting) = try collector(fixture)
         let other = "sha256/" + Data(repeating: 5, count: 32).base64EncodedString()
-        let policy = try TestPKI.writeTemporaryFile("""
+        let policy = try LabPKI.writeTemporaryFile("""
             { "version": 1, "hosts": { "\(CLIFixture.host)": {
                 "pins": [{ "pin": "\(fixture.intermediate.certificate.spkiPin)", "label": "current" }, { "pin": "\(other)", "label": "backup" }],
                 "canary": { "pins": [{ "pin": "\(Self.wrongPin)", "label": "next" }, { "pin": "\(other)", "label": "backup" }] } } } }
             """, name: "policy.json")
-        defer { TestPKI.removeTemporaryFile(policy) }
+        defer { LabPKI.removeTemporaryFile(policy) }
 
         let result = CommandRunner.run(["fetch", fixture.url(), "--policy", policy, "--json"] + reporting + fixture.trusting)
         #expect(result.status == 0, "\(result)")

@@ -62,18 +62,18 @@ import Testing
             fixture = try CLIFixture()
             keys = try Keys()
             FetchSignatureCommandTests.serveSigned(fixture, by: keys.signer)
-            let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+            let proxyCA = try LabPKI.makeRoot(commonName: "Corporate Inspection CA")
             let forged = try proxyCA.issueLeaf(dnsNames: [CLIFixture.host])
             let port = fixture.server.port
             proxy = try LocalConnectProxy(.init(
                 interceptingIdentity: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey),
                 route: { _ in "127.0.0.1:\(port)" }, responseBodyRewrite: FetchSignatureCommandTests.rewrite))
-            caFile = try TestPKI.writeTemporaryFile(TestPKI.pemBundle([fixture.root.certificate, proxyCA.certificate]), name: "roots.pem")
+            caFile = try LabPKI.writeTemporaryFile(LabPKI.pemBundle([fixture.root.certificate, proxyCA.certificate]), name: "roots.pem")
         }
 
         deinit {
             proxy.stop()
-            TestPKI.removeTemporaryFile(caFile)
+            LabPKI.removeTemporaryFile(caFile)
         }
 
         /// `servertrust fetch` of `path` through the proxy, checking signatures against the genuine root.

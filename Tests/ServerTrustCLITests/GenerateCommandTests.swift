@@ -68,8 +68,8 @@ import Testing
     }
 
     @Test func everyBadFileIsNamedWithItsReasonAndNothingIsWritten() throws {
-        let root = try TestPKI.makeRoot(commonName: "Generate Test Root")
-        let key = TestKey.ecP256()
+        let root = try LabPKI.makeRoot(commonName: "Generate Test Root")
+        let key = LabKey.ecP256()
         let folder = try makeFolder([
             "good.pem": Array(root.certificate.pemEncoded.utf8),
             "not-base64.pem": Array("-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----\n".utf8),
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func filesWhoseNamesClashAreRefused() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let folder = try makeFolder(["sample-leaf.pem": Array(root.certificate.pemEncoded.utf8), "sample_leaf.der": root.certificate.derEncoded])
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = CommandRunner.run(["generate", folder.path])

@@ -220,14 +220,14 @@ import Testing
 
     @Test func auditJSON() throws {
         let fixture = try CLIFixture()
-        let file = try TestPKI.writeTemporaryFile("""
+        let file = try LabPKI.writeTemporaryFile("""
             { "version": 1, "hosts": {
                 "\(CLIFixture.host)": { "pins": [
                     { "pin": "\(fixture.intermediate.certificate.spkiPin)", "label": "current" },
                     { "pin": "sha256/\(Data(repeating: 5, count: 32).base64EncodedString())", "label": "backup" }] },
                 "*.wild.servertrust.test": {} } }
             """, name: "policy.json")
-        defer { TestPKI.removeTemporaryFile(file) }
+        defer { LabPKI.removeTemporaryFile(file) }
         // A 7-day horizon: the fixture's leaf lives 30 days, so the default 30-day horizon would
         // fall on its notAfter and the outcome would depend on how long the run took.
         let result = CommandRunner.run(

@@ -8,13 +8,13 @@ import Testing
 /// namespace from the host, and the Swift it writes (the full text is golden-tested through the
 /// command in `PinsCommandTests`).
 @Suite struct PinningSnippetTests {
-    let root: TestCA
-    let first: TestCA
-    let second: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let first: LabCA
+    let second: LabCA
+    let leaf: LabLeaf
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "Snippet Root")
+        root = try LabPKI.makeRoot(commonName: "Snippet Root")
         first = try root.issueIntermediate(commonName: "Snippet Intermediate 1")
         second = try first.issueIntermediate(commonName: "Snippet Intermediate 2")
         leaf = try second.issueLeaf(dnsNames: ["api.example.com"])

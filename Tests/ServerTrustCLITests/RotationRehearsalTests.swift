@@ -100,19 +100,19 @@ private final class RotationLab {
     static let host = "rotation.servertrust.test"
     static let reportHost = "reports.servertrust.test"
 
-    let keyA = TestKey.ecP256()
-    let keyB = TestKey.ecP256()
-    let keyC = TestKey.ecP256()
+    let keyA = LabKey.ecP256()
+    let keyB = LabKey.ecP256()
+    let keyC = LabKey.ecP256()
     /// The audit date (`--at`): now, to the second, so the test PKI's certificates are valid.
     let base = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-    let intermediate: TestCA
+    let intermediate: LabCA
     let server: LocalTLSServer
     let collector: LocalTLSServer
     let caFile: String
     private var files: [String] = []
 
     init() throws {
-        let root = try TestPKI.makeRoot(commonName: "Rotation Test Root")
+        let root = try LabPKI.makeRoot(commonName: "Rotation Test Root")
         intermediate = try root.issueIntermediate(commonName: "Rotation Test Intermediate")
         let leafA = try intermediate.issueLeaf(dnsNames: [Self.host], key: keyA, notAfter: base.addingTimeInterval(90 * 86_400))
         server = try LocalTLSServer(chain: leafA.chain, privateKeyPEM: leafA.key.pemPrivateKey) { request in
@@ -122,13 +122,13 @@ private final class RotationLab {
         collector = try LocalTLSServer(chain: collectorLeaf.chain, privateKeyPEM: collectorLeaf.key.pemPrivateKey) { request in
             request.path == "/report" ? LocalHTTPResponse(status: 204) : nil
         }
-        caFile = try TestPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "rotation-root.pem")
+        caFile = try LabPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "rotation-root.pem")
     }
 
     deinit {
         server.stop()
         collector.stop()
-        ([caFile] + files).forEach(TestPKI.removeTemporaryFile)
+        ([caFile] + files).forEach(LabPKI.removeTemporaryFile)
     }
 
     var reportURI: String { collector.url("/report", host: Self.reportHost) }
@@ -136,7 +136,7 @@ private final class RotationLab {
     func date(days: Double) -> Date { base.addingTimeInterval(days * 86_400) }
 
     func policy(_ name: String, _ text: String) throws -> String {
-        let file = try TestPKI.writeTemporaryFile(text, name: name)
+        let file = try LabPKI.writeTemporaryFile(text, name: name)
         files.append(file)
         return file
     }

@@ -15,7 +15,7 @@ import Testing
         let directory: String
 
         init(_ fixture: CLIFixture, connections: Int) throws {
-            directory = try TestPKI.writeTemporaryFile(fixture.leaf.key.pemPrivateKey, name: "leaf.key")
+            directory = try LabPKI.writeTemporaryFile(fixture.leaf.key.pemPrivateKey, name: "leaf.key")
                 .components(separatedBy: "/").dropLast().joined(separator: "/")
             try Data(fixture.leaf.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/leaf.pem"))
             try Data(fixture.intermediate.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/chain.pem"))

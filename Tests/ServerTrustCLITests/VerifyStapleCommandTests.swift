@@ -6,25 +6,25 @@ import Testing
 /// `verify --ocsp-response/--require-ocsp`: the staple judged by the library's revocation
 /// evaluator, with `verify`'s exit codes, messages and JSON.
 @Suite final class VerifyStapleCommandTests {
-    let root: TestCA
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let intermediate: LabCA
+    let leaf: LabLeaf
     let chainFile: String
     let rootFile: String
     /// Whole seconds, so `--time` and the response's dates are exact.
     let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "Staple Root")
+        root = try LabPKI.makeRoot(commonName: "Staple Root")
         intermediate = try root.issueIntermediate(commonName: "Staple Intermediate")
         leaf = try intermediate.issueLeaf(dnsNames: ["staple.servertrust.test"])
-        chainFile = try TestPKI.writeTemporaryFile(leaf.chain.map(\.pemEncoded).joined(), name: "chain.pem")
-        rootFile = try TestPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
+        chainFile = try LabPKI.writeTemporaryFile(leaf.chain.map(\.pemEncoded).joined(), name: "chain.pem")
+        rootFile = try LabPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
     }
 
     deinit {
-        TestPKI.removeTemporaryFile(chainFile)
-        TestPKI.removeTemporaryFile(rootFile)
+        LabPKI.removeTemporaryFile(chainFile)
+        LabPKI.removeTemporaryFile(rootFile)
     }
 
     private func verify(staple: OCSPResponseBuilder.CertificateStatus?, _ extra: [String]) throws -> CommandResult {
@@ -36,11 +36,11 @@ import Testing
         if let staple {
             let response = try intermediate.makeOCSPResponseDER(
                 staple, for: leaf.certificate, thisUpdate: now.addingTimeInterval(-3600), nextUpdate: now.addingTimeInterval(86_400))
-            let file = try TestPKI.writeTemporaryFile(response, name: "leaf.ocsp")
+            let file = try LabPKI.writeTemporaryFile(response, name: "leaf.ocsp")
             files.append(file)
             arguments += ["--ocsp-response", file]
         }
-        defer { files.forEach(TestPKI.removeTemporaryFile) }
+        defer { files.forEach(LabPKI.removeTemporaryFile) }
         return CommandRunner.run(arguments + extra)
     }
 

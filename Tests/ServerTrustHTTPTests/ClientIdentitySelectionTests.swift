@@ -9,13 +9,13 @@ import ServerTrustTestSupport
 /// policies, no server needed.
 @Suite struct ClientIdentitySelectionTests {
     private static func identity(_ name: String) throws -> ClientIdentity {
-        let leaf = try TestPKI.makeRoot().issueLeaf(commonName: name, extendedKeyUsage: [.clientAuth])
+        let leaf = try LabPKI.makeRoot().issueLeaf(commonName: name, extendedKeyUsage: [.clientAuth])
         return try ClientIdentity(certificatePEM: leaf.certificate.pemEncoded, privateKeyPEM: leaf.key.pemPrivateKey)
     }
 
     private func session(_ identities: [String: ClientIdentity]) throws -> Session {
         var configuration = Session.Configuration()
-        configuration.anchors = .bundle(try TestPKI.makeRoot().trustAnchors())
+        configuration.anchors = .bundle(try LabPKI.makeRoot().trustAnchors())
         configuration.clientIdentities = identities
         return try Session(configuration: configuration)
     }

@@ -11,7 +11,7 @@ import Testing
     private static func policy(lifetime: TimeInterval = 3600) throws -> TrustPolicy {
         TrustPolicy(
             host: NormalizedHost("guard.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
-            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
+            anchors: try LabPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"), maximumConnectionLifetime: lifetime)
     }
 

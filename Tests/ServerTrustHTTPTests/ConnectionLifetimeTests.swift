@@ -27,15 +27,15 @@ import ServerTrustTestSupport
     /// A PKI and server where each expiry falls 30 minutes after `start`, well inside the
     /// one-hour maximum lifetime (except for `.maximumLifetime`, where nothing else expires).
     private struct LocalSetup {
-        let root: TestCA
-        let intermediate: TestCA
-        let leaf: TestLeaf
+        let root: LabCA
+        let intermediate: LabCA
+        let leaf: LabLeaf
         let server: LocalTLSServer
         let evaluator: any ServerTrustEvaluating
         let expiry: Date
 
         init(_ kind: Expiry, start: Date) throws {
-            root = try TestPKI.makeRoot(commonName: "Lifetime Root")
+            root = try LabPKI.makeRoot(commonName: "Lifetime Root")
             intermediate = try root.issueIntermediate(commonName: "Lifetime Intermediate")
             let soon = start.addingTimeInterval(30 * 60)
             leaf = try intermediate.issueLeaf(
@@ -63,7 +63,7 @@ import ServerTrustTestSupport
             }
         }
 
-        static func staple(_ leaf: TestLeaf, _ issuer: TestCA, thisUpdate: Date, nextUpdate: Date) throws -> [UInt8] {
+        static func staple(_ leaf: LabLeaf, _ issuer: LabCA, thisUpdate: Date, nextUpdate: Date) throws -> [UInt8] {
             try OCSPResponseBuilder(signer: issuer).adding(.good, for: leaf.certificate, issuedBy: issuer, thisUpdate: thisUpdate, nextUpdate: nextUpdate).build()
         }
 
@@ -247,7 +247,7 @@ import ServerTrustTestSupport
     /// A date already past at the evaluation was not relied on (a report-only evaluator saw the
     /// expired leaf and let it through): the connection lives its normal life, not one request.
     @Test func aReportOnlyFailureOnAnExpiredLeafDoesNotRetireTheConnection() async throws {
-        let root = try TestPKI.makeRoot(commonName: "Lifetime Root")
+        let root = try LabPKI.makeRoot(commonName: "Lifetime Root")
         let intermediate = try root.issueIntermediate(commonName: "Lifetime Intermediate")
         let leaf = try intermediate.issueLeaf(
             dnsNames: [SessionFixture.host], notBefore: Date(timeIntervalSinceNow: -7200), notAfter: Date(timeIntervalSinceNow: -3600))

@@ -103,7 +103,7 @@ import ServerTrustTestSupport
     /// The session keeps them all for the next burst: with the idle handles capped at the
     /// connection cache's size (here 16), 24 of the 40 were freed after every burst and made
     /// again in the next (64 in flight over one HTTP/2 connection, with 32 kept, paid about 6 k
-    /// instructions per request for it; docs/PERFORMANCE.md).
+    /// instructions per request for it; docs/PERFORMANCE-HISTORY.md).
     @Test func aBurstLeavesAHandlePerRequestAndTheNextBurstReusesEveryOne() async throws {
         let burst = 40
         let (fixture, session) = try gatedSession(burst: burst) { $0.maximumCachedConnections = 16 }

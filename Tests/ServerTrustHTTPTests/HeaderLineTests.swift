@@ -248,7 +248,7 @@ import ServerTrustTestSupport
     private func transfer() throws -> Transfer {
         let policy = TrustPolicy(
             host: NormalizedHost("plain.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
-            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
+            anchors: try LabPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let transfer = Transfer(
             url: "http://plain.servertrust.test/", method: "GET", headers: [:], body: nil, policy: policy, isTLS: false,

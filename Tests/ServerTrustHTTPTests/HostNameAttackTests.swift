@@ -10,9 +10,9 @@ import ServerTrustTestSupport
 /// and the impostor. Each test has a control that is accepted, so a failure cannot come from
 /// the set-up, and each asserts `hostMismatch` (or the policy's own verdict), not just "failed".
 @Suite struct HostNameAttackTests {
-    private let root: TestCA
+    private let root: LabCA
 
-    init() throws { root = try TestPKI.makeRoot(commonName: "Host Name Attack Root") }
+    init() throws { root = try LabPKI.makeRoot(commonName: "Host Name Attack Root") }
 
     private func server(dnsNames: [String] = [], ipAddresses: [String] = [], commonName: String? = nil) throws -> LocalTLSServer {
         let leaf = try root.issueLeaf(dnsNames: dnsNames, ipAddresses: ipAddresses, commonName: commonName)
@@ -72,7 +72,7 @@ import ServerTrustTestSupport
         defer { plain.shutdown() }
         #expect(try await fetch(plain, "\(host).", genuine).get().status == 200)
 
-        let otherKey = TestKey.ecP256().pin
+        let otherKey = LabKey.ecP256().pin
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try root.trustAnchors())
         configuration.resolve = [genuine.resolveEntry(host: host), genuine.resolveEntry(host: "\(host).")]

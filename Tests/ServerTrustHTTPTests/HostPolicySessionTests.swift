@@ -129,7 +129,7 @@ import Testing
     // MARK: Client identity and report URIs by the manager's pattern
 
     private static func identity(_ name: String) throws -> ClientIdentity {
-        let leaf = try TestPKI.makeRoot().issueLeaf(commonName: name, extendedKeyUsage: [.clientAuth])
+        let leaf = try LabPKI.makeRoot().issueLeaf(commonName: name, extendedKeyUsage: [.clientAuth])
         return try ClientIdentity(certificatePEM: leaf.certificate.pemEncoded, privateKeyPEM: leaf.key.pemPrivateKey)
     }
 

@@ -57,8 +57,8 @@ import ServerTrustTestSupport
     }
 
     struct Setup {
-        let root: TestCA
-        let intermediate: TestCA
+        let root: LabCA
+        let intermediate: LabCA
         let server: LocalTLSServer
         let responder: LocalHTTPServer
     }
@@ -66,7 +66,7 @@ import ServerTrustTestSupport
     /// A leaf whose AIA and CRL distribution point both name `responder`, which answers every
     /// request under /ocsp and /crl as `behaviour` says.
     private func setup(_ behaviour: Behaviour) throws -> Setup {
-        let root = try TestPKI.makeRoot(commonName: "Hostile Responder Root")
+        let root = try LabPKI.makeRoot(commonName: "Hostile Responder Root")
         let intermediate = try root.issueIntermediate(commonName: "Hostile Responder Intermediate")
         let responder = try LocalHTTPServer { request in
             guard request.path.hasPrefix("/ocsp") || request.path.hasPrefix("/crl") else { return nil }

@@ -7,11 +7,11 @@ import ServerTrustTestSupport
 /// Servers that try to exhaust or confuse the client: limits and budgets hold, and the error
 /// says which one.
 @Suite struct HostileServerTests {
-    private func server(chain: [Certificate], key: TestKey, handler: LocalHTTPHandler? = nil) throws -> LocalTLSServer {
+    private func server(chain: [Certificate], key: LabKey, handler: LocalHTTPHandler? = nil) throws -> LocalTLSServer {
         try LocalTLSServer(chain: chain, privateKeyPEM: key.pemPrivateKey, handler: handler)
     }
 
-    private func session(_ root: TestCA, _ server: LocalTLSServer, pins: [Pin]? = nil, configure: (inout Session.Configuration) -> Void = { _ in }) throws -> Session {
+    private func session(_ root: LabCA, _ server: LocalTLSServer, pins: [Pin]? = nil, configure: (inout Session.Configuration) -> Void = { _ in }) throws -> Session {
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try root.trustAnchors())
         configuration.resolve = [server.resolveEntry(host: SessionFixture.host)]
@@ -21,9 +21,9 @@ import ServerTrustTestSupport
     }
 
     @Test func aHundredJunkIntermediatesAreRefusedByTheChainLimit() async throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issueLeaf(dnsNames: [SessionFixture.host])
-        let junkCA = try TestPKI.makeRoot(commonName: "Junk")
+        let junkCA = try LabPKI.makeRoot(commonName: "Junk")
         let junk = try (0..<100).map { _ in try junkCA.issueIntermediate(commonName: "Junk Intermediate").certificate }
         let hostile = try server(chain: [leaf.certificate] + junk, key: leaf.key)
         let session = try session(root, hostile)
@@ -34,10 +34,10 @@ import ServerTrustTestSupport
     }
 
     @Test func junkBesideAValidPathUnderTheLimitStillValidates() async throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let intermediate = try root.issueIntermediate()
         let leaf = try intermediate.issueLeaf(dnsNames: [SessionFixture.host])
-        let junkCA = try TestPKI.makeRoot(commonName: "Junk")
+        let junkCA = try LabPKI.makeRoot(commonName: "Junk")
         let junk = try (0..<30).map { _ in try junkCA.issueIntermediate(commonName: "Test Intermediate CA").certificate }
         let hostile = try server(chain: [leaf.certificate] + junk + [intermediate.certificate], key: leaf.key)
         let session = try session(root, hostile, pins: [intermediate.certificate.spkiPin])
@@ -49,7 +49,7 @@ import ServerTrustTestSupport
     /// OpenSSL bounds the certificate message at 100 KiB by default: ten thousand names do not
     /// fit, and the handshake fails before any parsing of the leaf.
     @Test func aLeafWithTenThousandNamesIsRefusedByTheMessageLimit() async throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let names = (0..<9_999).map { "name\($0).servertrust.test" } + [SessionFixture.host]
         let leaf = try root.issueLeaf(dnsNames: names)
         let hostile = try server(chain: [leaf.certificate], key: leaf.key)
@@ -62,7 +62,7 @@ import ServerTrustTestSupport
     }
 
     @Test func aLeafWithAThousandNamesIsMatchedAndTheMessageStaysShort() async throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let names = (0..<999).map { "name\($0).servertrust.test" } + [SessionFixture.host]
         let leaf = try root.issueLeaf(dnsNames: names)
         let hostile = try server(chain: [leaf.certificate], key: leaf.key)
@@ -82,9 +82,9 @@ import ServerTrustTestSupport
     }
 
     @Test func anExpiredIntermediateBesideAValidCrossSignedOneIsPassedOver() async throws {
-        let root = try TestPKI.makeRoot(commonName: "Current Root")
+        let root = try LabPKI.makeRoot(commonName: "Current Root")
         let intermediate = try root.issueIntermediate(commonName: "Shared Intermediate")
-        let oldRoot = try TestPKI.makeRoot(commonName: "Old Root")
+        let oldRoot = try LabPKI.makeRoot(commonName: "Old Root")
         let expired = try oldRoot.crossSign(intermediate, notBefore: Date(timeIntervalSinceNow: -400 * 86400), notAfter: Date(timeIntervalSinceNow: -86400))
         let leaf = try intermediate.issueLeaf(dnsNames: [SessionFixture.host])
         let hostile = try server(chain: [leaf.certificate, expired.certificate, intermediate.certificate], key: leaf.key)

@@ -9,13 +9,13 @@ import ServerTrustTestSupport
 /// sends such a request again on a full handshake, and the policy stops resuming sessions.
 @Suite struct MustStapleResumptionTests {
     private struct Setup {
-        let root: TestCA
-        let intermediate: TestCA
-        let leaf: TestLeaf
+        let root: LabCA
+        let intermediate: LabCA
+        let leaf: LabLeaf
         let server: LocalTLSServer
 
         init(version: LocalTLSServer.TLSVersion, stapled: Bool) throws {
-            root = try TestPKI.makeRoot(commonName: "Must-Staple Root")
+            root = try LabPKI.makeRoot(commonName: "Must-Staple Root")
             intermediate = try root.issueIntermediate(commonName: "Must-Staple Intermediate")
             leaf = try intermediate.issueLeaf(dnsNames: [SessionFixture.host], mustStaple: true)
             var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)

@@ -14,23 +14,23 @@ import ServerTrustTestSupport
 
     /// A server for both host names that asks for client certificates, and a client identity.
     struct Setup {
-        let root: TestCA
+        let root: LabCA
         let server: LocalTLSServer
         let identity: ClientIdentity
 
         init(tlsVersion: LocalTLSServer.TLSVersion) throws {
-            root = try TestPKI.makeRoot(commonName: "mTLS Server Root")
+            root = try LabPKI.makeRoot(commonName: "mTLS Server Root")
             let leaf = try root.issueIntermediate(commonName: "mTLS Server Intermediate").issueLeaf(dnsNames: [MutualTLSSessionTests.host, MutualTLSSessionTests.otherHost])
             var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
             configuration.minimumTLSVersion = tlsVersion
             configuration.maximumTLSVersion = tlsVersion
             configuration.requestsUnverifiedClientCertificate = true
             server = try LocalTLSServer(configuration)
-            let client = try TestPKI.makeRoot(commonName: "mTLS Client Root").issueLeaf(commonName: "mtls-client", extendedKeyUsage: [.clientAuth])
+            let client = try LabPKI.makeRoot(commonName: "mTLS Client Root").issueLeaf(commonName: "mtls-client", extendedKeyUsage: [.clientAuth])
             identity = try ClientIdentity(certificatePEM: client.certificate.pemEncoded, privateKeyPEM: client.key.pemPrivateKey)
         }
 
-        func session(anchors: TestCA? = nil, evaluator: (any ServerTrustEvaluating)? = nil) throws -> Session {
+        func session(anchors: LabCA? = nil, evaluator: (any ServerTrustEvaluating)? = nil) throws -> Session {
             var configuration = Session.Configuration()
             configuration.anchors = .bundle(try (anchors ?? root).trustAnchors())
             configuration.resolve = [server.resolveEntry(host: MutualTLSSessionTests.host), server.resolveEntry(host: MutualTLSSessionTests.otherHost)]
@@ -76,7 +76,7 @@ import ServerTrustTestSupport
         let expected: TrustError.Code
         switch rejection {
         case .untrustedChain:
-            session = try setup.session(anchors: try TestPKI.makeRoot(commonName: "Unrelated Root"))
+            session = try setup.session(anchors: try LabPKI.makeRoot(commonName: "Unrelated Root"))
             expected = .chainValidationFailed
         case .wrongPin:
             session = try setup.session(evaluator: try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin]))
@@ -101,11 +101,11 @@ extension MutualTLSSessionTests {
     /// 2048 bits at Debian's level 2) — in every handshake, as curl error 42. The session finds
     /// out when it is created instead, naming the identity, the pattern and OpenSSL's reason.
     @Test func anIdentityOpenSSLWouldRefuseInTheHandshakeFailsSessionCreation() throws {
-        let client = try TestPKI.makeRoot(commonName: "Weak Client Root")
+        let client = try LabPKI.makeRoot(commonName: "Weak Client Root")
             .issueLeaf(commonName: "weak-client", key: .rsa(bits: 1024), extendedKeyUsage: [.clientAuth])
         let weak = try ClientIdentity(certificatePEM: client.certificate.pemEncoded, privateKeyPEM: client.key.pemPrivateKey)
         var configuration = Session.Configuration()
-        configuration.anchors = .bundle(try TestPKI.makeRoot().trustAnchors())
+        configuration.anchors = .bundle(try LabPKI.makeRoot().trustAnchors())
         configuration.clientIdentities = ["weak.servertrust.test": weak]
         let error = #expect(throws: TrustError.invalidConfiguration) { try Session(configuration: configuration) }
         #expect(error?.reason.contains("CN=weak-client") == true, "\(String(describing: error))")

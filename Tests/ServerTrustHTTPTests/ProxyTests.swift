@@ -31,7 +31,7 @@ import ServerTrustTestSupport
     @Test func anInterceptingProxyWithATrustedCAPassesDefaultValidationButNotPinning() async throws {
         let fixture = try SessionFixture()
         // The attacker's CA is installed on the machine: the client's anchors trust it.
-        let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+        let proxyCA = try LabPKI.makeRoot(commonName: "Corporate Inspection CA")
         let forged = try proxyCA.issueLeaf(dnsNames: [SessionFixture.host])
         let interceptor = try proxy(fixture, intercepting: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey))
         defer { interceptor.stop() }
@@ -62,7 +62,7 @@ import ServerTrustTestSupport
     /// was admitted for a host the configuration pins. The deeper base wins now.
     @Test func finding1TheDeepestPatternPinsTheApexSoAnInterceptingProxyIsRefused() async throws {
         let fixture = try SessionFixture()
-        let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+        let proxyCA = try LabPKI.makeRoot(commonName: "Corporate Inspection CA")
         let forged = try proxyCA.issueLeaf(dnsNames: [SessionFixture.host])
         let interceptor = try proxy(fixture, intercepting: .init(chain: forged.chain, privateKeyPEM: forged.key.pemPrivateKey))
         defer { interceptor.stop() }

@@ -9,8 +9,8 @@ import ServerTrustTestSupport
 @Suite struct ReadmeSessionExampleTests {
     @Test func theAnchorsProxyAndResolveExampleMakesAWorkingSession() async throws {
         let fixture = try SessionFixture()
-        let caFile = try TestPKI.writeTemporaryFile(fixture.root.certificate.pemEncoded, name: "internal-ca.pem")
-        defer { TestPKI.removeTemporaryFile(caFile) }
+        let caFile = try LabPKI.writeTemporaryFile(fixture.root.certificate.pemEncoded, name: "internal-ca.pem")
+        defer { LabPKI.removeTemporaryFile(caFile) }
 
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: caFile))

@@ -10,13 +10,13 @@ import ServerTrustTestSupport
     static let otherHost = "b.servertrust.test"
 
     /// A second server, with a PKI of its own, for `otherHost`.
-    private func otherServer(_ fixture: SessionFixture) throws -> (LocalTLSServer, TestCA) {
-        let root = try TestPKI.makeRoot(commonName: "Other Root")
+    private func otherServer(_ fixture: SessionFixture) throws -> (LocalTLSServer, LabCA) {
+        let root = try LabPKI.makeRoot(commonName: "Other Root")
         let leaf = try root.issueLeaf(dnsNames: [Self.otherHost])
         return (try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey), root)
     }
 
-    private func session(_ fixture: SessionFixture, other: LocalTLSServer, otherRoot: TestCA, otherEvaluator: any ServerTrustEvaluating) throws -> Session {
+    private func session(_ fixture: SessionFixture, other: LocalTLSServer, otherRoot: LabCA, otherEvaluator: any ServerTrustEvaluating) throws -> Session {
         var configuration = try fixture.configuration()
         configuration.resolve.append(other.resolveEntry(host: Self.otherHost))
         configuration.anchors = .bundle(try TrustAnchors([fixture.root.certificate, otherRoot.certificate]))

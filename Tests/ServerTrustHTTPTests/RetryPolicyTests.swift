@@ -91,7 +91,7 @@ import ServerTrustTestSupport
     func aConnectionFailureIsRetryableOnlyBeforeTheFirstHeaderLine(headerArrived: Bool) throws {
         let policy = TrustPolicy(
             host: NormalizedHost("plain.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
-            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
+            anchors: try LabPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         let result = Mutex<Result<Transfer.Outcome, SessionError>?>(nil)
         let transfer = Transfer(

@@ -145,7 +145,7 @@ import ServerTrustTestSupport
 
     @Test func aRetryThatReachesAnImpostorIsRejected() async throws {
         let fixture = try SessionFixture()
-        let impostorRoot = try TestPKI.makeRoot(commonName: "Impostor Root")
+        let impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root")
         let impostor = try impostorRoot.issueLeaf(dnsNames: [SessionFixture.host])
         let server = fixture.server
         let drop = LocalHTTPHandlers.dropping(first: 1)

@@ -67,8 +67,8 @@ import ServerTrustTestSupport
     }
 
     struct Setup {
-        let root: TestCA
-        let intermediate: TestCA
+        let root: LabCA
+        let intermediate: LabCA
         /// Its leaf names the responder; serves the slow host and the `*.rev` hosts.
         let slow: LocalTLSServer
         /// Its leaf names no responder; under a pinning policy, no revocation check.
@@ -81,7 +81,7 @@ import ServerTrustTestSupport
     }
 
     private func setup(_ status: OCSPResponseBuilder.CertificateStatus = .good) throws -> Setup {
-        let root = try TestPKI.makeRoot(commonName: "Revocation Loop Root")
+        let root = try LabPKI.makeRoot(commonName: "Revocation Loop Root")
         let intermediate = try root.issueIntermediate(commonName: "Revocation Loop Intermediate")
         let responder = try LocalHTTPServer()
         let slowLeaf = try intermediate.issueLeaf(dnsNames: [Self.slowHost, "*.rev.servertrust.test"], ocspURL: responder.url("/ocsp"))

@@ -22,7 +22,7 @@ import ServerTrustTestSupport
 
     @Test func defaultEvaluationRejectsAServerFromAnUntrustedRoot() async throws {
         let fixture = try SessionFixture()
-        let otherRoot = try TestPKI.makeRoot(commonName: "Somebody Else's Root")
+        let otherRoot = try LabPKI.makeRoot(commonName: "Somebody Else's Root")
         let session = try fixture.session([SessionFixture.host: DefaultTrustEvaluator()]) {
             $0.anchors = .bundle(try! otherRoot.trustAnchors())
         }
@@ -62,7 +62,7 @@ import ServerTrustTestSupport
 
     @Test func publicKeyAndCertificatePinsAcceptTheirMatchAndRejectOthers() async throws {
         let fixture = try SessionFixture()
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger")
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger")
         let cases: [(any ServerTrustEvaluating, Bool)] = [
             (try .publicKeys([fixture.intermediate.certificate.publicKey]), true),
             (try .publicKeys([stranger.certificate.publicKey]), false),
@@ -94,7 +94,7 @@ import ServerTrustTestSupport
 
     @Test func disabledEvaluatorAcceptsAnUntrustedServerInDebugBuildsOnlyWithTheUnsafeOptIn() async throws {
         let fixture = try SessionFixture()
-        let otherRoot = try TestPKI.makeRoot(commonName: "Unrelated Root")
+        let otherRoot = try LabPKI.makeRoot(commonName: "Unrelated Root")
         let refusing = try fixture.session([SessionFixture.host: DisabledTrustEvaluator()]) {
             $0.anchors = .bundle(try! otherRoot.trustAnchors())
         }
@@ -127,7 +127,7 @@ import ServerTrustTestSupport
         // No CA is given to curl (CAINFO/CAPATH unset) and the policy skips default validation:
         // only our callback can reject, and it must.
         let fixture = try SessionFixture()
-        let otherRoot = try TestPKI.makeRoot(commonName: "Unrelated Root")
+        let otherRoot = try LabPKI.makeRoot(commonName: "Unrelated Root")
         let session = try fixture.session([
             SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin], performDefaultValidation: false)
         ]) { $0.anchors = .bundle(try! otherRoot.trustAnchors()) }

@@ -7,16 +7,16 @@ import ServerTrustTestSupport
 struct SessionFixture {
     static let host = "api.servertrust.test"
 
-    let root: TestCA
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let intermediate: LabCA
+    let leaf: LabLeaf
     let server: LocalTLSServer
 
     init(
         host: String = SessionFixture.host, minimumTLSVersion: LocalTLSServer.TLSVersion = .v1_2,
         maximumTLSVersion: LocalTLSServer.TLSVersion = .v1_3, sessionTickets: Bool = true, sessionCache: Bool = true
     ) throws {
-        root = try TestPKI.makeRoot(commonName: "Session Test Root")
+        root = try LabPKI.makeRoot(commonName: "Session Test Root")
         intermediate = try root.issueIntermediate(commonName: "Session Test Intermediate")
         leaf = try intermediate.issueLeaf(dnsNames: [host], ipAddresses: ["127.0.0.1"])
         var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)

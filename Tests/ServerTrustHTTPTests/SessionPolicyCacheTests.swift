@@ -20,7 +20,7 @@ import ServerTrustTestSupport
 
     private func session() throws -> Session {
         var configuration = Session.Configuration()
-        configuration.anchors = .bundle(try TestPKI.makeRoot().trustAnchors())
+        configuration.anchors = .bundle(try LabPKI.makeRoot().trustAnchors())
         return try Session(configuration: configuration, trustManager: try manager())
     }
 

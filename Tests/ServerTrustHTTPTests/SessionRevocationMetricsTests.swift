@@ -12,8 +12,8 @@ import ServerTrustTestSupport
 
     /// A server whose leaf names a local OCSP responder; `answer` nil makes the responder say 503.
     private struct Setup {
-        let intermediate: TestCA
-        let leaf: TestLeaf
+        let intermediate: LabCA
+        let leaf: LabLeaf
         let server: LocalTLSServer
         let responder: LocalHTTPServer
         let session: Session
@@ -21,7 +21,7 @@ import ServerTrustTestSupport
         var url: String { server.url("/close", host: SessionFixture.host) }
 
         init(answering status: OCSPResponseBuilder.CertificateStatus?) throws {
-            let root = try TestPKI.makeRoot(commonName: "Revocation Metrics Root")
+            let root = try LabPKI.makeRoot(commonName: "Revocation Metrics Root")
             let intermediate = try root.issueIntermediate(commonName: "Revocation Metrics Intermediate")
             let responder = try LocalHTTPServer()
             let leaf = try intermediate.issueLeaf(dnsNames: [SessionFixture.host], ocspURL: responder.url("/ocsp"))

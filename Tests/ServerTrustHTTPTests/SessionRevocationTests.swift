@@ -8,16 +8,16 @@ import ServerTrustTestSupport
 /// libcurl from a local responder, soft- and hard-fail.
 @Suite struct SessionRevocationTests {
     final class Setup: Sendable {
-        let root: TestCA
-        let intermediate: TestCA
-        let leaf: TestLeaf
+        let root: LabCA
+        let intermediate: LabCA
+        let leaf: LabLeaf
         let server: LocalTLSServer
         let responder: LocalHTTPServer
         /// What the responder answers; nil = HTTP 503.
         let responses = Locked<[UInt8]?>(nil)
         let queries = Locked<Int>(0)
 
-        init(root: TestCA, intermediate: TestCA, leaf: TestLeaf, server: LocalTLSServer, responder: LocalHTTPServer) {
+        init(root: LabCA, intermediate: LabCA, leaf: LabLeaf, server: LocalTLSServer, responder: LocalHTTPServer) {
             self.root = root
             self.intermediate = intermediate
             self.leaf = leaf
@@ -28,7 +28,7 @@ import ServerTrustTestSupport
 
     /// A leaf whose AIA names a local OCSP responder that answers with `answer`.
     private func setup(version: LocalTLSServer.TLSVersion = .v1_3) throws -> Setup {
-        let root = try TestPKI.makeRoot(commonName: "Revocation Root")
+        let root = try LabPKI.makeRoot(commonName: "Revocation Root")
         let intermediate = try root.issueIntermediate(commonName: "Revocation Intermediate")
         let responder = try LocalHTTPServer()
         let leaf = try intermediate.issueLeaf(dnsNames: [SessionFixture.host], ocspURL: responder.url("/ocsp"))
@@ -130,9 +130,9 @@ import ServerTrustTestSupport
     /// A leaf with `validity` seconds of life (counted as RFC 5280 does) and only the revocation
     /// sources named, served by a local responder that answers `/crl` with `crl` when set.
     private func shortLivedSetup(
-        validity: TimeInterval, crlPath: Bool = false, crl: (@Sendable (TestCA, Certificate) throws -> [UInt8])? = nil
+        validity: TimeInterval, crlPath: Bool = false, crl: (@Sendable (LabCA, Certificate) throws -> [UInt8])? = nil
     ) throws -> (setup: Setup, crlURL: String?) {
-        let root = try TestPKI.makeRoot(commonName: "Short-lived Root")
+        let root = try LabPKI.makeRoot(commonName: "Short-lived Root")
         let intermediate = try root.issueIntermediate(commonName: "Short-lived Intermediate")
         let responder = try LocalHTTPServer()
         let crlURL = crlPath ? responder.url("/crl") : nil

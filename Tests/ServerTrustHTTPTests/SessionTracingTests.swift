@@ -20,7 +20,7 @@ import ServerTrustTestSupport
 
     @Test func aRedirectedRequestIsOneClientSpanWithAChildSpanPerHopEachWithItsTrustEvent() async throws {
         let fixture = try SessionFixture()
-        let otherRoot = try TestPKI.makeRoot(commonName: "Other Root")
+        let otherRoot = try LabPKI.makeRoot(commonName: "Other Root")
         let otherLeaf = try otherRoot.issueLeaf(dnsNames: [Self.otherHost])
         let other = try LocalTLSServer(chain: otherLeaf.chain, privateKeyPEM: otherLeaf.key.pemPrivateKey)
         let tracer = InMemoryTracer()

@@ -42,7 +42,7 @@ import Testing
 
     /// `openssl s_server`, TLS 1.2 only, serving the fixture's chain and the SCT extension.
     private static func startServer(_ fixture: SessionFixture, connections: Int) throws -> (port: Int, directory: String) {
-        let directory = try TestPKI.writeTemporaryFile(fixture.leaf.key.pemPrivateKey, name: "leaf.key")
+        let directory = try LabPKI.writeTemporaryFile(fixture.leaf.key.pemPrivateKey, name: "leaf.key")
             .components(separatedBy: "/").dropLast().joined(separator: "/")
         try Data(fixture.leaf.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/leaf.pem"))
         try Data(fixture.intermediate.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/chain.pem"))

@@ -20,8 +20,8 @@ import ServerTrustTestSupport
     /// HTTP exchanges whose response bodies go through `rewrite` (signature header untouched).
     private func interceptor(
         relayingTo origin: LocalTLSServer, rewriting rewrite: LocalConnectProxy.BodyRewrite? = nil
-    ) throws -> (LocalConnectProxy, TestCA) {
-        let proxyCA = try TestPKI.makeRoot(commonName: "Corporate Inspection CA")
+    ) throws -> (LocalConnectProxy, LabCA) {
+        let proxyCA = try LabPKI.makeRoot(commonName: "Corporate Inspection CA")
         let forged = try proxyCA.issueLeaf(dnsNames: [Self.host])
         let port = origin.port
         let proxy = try LocalConnectProxy(.init(
@@ -31,7 +31,7 @@ import ServerTrustTestSupport
     }
 
     private func session(
-        _ fixture: SessionFixture, through proxy: LocalConnectProxy, trusting proxyCA: TestCA, policy: SignedResponsePolicy,
+        _ fixture: SessionFixture, through proxy: LocalConnectProxy, trusting proxyCA: LabCA, policy: SignedResponsePolicy,
         log: VerificationFailureLog = VerificationFailureLog(), evaluators: [String: any ServerTrustEvaluating] = [:]
     ) throws -> Session {
         try fixture.signingSession([Self.host: policy], log: log, evaluators: evaluators) {
@@ -43,7 +43,7 @@ import ServerTrustTestSupport
 
     /// An attacker origin presenting any certificate (the proxy does not check it).
     private func attackerOrigin(_ handler: @escaping LocalHTTPHandler) throws -> LocalTLSServer {
-        let ca = try TestPKI.makeRoot(commonName: "Attacker Origin CA")
+        let ca = try LabPKI.makeRoot(commonName: "Attacker Origin CA")
         let leaf = try ca.issueLeaf(dnsNames: [Self.host])
         return try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey, handler: handler)
     }
@@ -124,7 +124,7 @@ import ServerTrustTestSupport
     /// The genuine server behind a proxy whose CA the client trusts and which rewrites the
     /// licence body; stop the proxy when done.
     private func rewritingInterception() throws -> (
-        fixture: SessionFixture, keys: SigningKeys, sent: SentSignatures, proxy: LocalConnectProxy, proxyCA: TestCA
+        fixture: SessionFixture, keys: SigningKeys, sent: SentSignatures, proxy: LocalConnectProxy, proxyCA: LabCA
     ) {
         let fixture = try SessionFixture()
         let keys = try SigningKeys()

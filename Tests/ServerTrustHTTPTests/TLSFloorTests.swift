@@ -40,7 +40,7 @@ import Testing
         defer { SSL_CTX_free(ctx) }
         let policy = TrustPolicy(
             host: NormalizedHost("floor.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
-            anchors: try TestPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
+            anchors: try LabPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
         #expect(TLSBridge.configure(sslContext: ctx, for: ConnectionContext(policy: policy)))
         #expect(CServerTrustShims_SSL_CTX_get_min_proto_version(ctx) == TLS1_2_VERSION)

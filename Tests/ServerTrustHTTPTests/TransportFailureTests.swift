@@ -129,7 +129,7 @@ import ServerTrustTestSupport
     /// OpenSSL bounds the certificate message at 100 KiB: ten thousand names do not fit, and
     /// the client ends the handshake before any certificate reaches the trust policy.
     @Test func aHandshakeThatFailsBeforeEvaluationIsATLSHandshakeFailureNotATrustRejection() async throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let names = (0..<9_999).map { "name\($0).servertrust.test" } + [SessionFixture.host]
         let leaf = try root.issueLeaf(dnsNames: names)
         let server = try LocalTLSServer(chain: [leaf.certificate], privateKeyPEM: leaf.key.pemPrivateKey)
@@ -146,7 +146,7 @@ import ServerTrustTestSupport
 
     @Test func aServerFromAnUntrustedRootIsATrustRejection() async throws {
         let fixture = try SessionFixture()
-        let otherRoot = try TestPKI.makeRoot(commonName: "Somebody Else's Root")
+        let otherRoot = try LabPKI.makeRoot(commonName: "Somebody Else's Root")
         let session = try fixture.session([SessionFixture.host: DefaultTrustEvaluator()]) {
             $0.anchors = .bundle(try! otherRoot.trustAnchors())
         }

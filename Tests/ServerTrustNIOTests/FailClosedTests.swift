@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func anIPAddressHostIsEvaluatedAgainstIPSANsAndSentWithoutSNI() async throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issueLeaf(ipAddresses: ["127.0.0.1"])
         let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
         defer { server.stop() }

@@ -15,17 +15,17 @@ import Testing
 
     /// The genuine PKI (pinned by its intermediate) and an impostor's CA, both anchors.
     struct PKI {
-        let genuineRoot: TestCA
-        let genuineIntermediate: TestCA
-        let genuine: TestLeaf
-        let impostorRoot: TestCA
-        let impostor: TestLeaf
+        let genuineRoot: LabCA
+        let genuineIntermediate: LabCA
+        let genuine: LabLeaf
+        let impostorRoot: LabCA
+        let impostor: LabLeaf
 
         init() throws {
-            genuineRoot = try TestPKI.makeRoot(commonName: "Genuine Root CA")
+            genuineRoot = try LabPKI.makeRoot(commonName: "Genuine Root CA")
             genuineIntermediate = try genuineRoot.issueIntermediate(commonName: "Genuine Intermediate CA")
             genuine = try genuineIntermediate.issueLeaf(dnsNames: [GRPCNIOTests.host])
-            impostorRoot = try TestPKI.makeRoot(commonName: "Impostor Root CA")
+            impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root CA")
             impostor = try impostorRoot.issueLeaf(dnsNames: [GRPCNIOTests.host])
         }
 
@@ -37,7 +37,7 @@ import Testing
     }
 
     /// Runs a server presenting `leaf`, and one unary call from a client verified by `verification`.
-    private func greet(serving leaf: TestLeaf, verification: HostTrustVerification) async throws -> String {
+    private func greet(serving leaf: LabLeaf, verification: HostTrustVerification) async throws -> String {
         let server = HTTP2ServerTransport.Posix(
             address: .ipv4(host: "127.0.0.1", port: 0),
             transportSecurity: .tls(

@@ -16,7 +16,7 @@ import Testing
     static let host = "nio.servertrust.test"
 
     @Test func everyNIOEvaluationIsCountedAndEveryFailureLoggedWithItsMetadata() async throws {
-        let root = try TestPKI.makeRoot(commonName: "NIO Counters Root")
+        let root = try LabPKI.makeRoot(commonName: "NIO Counters Root")
         let leaf = try root.issueLeaf(dnsNames: [Self.host])
         let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
         defer { server.stop() }
@@ -53,7 +53,7 @@ import Testing
     @Test func aHostPolicyRequiringTLS13RefusesAContextThatAllowsTLS12() throws {
         let verifier = try ServerTrustNIOVerifier(
             trustManager: ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)]),
-            anchors: try TestPKI.makeRoot().trustAnchors())
+            anchors: try LabPKI.makeRoot().trustAnchors())
         let refusing = EmbeddedChannel()
         defer { _ = try? refusing.finish() }
         let error = #expect(throws: ServerTrustNIOError.self) {

@@ -61,7 +61,7 @@ import Testing
     /// control) and only the pin, which names nginx's intermediate, refuses it.
     @Test func anImpostorFromACATheClientTrustsIsRejectedByThePin() async throws {
         let nginx = try NginxInterop.environment()
-        let impostorCA = try TestPKI.makeRoot(commonName: "Impostor Root CA")
+        let impostorCA = try LabPKI.makeRoot(commonName: "Impostor Root CA")
         let impostor = try impostorCA.issueLeaf(dnsNames: [nginx.host])
         let server = try LocalTLSServer(chain: impostor.chain, privateKeyPEM: impostor.key.pemPrivateKey)
         defer { server.stop() }

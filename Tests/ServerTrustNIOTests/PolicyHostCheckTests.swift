@@ -54,12 +54,12 @@ import Testing
 
     /// The lab CA, the impostor's leaf for `evil.test` and the genuine one for `api.test`.
     struct Lab {
-        let root: TestCA
-        let impostor: TestLeaf
-        let genuine: TestLeaf
+        let root: LabCA
+        let impostor: LabLeaf
+        let genuine: LabLeaf
 
         init() throws {
-            root = try TestPKI.makeRoot(commonName: "Finding 1 Lab CA")
+            root = try LabPKI.makeRoot(commonName: "Finding 1 Lab CA")
             impostor = try root.issueLeaf(dnsNames: [PolicyHostCheckTests.attackerHost])
             genuine = try root.issueLeaf(dnsNames: [PolicyHostCheckTests.host])
         }
@@ -140,7 +140,7 @@ import Testing
 
     /// Runs a gRPC server presenting `leaf` and makes one unary call carrying the bearer token,
     /// configured as the article shows.
-    private func call(serving leaf: TestLeaf, verification: HostTrustVerification, recorder: CallRecorder) async throws -> String {
+    private func call(serving leaf: LabLeaf, verification: HostTrustVerification, recorder: CallRecorder) async throws -> String {
         let server = HTTP2ServerTransport.Posix(
             address: .ipv4(host: "127.0.0.1", port: 0),
             transportSecurity: .tls(

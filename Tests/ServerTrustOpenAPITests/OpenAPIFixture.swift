@@ -12,18 +12,18 @@ struct OpenAPIFixture {
     static let host = "api.servertrust.test"
     static let greetingJSON = #"{"message":"Hello, Ada!"}"#
 
-    let root: TestCA
-    let intermediate: TestCA
+    let root: LabCA
+    let intermediate: LabCA
     let genuine: LocalTLSServer
-    let impostorRoot: TestCA
+    let impostorRoot: LabCA
     let impostor: LocalTLSServer
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "OpenAPI Test Root")
+        root = try LabPKI.makeRoot(commonName: "OpenAPI Test Root")
         intermediate = try root.issueIntermediate(commonName: "OpenAPI Test Intermediate")
         let leaf = try intermediate.issueLeaf(dnsNames: [Self.host])
         genuine = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey, handler: Self.greeting)
-        impostorRoot = try TestPKI.makeRoot(commonName: "Trusted Proxy Root")
+        impostorRoot = try LabPKI.makeRoot(commonName: "Trusted Proxy Root")
         let impostorLeaf = try impostorRoot.issueIntermediate(commonName: "Trusted Proxy CA").issueLeaf(dnsNames: [Self.host])
         impostor = try LocalTLSServer(chain: impostorLeaf.chain, privateKeyPEM: impostorLeaf.key.pemPrivateKey, handler: Self.greeting)
     }

@@ -39,11 +39,11 @@ import Testing
     }
 
     @Test func aCRLFileIsReadAndItsErrorsNameTheFile() throws {
-        let good = try TestPKI.writeTemporaryFile(site.root.makeCRLDER(), name: "root.crl")
-        let bad = try TestPKI.writeTemporaryFile("not a CRL", name: "bad.crl")
+        let good = try LabPKI.writeTemporaryFile(site.root.makeCRLDER(), name: "root.crl")
+        let bad = try LabPKI.writeTemporaryFile("not a CRL", name: "bad.crl")
         defer {
-            TestPKI.removeTemporaryFile(good)
-            TestPKI.removeTemporaryFile(bad)
+            LabPKI.removeTemporaryFile(good)
+            LabPKI.removeTemporaryFile(bad)
         }
         #expect(try CertificateRevocationList(contentsOfFile: good).issuer == "CN=Genuine Root CA")
         let error = #expect(throws: TrustError.malformedCRL) { try CertificateRevocationList(contentsOfFile: bad) }
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func aCRLSignedByAnImpostorWithTheIssuersNameIsNotBelieved() throws {
-        let impostor = try TestPKI.makeRoot(commonName: "Rogue").issueIntermediate(commonName: "Genuine Issuing CA")
+        let impostor = try LabPKI.makeRoot(commonName: "Rogue").issueIntermediate(commonName: "Genuine Issuing CA")
         let forged = try impostor.makeCRL()
         #expect(forged.issuer == "CN=Genuine Issuing CA")
         #expect(throws: TrustError.chainValidationFailed) { try evaluate(rootCRL: site.root.makeCRL(), intermediateCRL: forged) }

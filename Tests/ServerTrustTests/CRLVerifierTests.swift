@@ -4,7 +4,7 @@ import ServerTrust
 @testable import ServerTrustTestSupport
 import Testing
 
-/// A CRL with the extensions `TestCA.makeCRLDER` does not write: issuing distribution point,
+/// A CRL with the extensions `LabCA.makeCRLDER` does not write: issuing distribution point,
 /// delta CRL indicator, freshestCRL, unknown critical extensions, a foreign signing key.
 struct CRLSpec {
     var revoked: [RevokedCertificate] = []
@@ -22,9 +22,9 @@ struct CRLSpec {
     /// A critical extension with this OID on the first entry.
     var criticalEntryExtensionOID: String?
     /// Signs with this key instead of the CA's (the issuer name stays the CA's).
-    var signingKey: TestKey?
+    var signingKey: LabKey?
 
-    func der(by ca: TestCA) throws -> [UInt8] {
+    func der(by ca: LabCA) throws -> [UInt8] {
         let crl = try check(X509_CRL_new(), "X509_CRL_new")
         defer { X509_CRL_free(crl) }
         try check(X509_CRL_set_version(crl, 1), "X509_CRL_set_version")
@@ -55,11 +55,11 @@ struct CRLSpec {
             try check(X509_CRL_add_ext(crl, ext, -1), "X509_CRL_add_ext")
         }
         let key = signingKey ?? ca.key
-        guard X509_CRL_sign(crl, key.pkey, key.signingDigest) > 0 else { throw TestPKIError("signing a CRL") }
+        guard X509_CRL_sign(crl, key.pkey, key.signingDigest) > 0 else { throw LabPKIError("signing a CRL") }
         return try OpenSSLEncoding.der { i2d_X509_CRL(crl, $0) }
     }
 
-    func crl(by ca: TestCA) throws -> CertificateRevocationList { try CertificateRevocationList(bytes: der(by: ca)) }
+    func crl(by ca: LabCA) throws -> CertificateRevocationList { try CertificateRevocationList(bytes: der(by: ca)) }
 
     private func addInteger(_ value: Int, nid: Int32, critical: Bool, to crl: OpaquePointer) throws {
         let number = try check(ASN1_INTEGER_new(), "ASN1_INTEGER_new")
@@ -109,13 +109,13 @@ struct CRLSpec {
 /// names one too.
 private struct CRLFixture {
     static let leafPoint = "http://crl.example.test/issuing.crl"
-    let root: TestCA
-    let ca: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let ca: LabCA
+    let leaf: LabLeaf
     let verifier = CRLVerifier()
 
     init(caKeyUsage: [CertificateSpec.KeyUsage]? = nil) throws {
-        root = try TestPKI.makeRoot(commonName: "CRL Root CA")
+        root = try LabPKI.makeRoot(commonName: "CRL Root CA")
         ca = try root.issueSigner(
             CertificateSpec(
                 subject: "CRL Issuing CA", subjectKey: .ecP256(), notBefore: .days(-1), notAfter: .days(365), isCA: true,

@@ -7,7 +7,7 @@ import Testing
     let certificate: Certificate
 
     init() throws {
-        certificate = try TestPKI.makeRoot().issueLeaf(dnsNames: ["api.example.com"]).certificate
+        certificate = try LabPKI.makeRoot().issueLeaf(dnsNames: ["api.example.com"]).certificate
     }
 
     @Test func derPEMAndBase64EncodingsParseToTheSameCertificate() throws {
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aPEMWithTwoCertificatesIsRefusedBySingleCertificateInit() throws {
-        let other = try TestPKI.makeRoot().certificate
+        let other = try LabPKI.makeRoot().certificate
         let error = #expect(throws: TrustError.malformedCertificate) {
             try Certificate(pemEncoded: certificate.pemEncoded + other.pemEncoded)
         }
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func keysAndOtherBlocksBesideTheCertificateAreSkipped() throws {
-        let key = TestKey.ecP256()
+        let key = LabKey.ecP256()
         #expect(try Certificate(pemEncoded: key.pemPrivateKey + certificate.pemEncoded) == certificate)
     }
 }
@@ -130,19 +130,19 @@ import Testing
 
     @Test func filesAreReadAsPEMBundlesOrSingleDERCertificates() throws {
         let leaf = try SitePKI().leaf
-        let pemPath = try TestPKI.writeTemporaryFile(leaf.pemChain)
-        let derPath = try TestPKI.writeTemporaryFile(leaf.certificate.derEncoded, name: "leaf.der")
+        let pemPath = try LabPKI.writeTemporaryFile(leaf.pemChain)
+        let derPath = try LabPKI.writeTemporaryFile(leaf.certificate.derEncoded, name: "leaf.der")
         defer {
-            TestPKI.removeTemporaryFile(pemPath)
-            TestPKI.removeTemporaryFile(derPath)
+            LabPKI.removeTemporaryFile(pemPath)
+            LabPKI.removeTemporaryFile(derPath)
         }
         #expect(try Certificate.certificates(contentsOfFile: pemPath) == leaf.chain)
         #expect(try Certificate.certificates(contentsOfFile: derPath) == [leaf.certificate])
     }
 
     @Test func fileErrorsNameTheFile() throws {
-        let path = try TestPKI.writeTemporaryFile("-----BEGIN CERTIFICATE-----\nAAAA\n")
-        defer { TestPKI.removeTemporaryFile(path) }
+        let path = try LabPKI.writeTemporaryFile("-----BEGIN CERTIFICATE-----\nAAAA\n")
+        defer { LabPKI.removeTemporaryFile(path) }
         let error = #expect(throws: TrustError.malformedCertificate) { try Certificate.certificates(contentsOfFile: path) }
         #expect(error?.reason.hasPrefix(path) == true)
         #expect(throws: TrustError.unreadableInput) { try Certificate.certificates(contentsOfFile: path + ".missing") }
@@ -151,10 +151,10 @@ import Testing
 
 @Suite struct CertificatePropertyTests {
     @Test func subjectIssuerAndSerialAreReadFromTheCertificate() throws {
-        let root = try TestPKI.makeRoot(commonName: "Property Root")
+        let root = try LabPKI.makeRoot(commonName: "Property Root")
         let leaf = try root.issue(
             CertificateSpec(
-                subject: TestName(commonName: "api.example.com", organization: "Example Org"), subjectKey: .ecP256(),
+                subject: LabName(commonName: "api.example.com", organization: "Example Org"), subjectKey: .ecP256(),
                 serialNumber: "7A3B01C4"))
         #expect(leaf.subject == "CN=api.example.com,O=Example Org")
         #expect(leaf.issuer == "CN=Property Root")
@@ -164,7 +164,7 @@ import Testing
     }
 
     @Test func randomSerialNumbersAreSixteenPositiveBytes() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let serials = try (0..<4).map { _ in try root.issueLeaf(dnsNames: ["a.example"]).certificate.serialNumber }
         #expect(Set(serials).count == 4)
         for serial in serials {
@@ -176,7 +176,7 @@ import Testing
     @Test func validityDatesAreReadToTheSecond() throws {
         let notBefore = Date(timeIntervalSince1970: 1_900_000_000)
         let notAfter = Date(timeIntervalSince1970: 1_950_000_000)
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issueLeaf(dnsNames: ["a.example"], notBefore: notBefore, notAfter: notAfter).certificate
         #expect(leaf.notValidBefore == notBefore)
         #expect(leaf.notValidAfter == notAfter)
@@ -184,12 +184,12 @@ import Testing
 
     @Test func datesAfter2049AreGeneralizedTime() throws {
         let notAfter = Date(timeIntervalSince1970: 4_102_444_800)  // 2100-01-01
-        let root = try TestPKI.makeRoot(notAfter: notAfter)
+        let root = try LabPKI.makeRoot(notAfter: notAfter)
         #expect(root.certificate.notValidAfter == notAfter)
     }
 
     @Test func subjectAltNamesListDNSNamesAndIPv4AndIPv6Addresses() throws {
-        let leaf = try TestPKI.makeRoot().issueLeaf(
+        let leaf = try LabPKI.makeRoot().issueLeaf(
             dnsNames: ["api.example.com", "*.cdn.example.com"], ipAddresses: ["192.0.2.7", "2001:db8::1"]
         ).certificate
         #expect(leaf.dnsNames == ["api.example.com", "*.cdn.example.com"])
@@ -197,24 +197,24 @@ import Testing
     }
 
     @Test func aCertificateWithoutSubjectAltNameHasNoNames() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         #expect(root.certificate.dnsNames.isEmpty)
         #expect(root.certificate.ipAddresses.isEmpty)
     }
 
     @Test func controlBytesInADNSNameAreEscapedNotTruncated() throws {
-        let leaf = try TestPKI.makeRoot().issueLeaf(dnsNames: ["good.example\u{0}.evil.example"]).certificate
+        let leaf = try LabPKI.makeRoot().issueLeaf(dnsNames: ["good.example\u{0}.evil.example"]).certificate
         #expect(leaf.dnsNames == ["good.example\\x00.evil.example"])
     }
 
     @Test(arguments: [
-        (TestKey.ecP256(), "EC P-256", 256, "ecdsa-with-SHA256"),
-        (TestKey.ecP384(), "EC P-384", 384, "ecdsa-with-SHA256"),
-        (TestKey.rsa(bits: 2048), "RSA", 2048, "sha256WithRSAEncryption"),
-        (TestKey.ed25519(), "Ed25519", 256, "ED25519"),
+        (LabKey.ecP256(), "EC P-256", 256, "ecdsa-with-SHA256"),
+        (LabKey.ecP384(), "EC P-384", 384, "ecdsa-with-SHA256"),
+        (LabKey.rsa(bits: 2048), "RSA", 2048, "sha256WithRSAEncryption"),
+        (LabKey.ed25519(), "Ed25519", 256, "ED25519"),
     ])
-    func keyTypeSizeAndSignatureAlgorithmAreReported(key: TestKey, type: String, bits: Int, signature: String) throws {
-        let root = try TestPKI.makeRoot(key: key)
+    func keyTypeSizeAndSignatureAlgorithmAreReported(key: LabKey, type: String, bits: Int, signature: String) throws {
+        let root = try LabPKI.makeRoot(key: key)
         #expect(root.certificate.keyType == type)
         #expect(root.certificate.keySize == bits)
         #expect(root.certificate.signatureAlgorithm == signature)
@@ -222,15 +222,15 @@ import Testing
     }
 
     @Test func theFingerprintIsTheSHA256OfTheDEREncoding() throws {
-        let root = try TestPKI.makeRoot()
-        let other = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
+        let other = try LabPKI.makeRoot()
         #expect(root.certificate.sha256Fingerprint.count == 32)
         #expect(root.certificate.sha256Fingerprint != other.certificate.sha256Fingerprint)
         #expect(try Certificate(derEncoded: root.certificate.derEncoded).sha256Fingerprint == root.certificate.sha256Fingerprint)
     }
 
     @Test func ocspAndCRLDistributionURLsAreRead() throws {
-        let leaf = try TestPKI.makeRoot().issueLeaf(
+        let leaf = try LabPKI.makeRoot().issueLeaf(
             dnsNames: ["a.example"], ocspURL: "http://ocsp.example/check", crlURL: "http://crl.example/ca.crl"
         ).certificate
         #expect(leaf.ocspURLs == ["http://ocsp.example/check"])
@@ -239,22 +239,22 @@ import Testing
 
     @Test func everyURIOfAFullNameIsReadInOrderAndOtherNamesAreSkipped() throws {
         // One distribution point whose fullName holds a URI, a DNS name and another URI.
-        let leaf = try TestPKI.makeRoot().issueLeaf(
+        let leaf = try LabPKI.makeRoot().issueLeaf(
             dnsNames: ["a.example"], crlURL: "http://crl.example/a.crl,DNS:crl.example,URI:ldap://ldap.example/cn=CA"
         ).certificate
         #expect(leaf.crlDistributionPoints == ["http://crl.example/a.crl", "ldap://ldap.example/cn=CA"])
     }
 
     @Test func certificatesWithoutRevocationPointersHaveNoURLs() throws {
-        let leaf = try TestPKI.makeRoot().issueLeaf(dnsNames: ["a.example"]).certificate
+        let leaf = try LabPKI.makeRoot().issueLeaf(dnsNames: ["a.example"]).certificate
         #expect(leaf.ocspURLs.isEmpty)
         #expect(leaf.crlDistributionPoints.isEmpty)
     }
 
     @Test func equalityAndHashingFollowTheEncoding() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let copy = try Certificate(derEncoded: root.certificate.derEncoded)
-        let other = try TestPKI.makeRoot()
+        let other = try LabPKI.makeRoot()
         #expect(copy == root.certificate)
         #expect(copy.hashValue == root.certificate.hashValue)
         #expect(copy !== root.certificate)
@@ -263,7 +263,7 @@ import Testing
     }
 
     @Test func theDescriptionNamesSubjectAndPin() throws {
-        let root = try TestPKI.makeRoot(commonName: "Described Root")
+        let root = try LabPKI.makeRoot(commonName: "Described Root")
         #expect(root.certificate.description == "Certificate(CN=Described Root, \(root.key.pin))")
     }
 }

@@ -9,12 +9,12 @@ import Testing
 /// `.pinMismatch`, and the chain the error shows is not the one holding the pinned certificate.
 @Suite struct ChainCleaningAttackTests {
     let genuine: SitePKI
-    let rogueRoot: TestCA
+    let rogueRoot: LabCA
     let anchors: [Certificate]
 
     init() throws {
         genuine = try SitePKI()
-        rogueRoot = try TestPKI.makeRoot(commonName: "Rogue Root CA")
+        rogueRoot = try LabPKI.makeRoot(commonName: "Rogue Root CA")
         // The rogue root is trusted too: that is the whole point of pinning.
         anchors = [genuine.root.certificate, rogueRoot.certificate]
     }

@@ -6,12 +6,12 @@ import Testing
 /// ``ChainInspection``: each default check recorded, never thrown, and its JSON.
 @Suite struct ChainInspectionTests {
     static let host = "inspect.servertrust.test"
-    let root: TestCA
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let intermediate: LabCA
+    let leaf: LabLeaf
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "Inspection Root")
+        root = try LabPKI.makeRoot(commonName: "Inspection Root")
         intermediate = try root.issueIntermediate(commonName: "Inspection Intermediate")
         leaf = try intermediate.issueLeaf(dnsNames: [Self.host])
     }
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func anUnknownAnchorFailsTheChainAndTheHostIsJudgedOnTheLeafAlone() throws {
-        let other = try TestPKI.makeRoot(commonName: "Other Root")
+        let other = try LabPKI.makeRoot(commonName: "Other Root")
         let inspection = try inspect(anchors: [other.certificate], staple: [0x30, 0x00])
         #expect(!inspection.passesDefaultValidation)
         guard case .failed(let error) = inspection.chain else {

@@ -72,7 +72,7 @@ import Testing
 
     @Test func aStapleIsNotCheckedForAChainThePinsReject() throws {
         let staple = try pki.leafOCSP(.revoked(reason: .keyCompromise, date: .days(-1)))
-        let otherKey = try TestPKI.makeRoot(commonName: "Unrelated").certificate.spkiPin
+        let otherKey = try LabPKI.makeRoot(commonName: "Unrelated").certificate.spkiPin
         let report = try verification(staple: .init(response: staple, required: true), pins: [otherKey]).verify(host: RevocationPKI.host)
         #expect(report.failure?.code == .pinMismatch)
         #expect(report.evaluator == "PinnedKeyHashesTrustEvaluator")

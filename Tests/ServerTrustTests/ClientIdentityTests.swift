@@ -6,24 +6,24 @@ import Testing
 /// Loading a client identity (mutual TLS): every bad input is refused when the configuration is
 /// built, with a code naming the problem, and nothing it prints shows key material.
 @Suite struct ClientIdentityTests {
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let intermediate: LabCA
+    let leaf: LabLeaf
 
     init() throws {
-        let root = try TestPKI.makeRoot(commonName: "Client Root")
+        let root = try LabPKI.makeRoot(commonName: "Client Root")
         intermediate = try root.issueIntermediate(commonName: "Client Intermediate")
         leaf = try intermediate.issueLeaf(commonName: "client.servertrust.test", extendedKeyUsage: [.clientAuth])
     }
 
     /// The certificate file as a client sends it: the leaf, then the intermediate.
-    private var certificatePEM: String { TestPKI.pemBundle([leaf.certificate, intermediate.certificate]) }
+    private var certificatePEM: String { LabPKI.pemBundle([leaf.certificate, intermediate.certificate]) }
 
     private func withFiles<T>(certificate: String, key: String, _ body: (String, String) throws -> T) throws -> T {
-        let certificateFile = try TestPKI.writeTemporaryFile(certificate, name: "client.pem")
-        let keyFile = try TestPKI.writeTemporaryFile(key, name: "client.key")
+        let certificateFile = try LabPKI.writeTemporaryFile(certificate, name: "client.pem")
+        let keyFile = try LabPKI.writeTemporaryFile(key, name: "client.key")
         defer {
-            TestPKI.removeTemporaryFile(certificateFile)
-            TestPKI.removeTemporaryFile(keyFile)
+            LabPKI.removeTemporaryFile(certificateFile)
+            LabPKI.removeTemporaryFile(keyFile)
         }
         return try body(certificateFile, keyFile)
     }
@@ -37,8 +37,8 @@ import Testing
     }
 
     @Test func aKeyInTheCertificateFileIsFoundWhenNoKeyFileIsGiven() throws {
-        let file = try TestPKI.writeTemporaryFile(certificatePEM + leaf.key.pemPrivateKey, name: "client-and-key.pem")
-        defer { TestPKI.removeTemporaryFile(file) }
+        let file = try LabPKI.writeTemporaryFile(certificatePEM + leaf.key.pemPrivateKey, name: "client-and-key.pem")
+        defer { LabPKI.removeTemporaryFile(file) }
         let identity = try ClientIdentity(certificateFile: file)
         #expect(identity.certificate == leaf.certificate)
     }
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aKeyThatDoesNotMatchTheCertificateIsRefusedNamingBothKeys() throws {
-        let other = TestKey.ecP256()
+        let other = LabKey.ecP256()
         let error = #expect(throws: TrustError.privateKeyMismatch) {
             try withFiles(certificate: certificatePEM, key: other.pemPrivateKey) { try ClientIdentity(certificateFile: $0, privateKeyFile: $1) }
         }
@@ -115,8 +115,8 @@ import Testing
             try ClientIdentity(certificateFile: missing, privateKeyFile: missing)
         }
         #expect(certificateError?.reason.contains(missing) == true)
-        let certificateFile = try TestPKI.writeTemporaryFile(certificatePEM, name: "client.pem")
-        defer { TestPKI.removeTemporaryFile(certificateFile) }
+        let certificateFile = try LabPKI.writeTemporaryFile(certificatePEM, name: "client.pem")
+        defer { LabPKI.removeTemporaryFile(certificateFile) }
         let keyError = #expect(throws: TrustError.unreadableInput) {
             try ClientIdentity(certificateFile: certificateFile, privateKeyFile: "/nonexistent/servertrust/client.key")
         }
@@ -139,7 +139,7 @@ import Testing
 
     @Test func twoPrivateKeysAreRefusedAsAmbiguous() {
         let error = #expect(throws: TrustError.malformedPrivateKey) {
-            try ClientIdentity(certificatePEM: certificatePEM, privateKeyPEM: leaf.key.pemPrivateKey + TestKey.ecP256().pemPrivateKey)
+            try ClientIdentity(certificatePEM: certificatePEM, privateKeyPEM: leaf.key.pemPrivateKey + LabKey.ecP256().pemPrivateKey)
         }
         #expect(error?.reason.contains("2 private keys") == true)
     }
@@ -151,8 +151,8 @@ import Testing
     }
 
     @Test func aPKCS12FileLoadsWithItsPassphraseAndCarriesTheIntermediates() throws {
-        let file = try TestPKI.writeTemporaryFile(try leaf.pkcs12(passphrase: "p12 secret"), name: "client.p12")
-        defer { TestPKI.removeTemporaryFile(file) }
+        let file = try LabPKI.writeTemporaryFile(try leaf.pkcs12(passphrase: "p12 secret"), name: "client.p12")
+        defer { LabPKI.removeTemporaryFile(file) }
         let identity = try ClientIdentity(pkcs12File: file, passphrase: "p12 secret")
         #expect(identity.certificate == leaf.certificate)
         #expect(identity.intermediates == [intermediate.certificate])

@@ -37,7 +37,7 @@ private final class Probe: ServerTrustEvaluating {
         let later = Probe()
         let composite = try CompositeTrustEvaluator([
             DefaultTrustEvaluator(validateHost: false),
-            PinnedKeyHashesTrustEvaluator(pins: [TestKey.ecP256().pin]),
+            PinnedKeyHashesTrustEvaluator(pins: [LabKey.ecP256().pin]),
             DefaultTrustEvaluator(),  // would fail too: the host is wrong
             later,
         ])

@@ -5,15 +5,15 @@ import ServerTrustTestSupport
 import Testing
 
 @Suite struct DefaultTrustEvaluatorTests {
-    let root: TestCA
-    let intermediate: TestCA
+    let root: LabCA
+    let intermediate: LabCA
 
     init() throws {
-        root = try TestPKI.makeRoot()
+        root = try LabPKI.makeRoot()
         intermediate = try root.issueIntermediate()
     }
 
-    private func evaluate(_ leaf: TestLeaf, host: String, at time: Date = Date()) throws {
+    private func evaluate(_ leaf: LabLeaf, host: String, at time: Date = Date()) throws {
         try DefaultTrustEvaluator().evaluate(leaf.serverTrust(validationTime: time), forHost: host)
     }
 
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func aChainFromAnUnknownIssuerIsRejected() throws {
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger Root").issueIntermediate()
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger Root").issueIntermediate()
         let leaf = try stranger.issueLeaf(dnsNames: ["api.example.com"])
         let trust = try leaf.serverTrust(anchors: root.trustAnchors())
         let error = #expect(throws: TrustError.chainValidationFailed) {
@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func explicitAnchorsOverrideTheAnchorsOfTheTrust() throws {
-        let otherRoot = try TestPKI.makeRoot(commonName: "Other Root")
+        let otherRoot = try LabPKI.makeRoot(commonName: "Other Root")
         let leaf = try intermediate.issueLeaf(dnsNames: ["api.example.com"])
         let trust = try leaf.serverTrust()  // anchored at the leaf's own root
         try DefaultTrustEvaluator().evaluate(trust, forHost: "api.example.com")

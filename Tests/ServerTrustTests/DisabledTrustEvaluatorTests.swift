@@ -5,9 +5,9 @@ import Testing
 
 @Suite struct DisabledTrustEvaluatorTests {
     private func strangerTrust() throws -> PeerTrust {
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger").issueLeaf(
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger").issueLeaf(
             dnsNames: ["elsewhere.example"], notBefore: .days(-30), notAfter: .days(-1))
-        return PeerTrust(presentedChain: stranger.chain, anchors: try TestPKI.makeRoot().trustAnchors())
+        return PeerTrust(presentedChain: stranger.chain, anchors: try LabPKI.makeRoot().trustAnchors())
     }
 
     @Test func testsRunInADebugBuild() {
@@ -30,7 +30,7 @@ import Testing
         let evaluator = DisabledTrustEvaluator(unsafeAcceptAnyCertificate: true, logger: logs.logger)
         #expect(evaluator.isActive)
         try evaluator.evaluate(try strangerTrust(), forHost: "api.example.com")
-        try evaluator.evaluate(PeerTrust(presentedChain: [], anchors: try TestPKI.makeRoot().trustAnchors()), forHost: "")
+        try evaluator.evaluate(PeerTrust(presentedChain: [], anchors: try LabPKI.makeRoot().trustAnchors()), forHost: "")
         #expect(logs.all.count == 2)
         #expect(logs.all.allSatisfy { $0.level == .error })
         #expect(logs.all.first?.metadata["host"] == "api.example.com")
@@ -41,7 +41,7 @@ import Testing
     @Test func theUnsafeReleaseFlagAlsoAccepts() throws {
         let evaluator = DisabledTrustEvaluator(unsafeAcceptAnyCertificateInReleaseBuilds: true)
         #expect(evaluator.isActive)
-        let leaf = try TestPKI.makeRoot().issueLeaf(dnsNames: ["a.example"])
+        let leaf = try LabPKI.makeRoot().issueLeaf(dnsNames: ["a.example"])
         try evaluator.evaluate(leaf.serverTrust(), forHost: "b.example")
     }
 

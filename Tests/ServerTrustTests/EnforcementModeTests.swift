@@ -91,7 +91,7 @@ import ServerTrustTestSupport
     /// A trust whose own anchors are a stranger's root, so the leaf validates only against the
     /// candidate CAs a report-only evaluator trials.
     static func strangerTrust(_ pki: RevocationPKI) throws -> PeerTrust {
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger Root")
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger Root")
         return PeerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
     }
 

@@ -26,7 +26,7 @@ import Testing
 
         var testDescription: String { rawValue }
 
-        func evaluator(pinning key: TestKey) throws -> any ServerTrustEvaluating {
+        func evaluator(pinning key: LabKey) throws -> any ServerTrustEvaluating {
             switch self {
             case .keyHashes: try PinnedKeyHashesTrustEvaluator(pins: [key.pin], performDefaultValidation: false)
             case .publicKeys: try PublicKeysTrustEvaluator(keys: [key.publicKey], performDefaultValidation: false)
@@ -47,13 +47,13 @@ import Testing
         var testDescription: String { rawValue }
 
         /// A copy of `genuine` (its name and key) with every constraint lifted.
-        func copy(of genuine: TestCA, issuerName: String) throws -> Certificate {
+        func copy(of genuine: LabCA, issuerName: String) throws -> Certificate {
             let widened = CertificateSpec(
                 subject: genuine.name, subjectKey: genuine.key, notBefore: .days(-1), notAfter: .days(3650),
                 isCA: true, pathLength: nil, extendedKeyUsage: [], permittedDNSNames: [])
             switch self {
-            case .selfSignedWithJunkKey: return try TestPKI.makeSelfIssued(widened, signedWith: .ecP256())
-            case .reissuedByRogueRoot: return try TestPKI.makeRoot(commonName: issuerName).issue(widened)
+            case .selfSignedWithJunkKey: return try LabPKI.makeSelfIssued(widened, signedWith: .ecP256())
+            case .reissuedByRogueRoot: return try LabPKI.makeRoot(commonName: issuerName).issue(widened)
             }
         }
     }
@@ -62,12 +62,12 @@ import Testing
 
     /// A root whose intermediate the application pins, and a root the trust's anchors hold
     /// instead, so nothing but the pins could make the server trusted.
-    let root: TestCA
-    let stranger: TestCA
+    let root: LabCA
+    let stranger: LabCA
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "Genuine Root CA")
-        stranger = try TestPKI.makeRoot(commonName: "Stranger Root CA")
+        root = try LabPKI.makeRoot(commonName: "Genuine Root CA")
+        stranger = try LabPKI.makeRoot(commonName: "Stranger Root CA")
     }
 
     private func trust(presenting chain: [Certificate]) throws -> PeerTrust {
@@ -77,7 +77,7 @@ import Testing
     /// Evaluates `presented`, whose certificate at `forgedDepth` is the forged copy, and checks
     /// that the copy was refused as an anchor, naming it and why.
     private func expectForgeryRefused(
-        _ presented: [Certificate], forgedDepth: Int, kind: KeyPinKind, forgery: Forgery, pinning key: TestKey,
+        _ presented: [Certificate], forgedDepth: Int, kind: KeyPinKind, forgery: Forgery, pinning key: LabKey,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let evaluator = try kind.evaluator(pinning: key)
@@ -130,7 +130,7 @@ import Testing
         let constrained = try root.issueIntermediate(commonName: "Constrained CA", permittedDNSNames: ["internal.example.org"])
         let limited = try root.issueIntermediate(commonName: "Limited CA", pathLength: 0)
         let subordinate = try limited.issueIntermediate(commonName: "Forbidden Sub CA")
-        let cases: [(TestCA, [Certificate], Int32)] = [
+        let cases: [(LabCA, [Certificate], Int32)] = [
             (expired, try expired.issueLeaf(dnsNames: [Self.host]).chain, X509_V_ERR_CERT_HAS_EXPIRED),
             (constrained, try constrained.issueLeaf(dnsNames: [Self.host]).chain, X509_V_ERR_PERMITTED_VIOLATION),
             (limited, try subordinate.issueLeaf(dnsNames: [Self.host]).chain, X509_V_ERR_PATH_LENGTH_EXCEEDED),
@@ -170,7 +170,7 @@ import Testing
 
     @Test(arguments: KeyPinKind.allCases)
     func aPinnedSelfSignedRootKeepsItsOwnNameConstraints(kind: KeyPinKind) throws {
-        let constrainedRoot = try TestPKI.makeRoot(commonName: "Pinned Root CA", permittedDNSNames: ["internal.example.org"])
+        let constrainedRoot = try LabPKI.makeRoot(commonName: "Pinned Root CA", permittedDNSNames: ["internal.example.org"])
         let leaf = try constrainedRoot.issueIntermediate().issueLeaf(dnsNames: [Self.host])
         let error = #expect(throws: TrustError.chainValidationFailed) {
             try kind.evaluator(pinning: constrainedRoot.key)
@@ -181,7 +181,7 @@ import Testing
 
     @Test(arguments: KeyPinKind.allCases)
     func forgedPinnedRootWithoutNameConstraintsIsRejected(kind: KeyPinKind) throws {
-        let constrainedRoot = try TestPKI.makeRoot(commonName: "Pinned Root CA", permittedDNSNames: ["internal.example.org"])
+        let constrainedRoot = try LabPKI.makeRoot(commonName: "Pinned Root CA", permittedDNSNames: ["internal.example.org"])
         let intermediate = try constrainedRoot.issueIntermediate()
         let leaf = try intermediate.issueLeaf(dnsNames: [Self.host])
         let copy = try Forgery.selfSignedWithJunkKey.copy(of: constrainedRoot, issuerName: "")

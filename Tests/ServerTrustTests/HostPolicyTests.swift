@@ -25,14 +25,14 @@ import Testing
     }
 
     private struct Fixture {
-        let root: TestCA
+        let root: LabCA
         let chain: [Certificate]
         let context: TrustEvaluationContext
         let counters = TrustCounters()
         let logs = CapturedLogs()
 
         init(host: String = HostPolicyTests.host) throws {
-            root = try TestPKI.makeRoot()
+            root = try LabPKI.makeRoot()
             let leaf = try root.issueLeaf(dnsNames: [host])
             chain = [leaf.certificate]
             context = TrustEvaluationContext(anchors: try root.trustAnchors(), counters: counters, logger: logs.logger)

@@ -306,7 +306,7 @@ import Testing
         let site = try LocalSite()
         defer { site.removeFiles() }
         #expect(throws: LocalServerError.self) {
-            try LocalTLSServer(chain: site.leaf.chain, privateKeyPEM: TestKey.ecP256().pemPrivateKey)
+            try LocalTLSServer(chain: site.leaf.chain, privateKeyPEM: LabKey.ecP256().pemPrivateKey)
         }
     }
 
@@ -478,16 +478,16 @@ struct ResumptionCase: Sendable, CustomTestStringConvertible {
 /// A root, an intermediate and a leaf for `localhost` and 127.0.0.1, with the root written
 /// to a file for the command-line clients.
 private struct LocalSite {
-    let root: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let leaf: LabLeaf
     let directory: String
     let rootPath: String
 
     init(rootName: String = "Local Test Root", host: String = "localhost") throws {
-        root = try TestPKI.makeRoot(commonName: rootName)
+        root = try LabPKI.makeRoot(commonName: rootName)
         leaf = try root.issueIntermediate(commonName: "\(rootName) Intermediate")
             .issueLeaf(dnsNames: [host], ipAddresses: ["127.0.0.1"])
-        rootPath = try TestPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
+        rootPath = try LabPKI.writeTemporaryFile(root.certificate.pemEncoded, name: "root.pem")
         directory = (rootPath as NSString).deletingLastPathComponent
     }
 
@@ -502,7 +502,7 @@ private struct LocalSite {
 
     var configuration: LocalTLSServer.Configuration { LocalTLSServer.Configuration(identity: identity) }
 
-    func removeFiles() { TestPKI.removeTemporaryFile(rootPath) }
+    func removeFiles() { LabPKI.removeTemporaryFile(rootPath) }
 }
 
 // MARK: - Clients

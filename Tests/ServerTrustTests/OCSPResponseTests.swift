@@ -6,14 +6,14 @@ import Testing
 /// A CA, a leaf it issued, and a verifier, fresh per test; responses are judged "now" unless a
 /// test says otherwise.
 private struct OCSPFixture {
-    let root: TestCA
-    let ca: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let ca: LabCA
+    let leaf: LabLeaf
     let now = Date()
     var verifier = OCSPVerifier()
 
     init(leafNotBefore: Date = .days(-1), leafNotAfter: Date = .days(30)) throws {
-        root = try TestPKI.makeRoot()
+        root = try LabPKI.makeRoot()
         ca = try root.issueIntermediate(commonName: "Issuing CA")
         leaf = try ca.issueLeaf(dnsNames: ["api.example.com"], notBefore: leafNotBefore, notAfter: leafNotAfter)
     }
@@ -123,7 +123,7 @@ private struct OCSPFixture {
 
     @Test func aResponseSignedByAnotherCAIsFromAnUnauthorizedSigner() throws {
         let pki = try OCSPFixture()
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger CA")
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger CA")
         let unnamed = try OCSPResponseBuilder(signer: stranger).adding(.good, for: pki.leaf.certificate, issuedBy: pki.ca).build()
         #expect(pki.status(of: unnamed) == .unknown(.unauthorizedSigner))
         let included = try OCSPResponseBuilder(signer: stranger)
@@ -371,7 +371,7 @@ private struct OCSPFixture {
     // MARK: - Must-staple and the stapled response of a trust
 
     @Test func mustStapleIsDetectedFromTheTLSFeatureExtension() throws {
-        let ca = try TestPKI.makeRoot()
+        let ca = try LabPKI.makeRoot()
         #expect(try ca.issueLeaf(dnsNames: ["a.example.com"], mustStaple: true).certificate.hasMustStaple)
         #expect(try !ca.issueLeaf(dnsNames: ["a.example.com"]).certificate.hasMustStaple)
     }
@@ -388,7 +388,7 @@ private struct OCSPFixture {
 
     @Test func aStapleIsOnlyCheckedForAChainThatValidates() throws {
         let pki = try OCSPFixture()
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger CA")
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger CA")
         let trust = PeerTrust(
             presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]),
             stapledOCSPResponse: try pki.response().build())
@@ -397,7 +397,7 @@ private struct OCSPFixture {
 
     @Test func theIssuerOfALeafThatIsItselfAnAnchorIsFoundAmongTheAnchors() throws {
         // A self-signed server certificate trusted as its own anchor: a one-certificate chain.
-        let selfSigned = try TestPKI.makeRoot(
+        let selfSigned = try LabPKI.makeRoot(
             CertificateSpec(subject: "api.example.com", subjectKey: .ecP256(), dnsNames: ["api.example.com"]))
         let staple = try OCSPResponseBuilder(signer: selfSigned)
             .adding(.revoked(reason: .cessationOfOperation, date: .days(-1)), for: selfSigned.certificate, issuedBy: selfSigned)

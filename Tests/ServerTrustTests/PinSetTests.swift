@@ -116,7 +116,7 @@ import ServerTrustTestSupport
         let set = try PinSet(
             [.init(PinSetTests.other, label: "old"), .init(PinSetTests.spare, label: "backup")],
             expiration: now, expiryBehaviour: .fallBackToDefaultValidation)
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger")
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger")
         #expect(throws: TrustError.chainValidationFailed) {
             try evaluator(set).evaluate(try site.trust(anchors: [stranger.certificate], at: now + 86_400), forHost: SitePKI.host)
         }

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func parsesCurlsDoubleSlashFormToTheSamePin() throws {
-        let key = TestKey.ecP256()
+        let key = LabKey.ecP256()
         let curl = try Pin("sha256//" + key.pin.base64)
         #expect(curl == key.pin)
         #expect(curl.curlForm == "sha256//" + key.pin.base64)

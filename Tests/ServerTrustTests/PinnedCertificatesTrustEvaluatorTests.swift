@@ -22,7 +22,7 @@ import Testing
 
     @Test func withoutDefaultValidationAPinnedCertificateTheServerDoesNotSendIsStillTheAnchor() throws {
         let trust = try site.trust(
-            presenting: [site.leaf.certificate], anchors: [TestPKI.makeRoot(commonName: "Unrelated Root").certificate])
+            presenting: [site.leaf.certificate], anchors: [LabPKI.makeRoot(commonName: "Unrelated Root").certificate])
         try PinnedCertificatesTrustEvaluator(certificates: [site.intermediate.certificate], performDefaultValidation: false)
             .evaluate(trust, forHost: SitePKI.host)
     }

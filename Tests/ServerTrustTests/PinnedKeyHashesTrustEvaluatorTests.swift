@@ -39,7 +39,7 @@ import Testing
 
     @Test func configuredPinsAreReportedOnceEachInOrder() throws {
         let pins = [site.root.key.pin, site.leaf.key.pin, site.root.key.pin]
-        let stranger = try TestPKI.makeRoot().issueLeaf(dnsNames: [SitePKI.host])
+        let stranger = try LabPKI.makeRoot().issueLeaf(dnsNames: [SitePKI.host])
         let error = #expect(throws: TrustError.pinMismatch) {
             try PinnedKeyHashesTrustEvaluator(pins: pins).evaluate(stranger.serverTrust(), forHost: SitePKI.host)
         }

@@ -28,7 +28,7 @@ import Testing
 
     @Test(arguments: PinningKind.allCases)
     func aMismatchListsTheValidatedChainAndTheConfiguredPins(kind: PinningKind) throws {
-        let unrelated = try [TestPKI.makeRoot().certificate, TestPKI.makeRoot().certificate]
+        let unrelated = try [LabPKI.makeRoot().certificate, LabPKI.makeRoot().certificate]
         let trust = try site.trust()
         let error = #expect(throws: TrustError.pinMismatch) {
             try kind.evaluator(pinning: unrelated).evaluate(trust, forHost: SitePKI.host)
@@ -46,7 +46,7 @@ import Testing
 
     @Test(arguments: PinningKind.allCases)
     func anyOneOfSeveralPinsIsEnough(kind: PinningKind) throws {
-        let backup = try TestPKI.makeRoot(commonName: "Backup").certificate
+        let backup = try LabPKI.makeRoot(commonName: "Backup").certificate
         try kind.evaluator(pinning: [backup, site.intermediate.certificate]).evaluate(site.trust(), forHost: SitePKI.host)
     }
 
@@ -79,7 +79,7 @@ import Testing
 
     @Test(arguments: PinningKind.allCases)
     func withoutDefaultValidationAPinnedIntermediateIsAnAnchorThoughItsRootIsNotOnlyWhenItsCertificateIsPinned(kind: PinningKind) throws {
-        let trust = try site.trust(anchors: [TestPKI.makeRoot(commonName: "Unrelated Root").certificate])
+        let trust = try site.trust(anchors: [LabPKI.makeRoot(commonName: "Unrelated Root").certificate])
         let error = #expect(throws: TrustError.chainValidationFailed) {
             try kind.evaluator(pinning: [site.intermediate.certificate]).evaluate(trust, forHost: SitePKI.host)
         }
@@ -98,13 +98,13 @@ import Testing
 
     @Test(arguments: PinningKind.allCases)
     func withoutDefaultValidationAPinnedLeafIsAcceptedWhateverItsIssuer(kind: PinningKind) throws {
-        let trust = try site.trust(anchors: [TestPKI.makeRoot(commonName: "Unrelated Root").certificate])
+        let trust = try site.trust(anchors: [LabPKI.makeRoot(commonName: "Unrelated Root").certificate])
         try kind.evaluator(pinning: [site.leaf.certificate], performDefaultValidation: false).evaluate(trust, forHost: SitePKI.host)
     }
 
     @Test(arguments: PinningKind.allCases)
     func withoutDefaultValidationAPinnedSelfSignedServerCertificateIsAccepted(kind: PinningKind) throws {
-        let server = try TestPKI.makeRoot(
+        let server = try LabPKI.makeRoot(
             CertificateSpec(subject: "api.example.com", subjectKey: .ecP256(), dnsNames: [SitePKI.host]))
         let trust = PeerTrust(presentedChain: [server.certificate], anchors: try site.root.trustAnchors())
         try kind.evaluator(pinning: [server.certificate], performDefaultValidation: false).evaluate(trust, forHost: SitePKI.host)
@@ -129,7 +129,7 @@ import Testing
     @Test(arguments: PinningKind.allCases)
     func withoutDefaultValidationALeafNotSignedByThePinnedKeyIsRejectedThoughThePinnedCertificateIsSent(kind: PinningKind) throws {
         // An impostor CA with the pinned intermediate's name but its own key signs the leaf.
-        let impostor = try TestPKI.makeRoot(commonName: "Rogue Root").issueIntermediate(commonName: "Genuine Issuing CA")
+        let impostor = try LabPKI.makeRoot(commonName: "Rogue Root").issueIntermediate(commonName: "Genuine Issuing CA")
         let forged = try impostor.issueLeaf(dnsNames: [SitePKI.host])
         let trust = try site.trust(presenting: [forged.certificate, site.intermediate.certificate])
         let evaluator = try kind.evaluator(pinning: [site.intermediate.certificate], performDefaultValidation: false)

@@ -21,14 +21,14 @@ import Testing
     }
 
     @Test func keysOfEveryAlgorithmArePinnable() throws {
-        for key in [TestKey.ecP384(), TestKey.rsa(bits: 2048), TestKey.ed25519()] {
+        for key in [LabKey.ecP384(), LabKey.rsa(bits: 2048), LabKey.ed25519()] {
             let leaf = try site.intermediate.issueLeaf(dnsNames: [SitePKI.host], key: key)
             try PublicKeysTrustEvaluator(keys: [key.publicKey]).evaluate(site.trust(presenting: leaf.chain), forHost: SitePKI.host)
         }
     }
 
     @Test func theConfiguredPinsAreThePinsOfTheKeys() throws {
-        let keys = [TestKey.ecP256().publicKey, TestKey.ed25519().publicKey]
+        let keys = [LabKey.ecP256().publicKey, LabKey.ed25519().publicKey]
         let error = #expect(throws: TrustError.pinMismatch) {
             try PublicKeysTrustEvaluator(keys: keys).evaluate(site.trust(), forHost: SitePKI.host)
         }

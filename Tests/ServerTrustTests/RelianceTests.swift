@@ -7,7 +7,7 @@ import ServerTrustTestSupport
 /// relied on stops holding, which a session uses as the end of the connection's life.
 @Suite struct RelianceTests {
     @Test func itIsTheValidatedChainsFirstNotAfterWithoutDatedPins() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let intermediate = try root.issueIntermediate(commonName: "Issuing CA")
         let leafEnd = Date(timeIntervalSinceNow: 5 * 86_400).rounded
         let leaf = try intermediate.issueLeaf(dnsNames: [SitePKI.host], notAfter: leafEnd)

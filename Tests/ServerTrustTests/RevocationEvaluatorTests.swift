@@ -49,12 +49,12 @@ struct RevocationPKI {
     static let caCRL = "http://crl.root.test/root.crl"
     static let host = "api.example.com"
 
-    let root: TestCA
-    let ca: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let ca: LabCA
+    let leaf: LabLeaf
 
     init(leafOCSP: String? = Self.leafOCSP, leafCRL: String? = Self.leafCRL, mustStaple: Bool = false) throws {
-        root = try TestPKI.makeRoot(commonName: "Revocation Root CA")
+        root = try LabPKI.makeRoot(commonName: "Revocation Root CA")
         ca = try root.issueSigner(
             CertificateSpec(
                 subject: "Revocation Issuing CA", subjectKey: .ecP256(), notBefore: .days(-1), notAfter: .days(365),
@@ -191,7 +191,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
 
     @Test func aChainThatDoesNotValidateIsRejectedBeforeAnyRevocationCheck() throws {
         let pki = try RevocationPKI()
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger Root")
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger Root")
         let fetcher = try pki.goodFetcher()
         let trust = PeerTrust(presentedChain: pki.leaf.chain, anchors: try TrustAnchors([stranger.certificate]))
         #expect(throws: TrustError.chainValidationFailed) { try pki.evaluator(fetcher: fetcher).evaluate(trust, forHost: "") }
@@ -763,7 +763,7 @@ enum BadOCSPAnswer: String, CaseIterable, Sendable, CustomTestStringConvertible 
         case .wrongKey:
             fetcher.serve(url, try OCSPResponseBuilder(signer: pki.ca).adding(.good, for: leaf, issuedBy: pki.ca).with { $0.signingKey = .ecP256() }.build())
         case .unauthorisedSigner:
-            let stranger = try TestPKI.makeRoot(commonName: "Stranger").issueOCSPResponder()
+            let stranger = try LabPKI.makeRoot(commonName: "Stranger").issueOCSPResponder()
             fetcher.serve(url, try OCSPResponseBuilder(delegatedResponder: stranger).adding(.good, for: leaf, issuedBy: pki.ca).build())
         case .otherCertificate:
             fetcher.serve(url, try pki.ca.makeOCSPResponseDER(.good, for: pki.ca.issueLeaf(dnsNames: ["other.example"]).certificate))

@@ -53,10 +53,10 @@ import Testing
     }
 
     @Test func nonEd25519AndMalformedKeysAreRefused() throws {
-        #expect(throws: ResponseSignatureError.malformedKey) { try SigningKey(pem: TestKey.ecP256().pemPrivateKey) }
+        #expect(throws: ResponseSignatureError.malformedKey) { try SigningKey(pem: LabKey.ecP256().pemPrivateKey) }
         #expect(throws: ResponseSignatureError.malformedKey) { try SigningKey(pem: "not a key") }
         #expect(throws: ResponseSignatureError.malformedKey) { try SigningKey(rawRepresentation: [UInt8](repeating: 1, count: 31)) }
-        let p256 = Data(TestKey.ecP256().publicKey.subjectPublicKeyInfoDER).base64EncodedString()
+        let p256 = Data(LabKey.ecP256().publicKey.subjectPublicKeyInfoDER).base64EncodedString()
         let error = #expect(throws: ResponseSignatureError.malformedKey) { try VerificationKey(base64: p256) }
         #expect(error?.reason.contains("EC P-256") == true)
         #expect(throws: ResponseSignatureError.malformedKey) { try VerificationKey(base64: Data(count: 31).base64EncodedString()) }

@@ -7,12 +7,12 @@ import ServerTrustTestSupport
 struct SitePKI {
     static let host = "api.example.com"
 
-    let root: TestCA
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let intermediate: LabCA
+    let leaf: LabLeaf
 
     init(rootName: String = "Genuine Root CA", intermediateName: String = "Genuine Issuing CA", host: String = SitePKI.host) throws {
-        root = try TestPKI.makeRoot(commonName: rootName)
+        root = try LabPKI.makeRoot(commonName: rootName)
         intermediate = try root.issueIntermediate(commonName: intermediateName)
         leaf = try intermediate.issueLeaf(dnsNames: [host])
     }

@@ -10,15 +10,15 @@ import Testing
     static let otherPin = "sha256/" + Data(repeating: 5, count: 32).base64EncodedString()
     static let wrongPin = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
 
-    let root: TestCA
-    let intermediate: TestCA
-    let leaf: TestLeaf
+    let root: LabCA
+    let intermediate: LabCA
+    let leaf: LabLeaf
     let anchors: TrustAnchors
     /// Whole seconds, so day counts are exact.
     let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     init() throws {
-        root = try TestPKI.makeRoot(commonName: "Audit Root")
+        root = try LabPKI.makeRoot(commonName: "Audit Root")
         intermediate = try root.issueIntermediate(commonName: "Audit Intermediate")
         leaf = try intermediate.issueLeaf(dnsNames: [Self.host])
         anchors = try TrustAnchors([root.certificate])

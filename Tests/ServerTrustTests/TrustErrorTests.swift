@@ -23,7 +23,7 @@ import Testing
 
     @Test func thePinMismatchDescriptionListsConfiguredPinsAndEveryChainCertificateWithItsPin() throws {
         let site = try SitePKI()
-        let configured = [TestKey.ecP256().pin, TestKey.ecP256().pin].sorted()
+        let configured = [LabKey.ecP256().pin, LabKey.ecP256().pin].sorted()
         let error = #expect(throws: TrustError.pinMismatch) {
             try PinnedKeyHashesTrustEvaluator(pins: configured).evaluate(site.trust(), forHost: SitePKI.host)
         }
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aChainFailureDescriptionGivesOpenSSLsErrorNumberTextAndDepth() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issueLeaf(dnsNames: ["api.example.com"], notBefore: .days(-30), notAfter: .days(-1))
         let error = #expect(throws: TrustError.chainValidationFailed) {
             try DefaultTrustEvaluator().evaluate(leaf.serverTrust(), forHost: "api.example.com")
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func aCertificateSummaryIsPinThenSubject() throws {
-        let pin = TestKey.ecP256().pin
+        let pin = LabKey.ecP256().pin
         #expect(TrustError.CertificateSummary(pin: pin, subject: "CN=x").description == "\(pin): CN=x")
     }
 

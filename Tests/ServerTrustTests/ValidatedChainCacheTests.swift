@@ -134,7 +134,7 @@ import Testing
 
     @Test func aPinMismatchIsStillDetectedOnAHit() throws {
         try DefaultTrustEvaluator().evaluate(trust(), forHost: SitePKI.host)
-        let stranger = try TestPKI.makeRoot(commonName: "Stranger").certificate.spkiPin
+        let stranger = try LabPKI.makeRoot(commonName: "Stranger").certificate.spkiPin
         let error = #expect(throws: TrustError.pinMismatch) {
             try PinnedKeyHashesTrustEvaluator(pins: [stranger]).evaluate(trust(after: 1), forHost: SitePKI.host)
         }

@@ -19,14 +19,14 @@ import Testing
     }
 
     @Test func aFailedValidationIsCachedToo() throws {
-        let trust = try site.trust(anchors: [TestPKI.makeRoot().certificate])
+        let trust = try site.trust(anchors: [LabPKI.makeRoot().certificate])
         #expect(throws: TrustError.chainValidationFailed) { try trust.validatedChain() }
         let error = #expect(throws: TrustError.chainValidationFailed) { try trust.validatedChain() }
         #expect(error?.evidence.verifyResult == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
     }
 
     @Test func thePresentedChainIsKeptAsSentWhileTheValidatedChainIsOrderedAndComplete() throws {
-        let extra = try TestPKI.makeRoot(commonName: "Extra").certificate
+        let extra = try LabPKI.makeRoot(commonName: "Extra").certificate
         let sent = [site.leaf.certificate, extra, site.intermediate.certificate]
         let trust = try site.trust(presenting: sent)
         #expect(trust.presentedChain.count == 3)
@@ -67,8 +67,8 @@ import Testing
         let anchors = try TrustAnchors([site.root.certificate], origin: "test")
         #expect(anchors.certificates == [site.root.certificate])
         #expect(anchors.origin == "test")
-        let path = try TestPKI.writeTemporaryFile(site.root.certificate.pemEncoded)
-        defer { TestPKI.removeTemporaryFile(path) }
+        let path = try LabPKI.writeTemporaryFile(site.root.certificate.pemEncoded)
+        defer { LabPKI.removeTemporaryFile(path) }
         let fromFile = try TrustAnchors(contentsOfFile: path)
         #expect(fromFile.origin == path)
         #expect(fromFile.certificates == [site.root.certificate])

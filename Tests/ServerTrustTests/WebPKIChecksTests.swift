@@ -69,25 +69,25 @@ import Testing
     // MARK: - leaf-ca-bits
 
     @Test func aLeafMarkedAsCAWithoutKeyCertSignIsRefused() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issueLeaf(dnsNames: [Self.host], isCA: true, keyUsage: [.digitalSignature])
         try expectRule(.inconsistentLeafCABits, depth: 0, chain: leaf.chain, anchors: [root.certificate])
     }
 
     @Test func aLeafAllowedToSignCertificatesButNotACAIsRefused() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issueLeaf(dnsNames: [Self.host], keyUsage: [.digitalSignature, .keyCertSign])
         try expectRule(.inconsistentLeafCABits, depth: 0, chain: leaf.chain, anchors: [root.certificate])
     }
 
     @Test func consistentCALeavesAndDirectlyTrustedSelfSignedCertificatesAreAccepted() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let caLeaf = try root.issueLeaf(dnsNames: [Self.host], isCA: true, keyUsage: [.digitalSignature, .keyCertSign])
         #expect(try validationError(caLeaf.chain, anchors: [root.certificate]) == nil)
         // `openssl req -x509` style: CA:TRUE without keyCertSign, trusted as itself.
-        let selfSigned = try TestPKI.makeRoot(
+        let selfSigned = try LabPKI.makeRoot(
             CertificateSpec(
-                subject: TestName(commonName: Self.host), subjectKey: .ecP256(), isCA: true,
+                subject: LabName(commonName: Self.host), subjectKey: .ecP256(), isCA: true,
                 keyUsage: [.digitalSignature], dnsNames: [Self.host]))
         #expect(try validationError([selfSigned.certificate], anchors: [selfSigned.certificate]) == nil)
     }
@@ -95,10 +95,10 @@ import Testing
     // MARK: - name-constraints-in-end-entity, empty-name-constraints
 
     @Test func nameConstraintsInALeafAreRefused() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let leaf = try root.issue(
             CertificateSpec(
-                subject: TestName(commonName: Self.host), subjectKey: .ecP256(), dnsNames: [Self.host],
+                subject: LabName(commonName: Self.host), subjectKey: .ecP256(), dnsNames: [Self.host],
                 permittedDNSNames: ["example.com"]))
         try expectRule(.nameConstraintsInEndEntity, depth: 0, chain: [leaf], anchors: [root.certificate])
     }
@@ -134,22 +134,22 @@ import Testing
 
     // MARK: - wildcard-into-excluded-subtree, malformed-name-under-constraints
 
-    private func constrainedIntermediate(under root: TestCA, permitted: [String] = [], excluded: [String] = []) throws -> TestCA {
+    private func constrainedIntermediate(under root: LabCA, permitted: [String] = [], excluded: [String] = []) throws -> LabCA {
         try root.issueSigner(
             CertificateSpec(
-                subject: TestName(commonName: "Constrained CA"), subjectKey: .ecP256(), isCA: true, extendedKeyUsage: [],
+                subject: LabName(commonName: "Constrained CA"), subjectKey: .ecP256(), isCA: true, extendedKeyUsage: [],
                 permittedDNSNames: permitted, excludedDNSNames: excluded))
     }
 
     @Test func aWildcardThatCouldMatchAnExcludedNameIsRefused() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let intermediate = try constrainedIntermediate(under: root, permitted: ["example.com"], excluded: ["bar.example.com"])
         let leaf = try intermediate.issueLeaf(dnsNames: ["*.example.com"])
         try expectRule(.wildcardIntoExcludedSubtree, depth: 1, chain: leaf.chain, anchors: [root.certificate])
     }
 
     @Test func aWildcardBesideADeeperExcludedNameIsAccepted() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         // *.example.com matches one label only: nothing under a.bar.example.com.
         let intermediate = try constrainedIntermediate(under: root, excluded: ["a.bar.example.com", ".bar.example.com"])
         let leaf = try intermediate.issueLeaf(dnsNames: ["*.example.com"])
@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test func aMalformedNameIsRefusedOnlyUnderDNSConstraints() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let intermediate = try constrainedIntermediate(under: root, permitted: ["example.com"])
         let leaf = try intermediate.issueLeaf(dnsNames: [".example.com", Self.host])
         try expectRule(.malformedNameUnderConstraints, depth: 0, chain: leaf.chain, anchors: [root.certificate])
@@ -172,7 +172,7 @@ import Testing
     func malformedNames(_ name: String) { #expect(!WebPKICheck.isWellFormedDNSName(name)) }
 
     @Test func theSubjectCommonNameIsNotHeldToNameConstraints() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let intermediate = try constrainedIntermediate(under: root, permitted: ["example.com"])
         // OpenSSL alone checks a host-like CN against DNS constraints: "permitted subtree violation".
         let leaf = try intermediate.issueLeaf(dnsNames: [Self.host], commonName: "outside.test")
@@ -182,7 +182,7 @@ import Testing
     // MARK: - PathValidator: inclusive notAfter, alternative paths
 
     @Test func aCertificateIsValidThroughItsNotAfterSecond() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let notAfter = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 86400).rounded(.down))
         let leaf = try root.issueLeaf(dnsNames: [Self.host], notAfter: notAfter)
         #expect(try validationError(leaf.chain, anchors: [root.certificate], at: notAfter) == nil)
@@ -191,11 +191,11 @@ import Testing
     }
 
     @Test func anotherPresentedPathIsTriedWhenTheFirstIsRejected() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         // One issuing key, certified twice by the root: for client authentication only, and plainly.
         let clientOnly = try root.issueSigner(
             CertificateSpec(
-                subject: TestName(commonName: "Issuing CA"), subjectKey: .ecP256(), isCA: true,
+                subject: LabName(commonName: "Issuing CA"), subjectKey: .ecP256(), isCA: true,
                 extendedKeyUsage: [.clientAuth]))
         let plain = try root.crossSign(clientOnly)
         let leaf = try clientOnly.issueLeaf(dnsNames: [Self.host])
@@ -207,7 +207,7 @@ import Testing
 
     // MARK: - HostNameVerifier
 
-    private func hostError(_ leaf: TestLeaf, _ host: String) throws -> TrustError? {
+    private func hostError(_ leaf: LabLeaf, _ host: String) throws -> TrustError? {
         do {
             try DefaultTrustEvaluator().evaluate(leaf.serverTrust(), forHost: host)
             return nil
@@ -217,7 +217,7 @@ import Testing
     }
 
     @Test func aWildcardOverAnICANNPublicSuffixMatchesNothing() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         let wildcard = try root.issueLeaf(dnsNames: ["*.co.uk"])
         let error = try hostError(wildcard, "example.co.uk")
         #expect(error == TrustError.hostMismatch)
@@ -228,12 +228,12 @@ import Testing
 
     @Test(arguments: [("*.s3.amazonaws.com", "bucket.s3.amazonaws.com"), ("*.example.com", "www.example.com"), ("*.intranet.corp", "host.intranet.corp")])
     func wildcardsOverPrivateSuffixesAndPrivateNamesStillMatch(_ san: String, _ host: String) throws {
-        let leaf = try TestPKI.makeRoot().issueLeaf(dnsNames: [san])
+        let leaf = try LabPKI.makeRoot().issueLeaf(dnsNames: [san])
         #expect(try hostError(leaf, host) == nil)
     }
 
     @Test func anAbsoluteHostNameMatchesWithoutItsDotButASingleLabelIsLiteral() throws {
-        let root = try TestPKI.makeRoot()
+        let root = try LabPKI.makeRoot()
         #expect(try hostError(root.issueLeaf(dnsNames: [Self.host]), Self.host + ".") == nil)
         let intranet = try root.issueLeaf(dnsNames: ["intranet"])
         #expect(try hostError(intranet, "intranet") == nil)
@@ -241,7 +241,7 @@ import Testing
     }
 }
 
-// MARK: - Certificates TestPKI does not make
+// MARK: - Certificates LabPKI does not make
 
 /// A private key for ``RawCertificate``.
 private final class RawKey: @unchecked Sendable {  // immutable after init
@@ -277,7 +277,7 @@ private final class RawKey: @unchecked Sendable {  // immutable after init
     }()
 }
 
-/// Builds the few certificates TestPKI cannot express — a DSA key, an anchor without
+/// Builds the few certificates LabPKI cannot express — a DSA key, an anchor without
 /// basicConstraints, a version 1 root, hand-written extension bytes — with OpenSSL directly.
 private enum RawCertificate {
     static let rootExtensions: [(Int32, String)] = [

@@ -20,15 +20,15 @@ struct URLSessionFixture {
     let nginx: NginxInterop.Environment
     let impostor: LocalTLSServer
     let redirector: LocalTLSServer
-    let redirectorRoot: TestCA
+    let redirectorRoot: LabCA
     let session: Session
 
     init(redirectorHandler: LocalHTTPHandler? = nil) throws {
         nginx = try NginxInterop.environment()
-        let impostorRoot = try TestPKI.makeRoot(commonName: "Impostor Root")
+        let impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root")
         let impostorLeaf = try impostorRoot.issueLeaf(dnsNames: [nginx.host])
         impostor = try LocalTLSServer(chain: impostorLeaf.chain, privateKeyPEM: impostorLeaf.key.pemPrivateKey)
-        redirectorRoot = try TestPKI.makeRoot(commonName: "Redirector Root")
+        redirectorRoot = try LabPKI.makeRoot(commonName: "Redirector Root")
         let redirectorLeaf = try redirectorRoot.issueLeaf(dnsNames: [Self.redirectorHost])
         redirector = try LocalTLSServer(chain: redirectorLeaf.chain, privateKeyPEM: redirectorLeaf.key.pemPrivateKey, handler: redirectorHandler)
 

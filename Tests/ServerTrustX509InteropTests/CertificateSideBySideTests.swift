@@ -12,7 +12,7 @@ import X509
 /// the class and did not compile).
 @Suite struct CertificateSideBySideTests {
     @Test func oneDERParsesToTheSameSubjectSerialAndPublicKeyInBothLibraries() throws {
-        let root = try TestPKI.makeRoot(commonName: "Interop Root")
+        let root = try LabPKI.makeRoot(commonName: "Interop Root")
         let issued = try root.issueLeaf(dnsNames: ["interop.servertrust.test"])
         let der = issued.certificate.derEncoded
 

@@ -64,26 +64,50 @@ public struct TrustFailureReport: Hashable, Sendable {
         ].joined(separator: "|")
     }
 
-    /// The JSON object, keys sorted.
+    /// The JSON object, keys sorted, slashes unescaped.
     public func jsonData() -> Data {
-        let object: [String: Any] = [
-            "date-time": Self.rfc3339(dateTime),
-            "hostname": hostname,
-            "port": port,
-            "effective-expiration-date": effectiveExpirationDate.map(Self.rfc3339) ?? NSNull(),
-            "include-subdomains": includeSubdomains,
-            "noted-hostname": notedHostname,
-            "served-certificate-chain": servedCertificateChain.map(\.pemEncoded),
-            "validated-certificate-chain": validatedCertificateChain.map(\.pemEncoded),
-            "known-pins": knownPins.map { "pin-sha256=\"\($0.base64)\"" },
-            "evaluator": evaluator,
-            "reason": reason.description,
-            "message": message,
-            "mode": mode.description,
-        ]
-        // Only strings, numbers, booleans, arrays and NSNull: serialisation cannot fail.
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Only strings, an integer, booleans, arrays of strings and null: encoding cannot fail.
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 
     static func rfc3339(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+}
+
+/// RFC 7469's field names, with dates as RFC 3339 strings, pins as `pin-sha256="…"` and
+/// certificates as PEM; `effective-expiration-date` is `null` when the policy has no date.
+extension TrustFailureReport: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case dateTime = "date-time"
+        case hostname, port
+        case effectiveExpirationDate = "effective-expiration-date"
+        case includeSubdomains = "include-subdomains"
+        case notedHostname = "noted-hostname"
+        case servedCertificateChain = "served-certificate-chain"
+        case validatedCertificateChain = "validated-certificate-chain"
+        case knownPins = "known-pins"
+        case evaluator, reason, message, mode
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.rfc3339(dateTime), forKey: .dateTime)
+        try container.encode(hostname, forKey: .hostname)
+        try container.encode(port, forKey: .port)
+        if let effectiveExpirationDate {
+            try container.encode(Self.rfc3339(effectiveExpirationDate), forKey: .effectiveExpirationDate)
+        } else {
+            try container.encodeNil(forKey: .effectiveExpirationDate)
+        }
+        try container.encode(includeSubdomains, forKey: .includeSubdomains)
+        try container.encode(notedHostname, forKey: .notedHostname)
+        try container.encode(servedCertificateChain.map(\.pemEncoded), forKey: .servedCertificateChain)
+        try container.encode(validatedCertificateChain.map(\.pemEncoded), forKey: .validatedCertificateChain)
+        try container.encode(knownPins.map { "pin-sha256=\"\($0.base64)\"" }, forKey: .knownPins)
+        try container.encode(evaluator, forKey: .evaluator)
+        try container.encode(reason.description, forKey: .reason)
+        try container.encode(message, forKey: .message)
+        try container.encode(mode.description, forKey: .mode)
+    }
 }

@@ -141,6 +141,9 @@ enum PathValidator {
         X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION, X509_V_ERR_CERT_REVOKED,
     ]
 
+    /// One attempt. With the anchors' CRLs, the attempt first runs without them and keeps the
+    /// chain when ``PathCRLShortcut`` shows it unrevoked at constant cost; otherwise (and for
+    /// every failure) it runs again with OpenSSL's CRL processing, whose result is the attempt's.
     private static func verifyOnce(
         presented: [Certificate],
         setAside: Set<Int>,
@@ -149,6 +152,29 @@ enum PathValidator {
         trustedStackRevocationLists: [CertificateRevocationList],
         time: Date,
         options: PathValidationOptions
+    ) throws -> Attempt {
+        if trustedStack == nil, let shortcut = store.crlShortcut,
+            case .validated(let chain) = try verifyOnce(
+                presented: presented, setAside: setAside, store: store, trustedStack: nil,
+                trustedStackRevocationLists: [], time: time, options: options, checkingCRLs: false),
+            shortcut.showsNoneRevoked(chain, at: time)
+        {
+            return .validated(chain)
+        }
+        return try verifyOnce(
+            presented: presented, setAside: setAside, store: store, trustedStack: trustedStack,
+            trustedStackRevocationLists: trustedStackRevocationLists, time: time, options: options, checkingCRLs: true)
+    }
+
+    private static func verifyOnce(
+        presented: [Certificate],
+        setAside: Set<Int>,
+        store: X509TrustStore,
+        trustedStack: [Certificate]?,
+        trustedStackRevocationLists: [CertificateRevocationList],
+        time: Date,
+        options: PathValidationOptions,
+        checkingCRLs: Bool
     ) throws -> Attempt {
         let leaf = presented[0]
         guard let ctx = X509_STORE_CTX_new() else {
@@ -173,10 +199,10 @@ enum PathValidator {
         // The path-level CRL engine, for CRLs given to TrustAnchors; the per-certificate one is
         // CRLVerifier, run by RevocationTrustEvaluator. Kept for what only OpenSSL's RFC 5280
         // CRL processing proves (indirect CRLs, rollover keys): RevocationBehaviour.md, "Two CRL engines".
-        let checksRevocation = !store.revocationLists.isEmpty && trustedStack == nil
+        let checksRevocation = checkingCRLs && !store.revocationLists.isEmpty && trustedStack == nil
         // With pins as the only anchors, the anchor is often an intermediate whose own issuer's
         // CRL is out of reach: check the leaf (OpenSSL's plain CRL_CHECK), not the whole chain.
-        let checksLeafRevocation = trustedStack != nil && !trustedStackRevocationLists.isEmpty
+        let checksLeafRevocation = checkingCRLs && trustedStack != nil && !trustedStackRevocationLists.isEmpty
         let revocationLists = checksRevocation ? store.revocationLists : checksLeafRevocation ? trustedStackRevocationLists : []
         var crls: OpaquePointer?
         defer { if let crls { CServerTrustShims_sk_X509_CRL_pop_free(crls) } }

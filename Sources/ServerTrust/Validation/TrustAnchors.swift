@@ -21,18 +21,21 @@ public final class TrustAnchors: Sendable {
     ///   - certificates: the anchors; must not be empty.
     ///   - revocationLists: CRLs to check every certificate of the chain against. When any are
     ///     given, a certificate whose issuer has no CRL here fails validation (CRL checking is
-    ///     all-or-nothing, as in `openssl verify -crl_check_all`). OpenSSL verifies each CRL's
-    ///     signature on every validation, and a store with CRLs keeps no validated-chain cache,
-    ///     so the cost per handshake grows with the CRLs' size (about 17 ms with 1,000,000
-    ///     entries, docs/PERFORMANCE.md). For large CRLs use
-    ///     ``RevocationTrustEvaluator/init(options:fetcher:cache:revocationLists:anchors:)``,
-    ///     which verifies a CRL once and looks serials up by binary search.
+    ///     all-or-nothing, as in `openssl verify -crl_check_all`).
     ///
     ///     This is the path-level CRL engine (OpenSSL's `X509_V_FLAG_CRL_CHECK_ALL`): it gives
     ///     no per-certificate status, only a chain that validates or not, but it is the one
     ///     that implements all of RFC 5280 §6.3 — indirect CRLs, CRLs signed by another key of
     ///     the CA, reason partitions — which ``CRLVerifier`` does not; `servertrust verify --crl`
     ///     and the PKITS score rely on it (<doc:RevocationBehaviour>, "Two CRL engines").
+    ///
+    ///     Cost: a chain whose every certificate one complete, direct CRL of its issuer shows
+    ///     unrevoked is accepted at constant cost — the CRLs are read once here, each signature is
+    ///     verified once, and a serial is a binary search, ``CRLVerifier``'s lookup — because
+    ///     OpenSSL would give the same verdict. Everything else (a revoked certificate, a missing
+    ///     or stale CRL, delta and indirect CRLs, reason partitions) is OpenSSL's to decide, and
+    ///     OpenSSL verifies every CRL's signature again on each such validation (about 17 ms
+    ///     with 1,000,000 entries). A store with CRLs keeps no validated-chain cache.
     ///   - origin: where the anchors came from, shown in messages (``origin``). Default
     ///     "in-memory".
     /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list.

@@ -6,7 +6,7 @@ import Synchronization
 /// certificates again is not put through chain building and signature checks again.
 ///
 /// `X509_verify_cert` is the largest cost of a full handshake a library above curl controls
-/// (1.9 M of 10.8 M instructions, docs/PERFORMANCE.md), and a server sends a byte-identical
+/// (1.9 M of 10.8 M instructions, docs/PERFORMANCE-HISTORY.md), and a server sends a byte-identical
 /// chain on every handshake. What a hit skips is only path validation of that identical chain
 /// — its result depends on nothing but the presented bytes, the store, the options and the
 /// time — and a hit is allowed only when all four are covered:

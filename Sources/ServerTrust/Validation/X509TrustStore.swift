@@ -14,6 +14,9 @@ final class X509TrustStore: @unchecked Sendable {
     /// Chains validated against this store, reused for identical chains; nil when the store
     /// holds CRLs (see ``ValidatedChainCache``).
     let validatedChains: ValidatedChainCache?
+    /// The revocation lists at constant cost where that gives OpenSSL's verdict; nil without
+    /// CRLs or when none of them can be checked so (``PathCRLShortcut``).
+    let crlShortcut: PathCRLShortcut?
 
     init(anchors: [Certificate], revocationLists: [CertificateRevocationList] = []) throws {
         guard let store = X509_STORE_new() else {
@@ -23,6 +26,7 @@ final class X509TrustStore: @unchecked Sendable {
         self.anchors = anchors
         self.revocationLists = revocationLists
         validatedChains = revocationLists.isEmpty ? ValidatedChainCache() : nil
+        crlShortcut = PathCRLShortcut(revocationLists)
         for anchor in anchors where X509_STORE_add_cert(store, anchor.x509) != 1 {
             // Adding the same certificate twice is harmless; anything else is not.
             let errors = drainOpenSSLErrors()

@@ -9,7 +9,7 @@ internal import CServerTrustCurlShims
 /// requests in the session (callbacks, TLS settings, the policy's share, user agent, connect timeout,
 /// proxy), and is then pointed at one request at a time with ``prepare(_:for:)``. The loop keeps
 /// finished handles for reuse by the same policy (`MultiLoop`), as a libcurl program reuses its
-/// handle: building one costs about a fifth of a kept-alive request (docs/PERFORMANCE.md,
+/// handle: building one costs about a fifth of a kept-alive request (docs/PERFORMANCE-HISTORY.md,
 /// change 6). Nothing about trust lives in the handle: connections are evaluated in the TLS
 /// callbacks and every request is admitted by the prerequisite guard, whichever handle runs it.
 enum EasyHandleConfigurator {
@@ -33,7 +33,7 @@ enum EasyHandleConfigurator {
         // CURLOPT_USERAGENT: libcurl 7.88 formats that option into a new header string with its
         // own printf before every transfer (`Curl_pretransfer`), whether or not a header line
         // replaces it — 8.4 k instructions for the default agent, 11 % of a whole kept-alive
-        // request (Benchmarks/scripts/curl-floor.sh, docs/PERFORMANCE.md). The option is set
+        // request (Benchmarks/scripts/curl-floor.sh, docs/PERFORMANCE-HISTORY.md). The option is set
         // only with a proxy (`configureProxy`), for the CONNECT request, which custom header
         // lines do not reach (CURLHEADER_SEPARATE, the default).
         easy.userAgentLine = configuration.userAgent.isEmpty ? nil : "User-Agent: \(configuration.userAgent)"

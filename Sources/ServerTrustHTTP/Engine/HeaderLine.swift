@@ -11,7 +11,7 @@ import Darwin
 /// One line of a response head as curl's header callback hands it over, parsed on its bytes.
 ///
 /// Foundation's `trimmingCharacters(in:)` goes through `NSString` and UTF-16 on Linux and cost
-/// 60 % of a kept-alive request (docs/PERFORMANCE.md); every decision here is made on bytes and
+/// 60 % of a kept-alive request (docs/PERFORMANCE-HISTORY.md); every decision here is made on bytes and
 /// a `String` is made only for what is kept.
 ///
 /// - The line is trimmed of SP, HTAB, CR and LF at both ends (RFC 9110 OWS plus the line

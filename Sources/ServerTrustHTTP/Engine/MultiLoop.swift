@@ -17,7 +17,7 @@ internal import ServerTrust
 /// polls) and is resumed there when the transfer completes (no hand-off to another thread), so
 /// a request costs no cross-thread hop at all — the two hops per request that kept a
 /// sequential async request far below a blocking `curl_easy_perform` loop (docs/PERFORMANCE.md,
-/// "Kept-alive requests"). Nothing about a transfer changes: it is the same `Transfer`, added
+/// "Kept-alive and concurrent requests"). Nothing about a transfer changes: it is the same `Transfer`, added
 /// to the same multi handle, evaluated by the same callbacks and guard.
 final class MultiLoop: Sendable {
     private enum Command: Sendable {
@@ -93,7 +93,7 @@ final class MultiLoop: Sendable {
         // A fixed cache size: libcurl's default (4 × the transfers in the multi handle right now)
         // drops while a session submits its next requests, and the connections it closes are
         // reopened a moment later with a new handshake (measured: 64 requests in flight over
-        // HTTP/1.1 paid ~16 k instructions per request in handshakes; docs/PERFORMANCE.md).
+        // HTTP/1.1 paid ~16 k instructions per request in handshakes; docs/PERFORMANCE-HISTORY.md).
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.cacheSize(configuration))
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         exit.enter()
@@ -110,7 +110,7 @@ final class MultiLoop: Sendable {
     /// The finished easy handles the session keeps (``Session/Configuration/maximumIdleHandles``).
     /// Not the connection cache's size: a burst leaves a handle per request, and 64 requests in
     /// flight over one HTTP/2 connection, with 32 kept, made 32 handles again in every burst
-    /// (about 6 k instructions per request, docs/PERFORMANCE.md).
+    /// (about 6 k instructions per request, docs/PERFORMANCE-HISTORY.md).
     static func idleHandleCapacity(_ configuration: Session.Configuration) -> Int {
         configuration.maximumIdleHandles ?? max(128, cacheSize(configuration))
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// Two atomic operations per request: the continuation and the result are plain fields,
 /// published by the state's compare-and-exchange (release) and read by whoever sees its new
 /// value (acquire) — not a lock object and a separately allocated mutex, which were two more
-/// allocations on every request's path (docs/PERFORMANCE.md, "The async gap").
+/// allocations on every request's path (docs/PERFORMANCE-HISTORY.md, "The async gap").
 ///
 /// The continuation stays a `CheckedContinuation`. An `UnsafeContinuation` would save its
 /// canary's allocation (≈ 1 k instructions), but ThreadSanitizer then sees no happens-before

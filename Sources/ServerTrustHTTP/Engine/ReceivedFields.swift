@@ -80,7 +80,7 @@ final class ReceivedFields: Sendable {
     /// Not an array: appending a line here is a capacity check, a store and a `memcpy`, where
     /// the two array appends of each line (its length, then its bytes) each checked uniqueness
     /// and capacity and went through the generic sequence copy, ≈ 100 instructions apiece on
-    /// every header line of every response (docs/PERFORMANCE.md).
+    /// every header line of every response (docs/PERFORMANCE-HISTORY.md).
     struct Buffer: ~Copyable {
         private var base: UnsafeMutableRawPointer?
         private var count = 0

@@ -20,7 +20,7 @@ struct RequestObservation {
     /// standard library (not `@frozen`), so a struct holding one has no size known at compile
     /// time. `data(for:)` keeps this observation across its awaits, and a value of unknown size
     /// there cost a task allocation, a metadata look-up and value-witness copies and destroys
-    /// on every request, metrics or not (docs/PERFORMANCE.md, ninth round). `Duration` is frozen.
+    /// on every request, metrics or not (docs/PERFORMANCE-HISTORY.md, ninth round). `Duration` is frozen.
     private let start: Duration?
 
     /// The instant ``start`` is counted from (the first observation's, or any earlier one's).

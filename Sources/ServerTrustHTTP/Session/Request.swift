@@ -107,7 +107,7 @@ public struct Request: Sendable {
 
     /// The fields, kept in one copy-on-write object: a request is handed through several layers
     /// per hop (signing, retries, tracing, the transfer), and a copy of it retains one object
-    /// instead of eight fields (≈ 0.7 k instructions per kept-alive request, docs/PERFORMANCE.md).
+    /// instead of eight fields (≈ 0.7 k instructions per kept-alive request, docs/PERFORMANCE-HISTORY.md).
     /// Written only through ``unique()``, so a copy never sees another's change.
     private var storage: Storage
 

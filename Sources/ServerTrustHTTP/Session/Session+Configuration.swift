@@ -35,7 +35,7 @@ extension Session {
         /// and HTTP/1.1 queues the requests beyond ``maximumConnectionsPerHost`` on handles of
         /// their own. A handle the session did not keep is made, configured and freed again for
         /// a later request: 64 requests in flight over one HTTP/2 connection, with 32 kept, paid
-        /// about 6 k instructions per request for it (docs/PERFORMANCE.md). An idle handle holds
+        /// about 6 k instructions per request for it (docs/PERFORMANCE-HISTORY.md). An idle handle holds
         /// about 15 KiB (libcurl 7.88, measured after a transfer), so 128 hold about 2 MiB.
         public var maximumIdleHandles: Int? = nil
         /// How long a connection may serve new requests after the evaluation that admitted it.

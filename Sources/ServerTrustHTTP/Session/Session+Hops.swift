@@ -46,7 +46,7 @@ extension Session {
     /// request that may not be retried) is sent directly, in this function's own frame: the
     /// retry loop, the span and the rejection report would each be an async function of its own
     /// that only passed the attempt through, and half the async frames of a kept-alive request
-    /// were theirs (docs/PERFORMANCE.md, seventh round). Its trust rejection is reported here.
+    /// were theirs (docs/PERFORMANCE-HISTORY.md, seventh round). Its trust rejection is reported here.
     ///
     /// `nonisolated(nonsending)`, like every async helper under ``data(for:)`` and
     /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`), and like those
@@ -55,7 +55,7 @@ extension Session {
     /// (its actor, ``taskExecutor``'s loop thread, or the global executor); a switch per
     /// function only asked the runtime, under a task-status lock, for the task's preferred
     /// executor again — half of the twenty `swift_task_switch` calls of a kept-alive request,
-    /// and two more at the entry points (docs/PERFORMANCE.md).
+    /// and two more at the entry points (docs/PERFORMANCE-HISTORY.md).
     nonisolated(nonsending) func followHops<Result: HopResult>(
         _ request: Request, observation: RequestObservation,
         mustPrepare: (Request) throws -> Bool,
@@ -118,7 +118,7 @@ extension Session {
 extension Session {
     /// Sends one hop and waits for its whole outcome. Inlined, as is ``run(_:)``, into the
     /// hop's `send`: each was an async frame of its own that only passed the call on (one
-    /// frame fewer per request, docs/PERFORMANCE.md, eighth round).
+    /// frame fewer per request, docs/PERFORMANCE-HISTORY.md, eighth round).
     @inline(__always) nonisolated(nonsending) func perform(_ request: Request) async throws -> Transfer.Outcome {
         try await run(try makeTransfer(request, stream: nil))
     }

@@ -44,7 +44,7 @@ public final class Session: Sendable {
     /// Whether a ``Configuration/failureReporter`` or ``Configuration/onTrustFailure`` is set,
     /// decided once: without either, a hop's report is not handed to ``reportTrustFailures(of:url:)``,
     /// a call that copied the report and the URL in and out of the hop driver's frame on every
-    /// request (docs/PERFORMANCE.md, ninth round).
+    /// request (docs/PERFORMANCE-HISTORY.md, ninth round).
     let reportsTrustFailures: Bool
     /// The ``ContentDecodingPlan`` of ``Configuration/contentDecoding``, for a host whose
     /// responses are not signature-checked and for one whose are, made once; a request with
@@ -197,7 +197,7 @@ public final class Session: Sendable {
     /// Inlined into ``data(for:)``, as ``data(for:)`` is into ``get(_:headers:)`` and
     /// ``post(_:body:headers:)``: each was an async frame of its own around the one below it.
     /// With both inlined, a request has as many async frames as the async floor's, 8 from the
-    /// caller's loop to the continuation (docs/PERFORMANCE.md, ninth round).
+    /// caller's loop to the continuation (docs/PERFORMANCE-HISTORY.md, ninth round).
     @inline(__always) nonisolated(nonsending) private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
         let final = try await followHops(
             request, observation: observation,
@@ -259,7 +259,7 @@ public final class Session: Sendable {
     /// `InstrumentationSystem.tracer`, or nil — no tracer — without its search when nothing is
     /// bootstrapped or bound: the active instrument (a `withTracer` scope's, else the
     /// bootstrapped one) is then `NoOpInstrument`, a concrete-type check, where the search casts
-    /// it to `any Tracer` twice (≈ 2 k instructions per request, docs/PERFORMANCE.md), and nil
+    /// it to `any Tracer` twice (≈ 2 k instructions per request, docs/PERFORMANCE-HISTORY.md), and nil
     /// spares `RequestObservation` its own `NoOpTracer` check. Anything else — a tracer, a
     /// multiplexing instrument — takes the library's own lookup.
     static var activeTracer: (any Tracer)? {

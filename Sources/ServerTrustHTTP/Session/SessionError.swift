@@ -101,7 +101,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `TrustError`, a `ResponseSignatureError`, three strings), and so was every
     /// `Result<Transfer.Outcome, SessionError>` a *successful* request's outcome travels in —
     /// from the transfer to the awaiting task, copied at that size at each step
-    /// (docs/PERFORMANCE.md, eighth round). Boxed, both are a few dozen bytes; the box is
+    /// (docs/PERFORMANCE-HISTORY.md, eighth round). Boxed, both are a few dozen bytes; the box is
     /// allocated only when an error is made.
     private final class Details: Sendable {
         let reason: String

@@ -2,7 +2,7 @@ public import ServerTrust
 public import Foundation
 internal import COpenSSL
 
-extension TestCA {
+extension LabCA {
     /// A v2 CRL signed by this CA, DER-encoded.
     ///
     /// - Parameters:
@@ -37,7 +37,7 @@ extension TestCA {
         try check(ASN1_INTEGER_set(number, crlNumber), "ASN1_INTEGER_set")
         try check(X509_CRL_add1_ext_i2d(crl, NID_crl_number, number, 0, 0), "adding cRLNumber")
 
-        guard X509_CRL_sign(crl, key.pkey, key.signingDigest) > 0 else { throw TestPKIError("signing the CRL of \(name)") }
+        guard X509_CRL_sign(crl, key.pkey, key.signingDigest) > 0 else { throw LabPKIError("signing the CRL of \(name)") }
         return try OpenSSLEncoding.der { i2d_X509_CRL(crl, $0) }
     }
 

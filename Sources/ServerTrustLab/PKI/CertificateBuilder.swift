@@ -10,7 +10,7 @@ internal import CServerTrustLabShims
 /// server's certificates take.
 package enum CertificateBuilder {
     /// Signs `spec` with `issuerKey`. `issuer` is nil for a self-signed certificate.
-    package static func build(_ spec: CertificateSpec, issuer: Certificate?, issuerKey: TestKey) throws -> Certificate {
+    package static func build(_ spec: CertificateSpec, issuer: Certificate?, issuerKey: LabKey) throws -> Certificate {
         let x509 = try check(X509_new(), "X509_new")
         defer { X509_free(x509) }
         try check(X509_set_version(x509, 2), "X509_set_version")  // v3
@@ -22,7 +22,7 @@ package enum CertificateBuilder {
         try withName(spec.subject) { try check(X509_set_subject_name(x509, $0), "X509_set_subject_name") }
         guard ASN1_TIME_set(X509_getm_notBefore(x509), OpenSSLEncoding.timeT(spec.notBefore)) != nil,
             ASN1_TIME_set(X509_getm_notAfter(x509), OpenSSLEncoding.timeT(spec.notAfter)) != nil
-        else { throw TestPKIError("setting the validity period") }
+        else { throw LabPKIError("setting the validity period") }
         try check(X509_set_pubkey(x509, spec.subjectKey.pkey), "X509_set_pubkey")
 
         if let issuer {
@@ -36,7 +36,7 @@ package enum CertificateBuilder {
         }
 
         guard X509_sign(x509, issuerKey.pkey, issuerKey.signingDigest) > 0 else {
-            throw TestPKIError("signing the certificate of \(spec.subject)")
+            throw LabPKIError("signing the certificate of \(spec.subject)")
         }
         return try Certificate(derEncoded: OpenSSLEncoding.der { i2d_X509(x509, $0) })
     }
@@ -53,7 +53,7 @@ package enum CertificateBuilder {
     }
 
     /// Calls `body` with an `X509_NAME*` holding `name`'s attributes.
-    static func withName<T>(_ name: TestName, _ body: (OpaquePointer) throws -> T) throws -> T {
+    static func withName<T>(_ name: LabName, _ body: (OpaquePointer) throws -> T) throws -> T {
         let x509Name = try check(X509_NAME_new(), "X509_NAME_new")
         defer { X509_NAME_free(x509Name) }
         for attribute in name.attributes {
@@ -110,12 +110,12 @@ package enum CertificateBuilder {
             let ia5 = try check(ASN1_IA5STRING_new(), "ASN1_IA5STRING_new")
             guard ASN1_STRING_set(ia5, bytes, Int32(bytes.count)) == 1 else {
                 ASN1_IA5STRING_free(ia5)
-                throw TestPKIError("ASN1_STRING_set(\(name))")
+                throw LabPKIError("ASN1_STRING_set(\(name))")
             }
             try push(names, type: GEN_DNS, value: UnsafeMutableRawPointer(ia5))
         }
         for address in ip {
-            guard let octets = a2i_IPADDRESS(address) else { throw TestPKIError("\"\(address)\" is not an IP address") }
+            guard let octets = a2i_IPADDRESS(address) else { throw LabPKIError("\"\(address)\" is not an IP address") }
             try push(names, type: GEN_IPADD, value: UnsafeMutableRawPointer(octets))
         }
         try check(X509_add1_ext_i2d(x509, NID_subject_alt_name, UnsafeMutableRawPointer(names), 0, UInt(X509V3_ADD_DEFAULT)), "adding subjectAltName")
@@ -125,12 +125,12 @@ package enum CertificateBuilder {
     private static func push(_ names: OpaquePointer, type: Int32, value: UnsafeMutableRawPointer) throws {
         guard let name = GENERAL_NAME_new() else {
             ASN1_STRING_free(value.assumingMemoryBound(to: ASN1_STRING.self))
-            throw TestPKIError("GENERAL_NAME_new")
+            throw LabPKIError("GENERAL_NAME_new")
         }
         GENERAL_NAME_set0_value(name, type, value)
         guard CServerTrustLabShims_sk_GENERAL_NAME_push(names, name) > 0 else {
             GENERAL_NAME_free(name)
-            throw TestPKIError("sk_GENERAL_NAME_push")
+            throw LabPKIError("sk_GENERAL_NAME_push")
         }
     }
 }

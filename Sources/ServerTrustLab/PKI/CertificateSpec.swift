@@ -45,9 +45,9 @@ public struct CertificateSpec: Sendable {
     }
 
     /// The subject name.
-    public var subject: TestName
+    public var subject: LabName
     /// The key the certificate certifies (its public half goes into the certificate).
-    public var subjectKey: TestKey
+    public var subjectKey: LabKey
     /// Hexadecimal; nil (the default) draws 16 random bytes.
     public var serialNumber: String?
     /// Default: an hour ago.
@@ -83,8 +83,8 @@ public struct CertificateSpec: Sendable {
 
     /// A specification with the defaults described on each property.
     public init(
-        subject: TestName,
-        subjectKey: TestKey,
+        subject: LabName,
+        subjectKey: LabKey,
         serialNumber: String? = nil,
         notBefore: Date = Date(timeIntervalSinceNow: -3600),
         notAfter: Date = Date(timeIntervalSinceNow: 30 * 86400),

@@ -14,7 +14,7 @@ package enum OpenSSLEncoding {
         defer { BN_free(bignum) }
         if let hex {
             guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit), BN_hex2bn(&bignum, hex) == Int32(hex.utf8.count) else {
-                throw TestPKIError("serial number \"\(hex)\" is not hexadecimal")
+                throw LabPKIError("serial number \"\(hex)\" is not hexadecimal")
             }
         } else {
             var bytes = [UInt8](repeating: 0, count: 16)
@@ -28,13 +28,13 @@ package enum OpenSSLEncoding {
     /// The DER encoding OpenSSL's `i2d_*` functions produce, via their two-call protocol.
     package static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws -> [UInt8] {
         let length = encode(nil)
-        guard length > 0 else { throw TestPKIError("DER encoding failed") }
+        guard length > 0 else { throw LabPKIError("DER encoding failed") }
         var bytes = [UInt8](repeating: 0, count: Int(length))
         let written = bytes.withUnsafeMutableBufferPointer { buffer in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
             return encode(&cursor)
         }
-        guard written == length else { throw TestPKIError("DER encoding failed") }
+        guard written == length else { throw LabPKIError("DER encoding failed") }
         return bytes
     }
 

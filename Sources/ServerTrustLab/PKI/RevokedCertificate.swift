@@ -1,7 +1,7 @@
 public import ServerTrust
 public import Foundation
 
-/// One entry of a CRL made by ``TestCA/makeCRL(revoked:thisUpdate:nextUpdate:crlNumber:)``.
+/// One entry of a CRL made by ``LabCA/makeCRL(revoked:thisUpdate:nextUpdate:crlNumber:)``.
 public struct RevokedCertificate: Sendable {
     /// The serial number in hexadecimal, as ServerTrust's `Certificate.serialNumber` prints it.
     public var serialNumber: String

@@ -57,7 +57,7 @@ public struct OCSPResponseBuilder: Sendable {
     /// The certificate whose name or key the responder ID carries, and whose key signs.
     public var signerCertificate: Certificate
     /// The key that signs (must belong to ``signerCertificate``; see ``signingKey``).
-    public var signerKey: TestKey
+    public var signerKey: LabKey
     /// The single responses, in order.
     public var responses: [SingleResponse] = []
     /// Default ``ResponderID/byName``.
@@ -72,19 +72,19 @@ public struct OCSPResponseBuilder: Sendable {
     public var criticalResponseExtensionOID: String?
     /// Signs with this key instead of ``signerKey`` (the responder ID still names
     /// ``signerCertificate``): a response "signed by the wrong key". Default nil.
-    public var signingKey: TestKey?
+    public var signingKey: LabKey?
     /// Flips a bit of the signature after signing. Default false.
     public var corruptsSignature = false
 
     /// A response the CA signs itself.
-    public init(signer ca: TestCA) {
+    public init(signer ca: LabCA) {
         signerCertificate = ca.certificate
         signerKey = ca.key
     }
 
-    /// A response signed by a delegated responder (made by ``TestCA/issueOCSPResponder(commonName:hasOCSPSigningEKU:key:notBefore:notAfter:)``
-    /// or any other ``TestCA``), which includes its certificate.
-    public init(delegatedResponder responder: TestCA) {
+    /// A response signed by a delegated responder (made by ``LabCA/issueOCSPResponder(commonName:hasOCSPSigningEKU:key:notBefore:notAfter:)``
+    /// or any other ``LabCA``), which includes its certificate.
+    public init(delegatedResponder responder: LabCA) {
         signerCertificate = responder.certificate
         signerKey = responder.key
         includedCertificates = [responder.certificate]
@@ -100,7 +100,7 @@ public struct OCSPResponseBuilder: Sendable {
     public func adding(
         _ status: CertificateStatus,
         for certificate: Certificate,
-        issuedBy issuer: TestCA,
+        issuedBy issuer: LabCA,
         thisUpdate: Date = Date(timeIntervalSinceNow: -3600),
         nextUpdate: Date? = Date(timeIntervalSinceNow: 86400),
         hash: CertificateIDHash = .sha1,
@@ -227,16 +227,16 @@ public struct OCSPResponseBuilder: Sendable {
 
     /// Re-signs a DER BasicOCSPResponse's tbsResponseData with `key`, keeping its
     /// signatureAlgorithm and certificates (so `key` should be of the same type as the signer's).
-    private static func resign(_ body: [UInt8], key: TestKey, corrupt: Bool) throws -> [UInt8] {
+    private static func resign(_ body: [UInt8], key: LabKey, corrupt: Bool) throws -> [UInt8] {
         let parts = try DERWriter.children(ofSequence: body)
-        guard parts.count >= 3 else { throw TestPKIError("a BasicOCSPResponse has at least three parts") }
+        guard parts.count >= 3 else { throw LabPKIError("a BasicOCSPResponse has at least three parts") }
         var signature = try sign(parts[0], with: key)
         if corrupt { signature[signature.count / 2] ^= 0x01 }
         let bitString = DERWriter.element(tag: 0x03, content: [0x00] + signature)
         return DERWriter.element(tag: 0x30, content: parts[0] + parts[1] + bitString + parts.dropFirst(3).flatMap { $0 })
     }
 
-    private static func sign(_ message: [UInt8], with key: TestKey) throws -> [UInt8] {
+    private static func sign(_ message: [UInt8], with key: LabKey) throws -> [UInt8] {
         let context = try check(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
         defer { EVP_MD_CTX_free(context) }
         try check(EVP_DigestSignInit(context, nil, key.signingDigest, nil, key.pkey), "EVP_DigestSignInit")
@@ -259,7 +259,7 @@ public struct OCSPResponseBuilder: Sendable {
     }
 }
 
-extension TestCA {
+extension LabCA {
     /// A delegated OCSP responder certified by this CA (RFC 6960 §4.2.2.2).
     ///
     /// - Parameters:
@@ -272,13 +272,13 @@ extension TestCA {
     public func issueOCSPResponder(
         commonName: String = "Test OCSP Responder",
         hasOCSPSigningEKU: Bool = true,
-        key: TestKey = .ecP256(),
+        key: LabKey = .ecP256(),
         notBefore: Date = Date(timeIntervalSinceNow: -3600),
         notAfter: Date = Date(timeIntervalSinceNow: 30 * 86400)
-    ) throws -> TestCA {
+    ) throws -> LabCA {
         try issueSigner(
             CertificateSpec(
-                subject: TestName(commonName: commonName), subjectKey: key, notBefore: notBefore, notAfter: notAfter,
+                subject: LabName(commonName: commonName), subjectKey: key, notBefore: notBefore, notAfter: notAfter,
                 keyUsage: [.digitalSignature], extendedKeyUsage: hasOCSPSigningEKU ? [.ocspSigning] : []))
     }
 
@@ -320,7 +320,7 @@ enum DERWriter {
     static func children(ofSequence der: [UInt8]) throws -> [[UInt8]] {
         let (contentStart, contentLength) = try header(der, at: 0)
         guard der.first == 0x30, contentStart + contentLength == der.count else {
-            throw TestPKIError("not a single DER SEQUENCE")
+            throw LabPKIError("not a single DER SEQUENCE")
         }
         var children: [[UInt8]] = []
         var offset = contentStart
@@ -334,13 +334,13 @@ enum DERWriter {
 
     /// Where the content of the element at `offset` starts, and its length (single-byte tags).
     private static func header(_ der: [UInt8], at offset: Int) throws -> (Int, Int) {
-        guard offset + 1 < der.count else { throw TestPKIError("truncated DER") }
+        guard offset + 1 < der.count else { throw LabPKIError("truncated DER") }
         let first = der[offset + 1]
         if first < 0x80 { return (offset + 2, Int(first)) }
         let count = Int(first & 0x7F)
-        guard (1...4).contains(count), offset + 2 + count <= der.count else { throw TestPKIError("bad DER length") }
+        guard (1...4).contains(count), offset + 2 + count <= der.count else { throw LabPKIError("bad DER length") }
         let length = der[(offset + 2)..<(offset + 2 + count)].reduce(0) { $0 << 8 | Int($1) }
-        guard offset + 2 + count + length <= der.count else { throw TestPKIError("truncated DER") }
+        guard offset + 2 + count + length <= der.count else { throw LabPKIError("truncated DER") }
         return (offset + 2 + count, length)
     }
 }

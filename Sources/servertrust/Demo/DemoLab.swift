@@ -10,14 +10,14 @@ final class DemoLab {
     static let host = "demo.servertrust.test"
 
     /// The key the genuine server uses now, pinned by the client.
-    let currentKey = TestKey.ecP256()
+    let currentKey = LabKey.ecP256()
     /// The key generated ahead of time and kept offline, pinned by the client as the backup.
-    let backupKey = TestKey.ecP256()
+    let backupKey = LabKey.ecP256()
 
-    let genuineRoot: TestCA
-    let genuineIntermediate: TestCA
+    let genuineRoot: LabCA
+    let genuineIntermediate: LabCA
     /// A CA the client machine trusts too, as with a corporate TLS-inspection proxy.
-    let proxyRoot: TestCA
+    let proxyRoot: LabCA
 
     /// Both roots: what the client machine trusts.
     let anchors: TrustAnchors
@@ -31,9 +31,9 @@ final class DemoLab {
     let rotatedToUnpinned: LocalTLSServer
 
     init() throws {
-        genuineRoot = try TestPKI.makeRoot(commonName: "Demo Genuine Root CA")
+        genuineRoot = try LabPKI.makeRoot(commonName: "Demo Genuine Root CA")
         genuineIntermediate = try genuineRoot.issueIntermediate(commonName: "Demo Genuine Intermediate CA")
-        proxyRoot = try TestPKI.makeRoot(commonName: "Demo Inspection Proxy CA")
+        proxyRoot = try LabPKI.makeRoot(commonName: "Demo Inspection Proxy CA")
 
         let host = Self.host
         let current = try genuineIntermediate.issueLeaf(dnsNames: [host], key: currentKey)
@@ -67,7 +67,7 @@ final class DemoLab {
         for server in servers { server.stop() }
     }
 
-    private static func serve(_ leaf: TestLeaf, as description: String) throws -> LocalTLSServer {
+    private static func serve(_ leaf: LabLeaf, as description: String) throws -> LocalTLSServer {
         try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey) { request in
             .text("Hello from \(description).\n")
         }

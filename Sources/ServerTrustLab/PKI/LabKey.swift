@@ -11,7 +11,7 @@ internal import COpenSSL
 /// Making a key does not throw: OpenSSL fails to generate or encode a key of a supported
 /// algorithm only when it is itself broken, and then the process stops with OpenSSL's errors
 /// (`preconditionFailure`).
-public final class TestKey: @unchecked Sendable, CustomStringConvertible {
+public final class LabKey: @unchecked Sendable, CustomStringConvertible {
     /// The kinds of key the builder can make.
     public enum Algorithm: Hashable, Sendable {
         /// ECDSA over P-256.
@@ -36,13 +36,13 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     deinit { EVP_PKEY_free(pkey) }
 
     /// A fresh ECDSA P-256 key.
-    public static func ecP256() -> TestKey { TestKey(algorithm: .ecP256) }
+    public static func ecP256() -> LabKey { LabKey(algorithm: .ecP256) }
 
     /// A fresh ECDSA P-384 key.
-    public static func ecP384() -> TestKey { TestKey(algorithm: .ecP384) }
+    public static func ecP384() -> LabKey { LabKey(algorithm: .ecP384) }
 
     /// A fresh Ed25519 key.
-    public static func ed25519() -> TestKey { TestKey(algorithm: .ed25519) }
+    public static func ed25519() -> LabKey { LabKey(algorithm: .ed25519) }
 
     /// An RSA key of `bits` bits, shared process-wide.
     ///
@@ -52,12 +52,12 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - bits: the modulus size. Default 2048.
     ///   - variant: which of the cached keys of that size. Default 0.
-    public static func rsa(bits: Int = 2048, variant: Int = 0) -> TestKey {
+    public static func rsa(bits: Int = 2048, variant: Int = 0) -> LabKey {
         let slot = RSASlot(bits: bits, variant: variant)
         if let cached = rsaCache.withLock({ $0[slot] }) { return cached }
         // Generate outside the lock so different sizes are made concurrently; a rare duplicate
         // generation is harmless because the first key stored wins.
-        let key = TestKey(algorithm: .rsa(bits: bits))
+        let key = LabKey(algorithm: .rsa(bits: bits))
         return rsaCache.withLock { cache in
             if let cached = cache[slot] { return cached }
             cache[slot] = key
@@ -66,7 +66,7 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     }
 
     private struct RSASlot: Hashable { let bits: Int; let variant: Int }
-    private static let rsaCache = Locked<[RSASlot: TestKey]>([:])
+    private static let rsaCache = Locked<[RSASlot: LabKey]>([:])
 
     /// Whether this is an RSA key (leaves then default to keyEncipherment in their key usage).
     public var isRSA: Bool {
@@ -108,8 +108,8 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
     /// The digest to sign with: SHA-256, or none for Ed25519, which hashes internally.
     package var signingDigest: OpaquePointer? { algorithm == .ed25519 ? nil : EVP_sha256() }
 
-    /// `TestKey(ecP256, sha256/…)`: the algorithm and the public key's pin, never the private key.
-    public var description: String { "TestKey(\(algorithm), \(pin))" }
+    /// `LabKey(ecP256, sha256/…)`: the algorithm and the public key's pin, never the private key.
+    public var description: String { "LabKey(\(algorithm), \(pin))" }
 
     private static func generate(_ algorithm: Algorithm) -> OpaquePointer {
         let name: String
@@ -119,7 +119,7 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
         case .ed25519: name = "ED25519"
         }
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, name, nil) else {
-            preconditionFailure("EVP_PKEY_CTX_new_from_name(\(name)) failed: \(drainTestOpenSSLErrors())")
+            preconditionFailure("EVP_PKEY_CTX_new_from_name(\(name)) failed: \(drainLabOpenSSLErrors())")
         }
         defer { EVP_PKEY_CTX_free(ctx) }
         var ok = EVP_PKEY_keygen_init(ctx) == 1
@@ -132,7 +132,7 @@ public final class TestKey: @unchecked Sendable, CustomStringConvertible {
         var key: OpaquePointer?
         ok = ok && EVP_PKEY_generate(ctx, &key) == 1
         guard ok, let key else {
-            preconditionFailure("generating a \(algorithm) key failed: \(drainTestOpenSSLErrors())")
+            preconditionFailure("generating a \(algorithm) key failed: \(drainLabOpenSSLErrors())")
         }
         return key
     }

@@ -4,7 +4,7 @@ internal import COpenSSL
 ///
 /// The lab throws rather than traps, so a mistake in a PKI shows up as the failing call (a
 /// test's failure), with OpenSSL's own explanation, instead of crashing the whole process.
-public struct TestPKIError: Error, CustomStringConvertible, Sendable {
+public struct LabPKIError: Error, CustomStringConvertible, Sendable {
     /// What the builder was doing.
     public let message: String
     /// OpenSSL's error queue at the time, oldest first.
@@ -12,7 +12,7 @@ public struct TestPKIError: Error, CustomStringConvertible, Sendable {
 
     package init(_ message: String) {
         self.message = message
-        openSSLErrors = drainTestOpenSSLErrors()
+        openSSLErrors = drainLabOpenSSLErrors()
     }
 
     /// The message, then OpenSSL's errors in parentheses.
@@ -22,7 +22,7 @@ public struct TestPKIError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Empties OpenSSL's thread-local error queue into strings.
-func drainTestOpenSSLErrors() -> [String] {
+func drainLabOpenSSLErrors() -> [String] {
     var messages: [String] = []
     while case let code = ERR_get_error(), code != 0 {
         var buffer = [CChar](repeating: 0, count: 256)
@@ -32,12 +32,12 @@ func drainTestOpenSSLErrors() -> [String] {
     return messages
 }
 
-/// Throws a ``TestPKIError`` when an OpenSSL call reports failure (anything but 1, or nil).
+/// Throws a ``LabPKIError`` when an OpenSSL call reports failure (anything but 1, or nil).
 package func check(_ result: Int32, _ what: @autoclosure () -> String) throws {
-    guard result == 1 else { throw TestPKIError("\(what()) failed") }
+    guard result == 1 else { throw LabPKIError("\(what()) failed") }
 }
 
 package func check<T>(_ value: T?, _ what: @autoclosure () -> String) throws -> T {
-    guard let value else { throw TestPKIError("\(what()) failed") }
+    guard let value else { throw LabPKIError("\(what()) failed") }
     return value
 }

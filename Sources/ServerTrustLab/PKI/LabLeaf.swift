@@ -2,19 +2,19 @@ public import ServerTrust
 public import Foundation
 
 /// An end-entity certificate, its key, and the chain a server would send with it.
-public struct TestLeaf: Sendable {
+public struct LabLeaf: Sendable {
     /// The leaf certificate.
     public let certificate: Certificate
     /// The leaf's private key.
-    public let key: TestKey
+    public let key: LabKey
     /// The CA that signed the leaf.
-    public let issuer: TestCA
+    public let issuer: LabCA
 
     /// What a server sends: the leaf, then the intermediates, nearest first; never the root.
     public var chain: [Certificate] { [certificate] + issuer.chain }
 
     /// ``chain`` as a PEM bundle, the form a TLS server loads.
-    public var pemChain: String { TestPKI.pemBundle(chain) }
+    public var pemChain: String { LabPKI.pemBundle(chain) }
 
     /// The root this leaf chains to.
     public var root: Certificate { issuer.root }
@@ -36,7 +36,7 @@ public struct TestLeaf: Sendable {
             validationTime: validationTime)
     }
 
-    init(certificate: Certificate, key: TestKey, issuer: TestCA) {
+    init(certificate: Certificate, key: LabKey, issuer: LabCA) {
         self.certificate = certificate
         self.key = key
         self.issuer = issuer

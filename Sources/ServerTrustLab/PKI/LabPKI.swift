@@ -6,7 +6,7 @@ public import Foundation
 /// Every certificate is generated in the process when it is asked for, so none can expire under
 /// a test suite and nothing depends on the `openssl` command line. Keys live in memory only; a
 /// lab PKI is for demos, examples and tests, never for production traffic.
-public enum TestPKI {
+public enum LabPKI {
     /// A self-signed root CA.
     ///
     /// - Parameters:
@@ -19,24 +19,24 @@ public enum TestPKI {
     ///   - serialNumber: hexadecimal; default 16 random bytes.
     public static func makeRoot(
         commonName: String = "Test Root CA",
-        key: TestKey = .ecP256(),
+        key: LabKey = .ecP256(),
         notBefore: Date = Date(timeIntervalSinceNow: -86400),
         notAfter: Date = Date(timeIntervalSinceNow: 10 * 365 * 86400),
         pathLength: Int? = nil,
         permittedDNSNames: [String] = [],
         serialNumber: String? = nil
-    ) throws -> TestCA {
+    ) throws -> LabCA {
         try makeRoot(
             CertificateSpec(
-                subject: TestName(commonName: commonName), subjectKey: key, serialNumber: serialNumber,
+                subject: LabName(commonName: commonName), subjectKey: key, serialNumber: serialNumber,
                 notBefore: notBefore, notAfter: notAfter, isCA: true, pathLength: pathLength,
                 extendedKeyUsage: [], permittedDNSNames: permittedDNSNames))
     }
 
     /// A self-signed certificate from `spec`, signed with its own key, returned as a CA.
-    public static func makeRoot(_ spec: CertificateSpec) throws -> TestCA {
+    public static func makeRoot(_ spec: CertificateSpec) throws -> LabCA {
         let certificate = try CertificateBuilder.build(spec, issuer: nil, issuerKey: spec.subjectKey)
-        return TestCA(certificate: certificate, key: spec.subjectKey, name: spec.subject, issuer: nil)
+        return LabCA(certificate: certificate, key: spec.subjectKey, name: spec.subject, issuer: nil)
     }
 
     /// The certificates as one PEM text, in order.

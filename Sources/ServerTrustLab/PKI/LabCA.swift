@@ -6,17 +6,17 @@ public import Foundation
 /// Everything a CA signs (certificates here, CRLs in `CRLBuilder.swift`, OCSP responses in a
 /// builder of their own) is signed with ``key``; a new kind of signed object is added as an
 /// extension in a new file using ``key`` and `CertificateBuilder.withX509(certificate)`.
-public final class TestCA: Sendable, CustomStringConvertible {
+public final class LabCA: Sendable, CustomStringConvertible {
     /// The CA's certificate (self-signed for a root).
     public let certificate: Certificate
     /// The CA's private key.
-    public let key: TestKey
+    public let key: LabKey
     /// The CA's subject name.
-    public let name: TestName
+    public let name: LabName
     /// The CA that signed ``certificate``; nil for a root.
-    public let issuer: TestCA?
+    public let issuer: LabCA?
 
-    init(certificate: Certificate, key: TestKey, name: TestName, issuer: TestCA?) {
+    init(certificate: Certificate, key: LabKey, name: LabName, issuer: LabCA?) {
         self.certificate = certificate
         self.key = key
         self.name = name
@@ -47,8 +47,8 @@ public final class TestCA: Sendable, CustomStringConvertible {
     ///
     /// `spec` is used as given — it need not be a CA — so a test can make an end-entity
     /// certificate sign another one and check that validation refuses it.
-    public func issueSigner(_ spec: CertificateSpec) throws -> TestCA {
-        TestCA(certificate: try issue(spec), key: spec.subjectKey, name: spec.subject, issuer: self)
+    public func issueSigner(_ spec: CertificateSpec) throws -> LabCA {
+        LabCA(certificate: try issue(spec), key: spec.subjectKey, name: spec.subject, issuer: self)
     }
 
     /// An intermediate CA.
@@ -63,16 +63,16 @@ public final class TestCA: Sendable, CustomStringConvertible {
     ///   - serialNumber: hexadecimal; default 16 random bytes.
     public func issueIntermediate(
         commonName: String = "Test Intermediate CA",
-        key: TestKey = .ecP256(),
+        key: LabKey = .ecP256(),
         pathLength: Int? = nil,
         notBefore: Date = Date(timeIntervalSinceNow: -86400),
         notAfter: Date = Date(timeIntervalSinceNow: 5 * 365 * 86400),
         permittedDNSNames: [String] = [],
         serialNumber: String? = nil
-    ) throws -> TestCA {
+    ) throws -> LabCA {
         try issueSigner(
             CertificateSpec(
-                subject: TestName(commonName: commonName), subjectKey: key, serialNumber: serialNumber,
+                subject: LabName(commonName: commonName), subjectKey: key, serialNumber: serialNumber,
                 notBefore: notBefore, notAfter: notAfter, isCA: true, pathLength: pathLength,
                 extendedKeyUsage: [], permittedDNSNames: permittedDNSNames))
     }
@@ -80,11 +80,11 @@ public final class TestCA: Sendable, CustomStringConvertible {
     /// A certificate for `other`'s name and key signed by this CA, returned as a CA: what
     /// `other` issues then chains to this CA's root as well as to its own.
     public func crossSign(
-        _ other: TestCA,
+        _ other: LabCA,
         notBefore: Date = Date(timeIntervalSinceNow: -86400),
         notAfter: Date = Date(timeIntervalSinceNow: 5 * 365 * 86400),
         serialNumber: String? = nil
-    ) throws -> TestCA {
+    ) throws -> LabCA {
         try issueSigner(
             CertificateSpec(
                 subject: other.name, subjectKey: other.key, serialNumber: serialNumber,
@@ -111,7 +111,7 @@ public final class TestCA: Sendable, CustomStringConvertible {
         dnsNames: [String] = [],
         ipAddresses: [String] = [],
         commonName: String? = nil,
-        key: TestKey = .ecP256(),
+        key: LabKey = .ecP256(),
         notBefore: Date = Date(timeIntervalSinceNow: -3600),
         notAfter: Date = Date(timeIntervalSinceNow: 30 * 86400),
         extendedKeyUsage: [CertificateSpec.ExtendedKeyUsage] = [.serverAuth],
@@ -121,16 +121,16 @@ public final class TestCA: Sendable, CustomStringConvertible {
         crlURL: String? = nil,
         mustStaple: Bool = false,
         serialNumber: String? = nil
-    ) throws -> TestLeaf {
+    ) throws -> LabLeaf {
         let name = commonName ?? dnsNames.first ?? ipAddresses.first ?? "Test Leaf"
         let spec = CertificateSpec(
-            subject: TestName(commonName: name), subjectKey: key, serialNumber: serialNumber,
+            subject: LabName(commonName: name), subjectKey: key, serialNumber: serialNumber,
             notBefore: notBefore, notAfter: notAfter, isCA: isCA, keyUsage: keyUsage,
             extendedKeyUsage: extendedKeyUsage, dnsNames: dnsNames, ipAddresses: ipAddresses,
             ocspURL: ocspURL, crlURL: crlURL, mustStaple: mustStaple)
-        return TestLeaf(certificate: try issue(spec), key: key, issuer: self)
+        return LabLeaf(certificate: try issue(spec), key: key, issuer: self)
     }
 
-    /// `TestCA(CN=…, sha256/…)`: the name and the key's pin, never the key.
-    public var description: String { "TestCA(\(name), \(key.pin))" }
+    /// `LabCA(CN=…, sha256/…)`: the name and the key's pin, never the key.
+    public var description: String { "LabCA(\(name), \(key.pin))" }
 }

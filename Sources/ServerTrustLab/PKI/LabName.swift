@@ -1,7 +1,7 @@
 /// A distinguished name for a lab certificate: attributes in order, most significant first.
 ///
 /// A string literal is a name with only a common name: `subject: "Test Root"`.
-public struct TestName: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct LabName: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// One attribute, by its OpenSSL short name (`CN`, `O`, `OU`, `C`…) or dotted OID.
     public struct Attribute: Hashable, Sendable {
         /// The attribute type: an OpenSSL short name (`CN`) or a dotted OID (`2.5.4.3`).
