@@ -103,7 +103,7 @@ public final class HostTrustVerification: Sendable {
     /// Evaluates the presented certificates (leaf first, as sent) for ``host``, recording the outcome.
     func evaluate(_ certificates: [NIOSSLCertificate]) -> Result<VerificationMetadata, ServerTrustNIOError> {
         let result = Result { () throws(ServerTrustNIOError) -> VerificationMetadata in
-            do {
+            do throws(TrustError) {
                 return try evaluateOrThrow(certificates)
             } catch {
                 throw ServerTrustNIOError(trustError: error, host: host.name, pattern: pattern, evaluator: evaluator.name)

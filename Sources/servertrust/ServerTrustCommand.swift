@@ -28,8 +28,9 @@ struct ServerTrustCommand: AsyncParsableCommand {
         ]
     )
 
-    /// Maps parse and validation errors to exit status 2 (ArgumentParser's default is 64), and
-    /// our own ``CommandFailure`` to its status.
+    /// Maps parse and validation errors to exit status 2 (ArgumentParser's default is 64) — 1
+    /// for `updates`, whose protocol wants 1 for any failure — and our own ``CommandFailure`` to
+    /// its status.
     static func main() async {
         // Every command prints what went wrong itself (standard error or --json); the library's
         // swift-log lines would repeat it in another format.
@@ -52,7 +53,10 @@ struct ServerTrustCommand: AsyncParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }
             FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(code == .failure || code == .validationFailure ? CommandFailure.usage : code.rawValue)
+            // `updates` speaks the tuf-conformance client protocol, which wants exactly 1 for any
+            // failure, an unparsable command line included (its documented exception to 0/1/2/3).
+            let updates = CommandLine.arguments.dropFirst().first == UpdatesCommand.configuration.commandName
+            Foundation.exit(updates ? CommandFailure.rejected : code == .failure || code == .validationFailure ? CommandFailure.usage : code.rawValue)
         }
     }
 }

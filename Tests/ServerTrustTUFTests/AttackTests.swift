@@ -114,4 +114,16 @@ import Testing
             expectFailure(result, "invalidURL")
         }
     }
+
+    /// The client protocol wants exit status exactly 1 for any failure: an unknown option, a
+    /// missing `--metadata-dir` or action, not only a failed update (ArgumentParser's parse
+    /// errors exit 2 elsewhere in the CLI).
+    @Test func anUnparsableCommandLineExitsWithStatusOne() {
+        for arguments in [["updates", "--bogus"], ["updates", "refresh"], ["updates", "--metadata-dir", "/tmp/none", "frobnicate"]] {
+            let result = Child.run(TUFFixtures.binary(), arguments)
+            #expect(result.status == 1, "\(arguments): \(result)")
+        }
+        // The rest of the CLI keeps its usage status.
+        #expect(Child.run(TUFFixtures.binary(), ["fetch", "--bogus"]).status == 2)
+    }
 }
