@@ -57,7 +57,8 @@ enum FetchJSON {
     }
 
     /// The session threw: the reporting fields, and `error` (`{code, reason, curlCode,
-    /// curlMessage}`), `trust` (for a rejection: `{trusted: false, code, reason, evaluator,
+    /// curlMessage, transportFailure}`, `transportFailure` the kind of a failed transfer or
+    /// null), `trust` (for a rejection: `{trusted: false, code, reason, evaluator,
     /// host, configuredPins, chain: [{pin, subject}]}`) and `verification` (for a signature
     /// failure: `{result: "failed", code, reason, status}`, `status` the HTTP status or null).
     struct Failure: Encodable {
@@ -66,6 +67,19 @@ enum FetchJSON {
             let reason: String
             let curlCode: Int
             let curlMessage: String
+            let transportFailure: String?
+
+            private enum CodingKeys: String, CodingKey { case code, reason, curlCode, curlMessage, transportFailure }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(code, forKey: .code)
+                try container.encode(reason, forKey: .reason)
+                try container.encode(curlCode, forKey: .curlCode)
+                try container.encode(curlMessage, forKey: .curlMessage)
+                // Explicitly null: "not a transport failure" is an answer.
+                try container.encode(transportFailure, forKey: .transportFailure)
+            }
         }
 
         struct Rejection: Encodable {
@@ -119,7 +133,9 @@ enum FetchJSON {
 
         init(_ error: SessionError, reporting: Reporting) {
             self.reporting = reporting
-            self.error = ErrorObject(code: error.code.description, reason: error.reason, curlCode: error.curlCode, curlMessage: error.curlMessage)
+            self.error = ErrorObject(
+                code: error.code.description, reason: error.reason, curlCode: error.curlCode, curlMessage: error.curlMessage,
+                transportFailure: error.transportFailure?.description)
             trust = error.trustError.map(Rejection.init)
             verification = error.signatureError.map { SignatureFailure(code: $0.code.description, reason: $0.reason, status: $0.status) }
         }

@@ -131,7 +131,8 @@ import Testing
                 "code" : "trustEvaluationFailed",
                 "curlCode" : 60,
                 "curlMessage" : "SSL certificate problem: application verification failure",
-                "reason" : "Trust evaluation rejected cli.servertrust.test."
+                "reason" : "Trust evaluation rejected cli.servertrust.test.",
+                "transportFailure" : "trustRejected"
               },
               "reportQueued" : false,
               "reportsDropped" : 0,
