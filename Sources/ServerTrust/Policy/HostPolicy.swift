@@ -57,11 +57,6 @@ public struct HostPolicy: Sendable {
     /// Default validation only: the policy of a host no pattern matches when the manager allows
     /// unmatched hosts.
     public static var defaultValidation: HostPolicy { HostPolicy(evaluator: DefaultTrustEvaluator()) }
-
-    /// Whether any setting besides the evaluator differs from its default.
-    package var hasSettingsBeyondEvaluator: Bool {
-        minimumTLSVersion != .tls12 || clientIdentity != nil || signedResponses != nil || !reportURIs.isEmpty
-    }
 }
 
 /// A host resolved to its policy: the host, the pattern that matched and the policy, once.

@@ -158,7 +158,7 @@ final class Transfer: OneShot, @unchecked Sendable {
             notAfter = bound
         }
         let chain = TLSBridge.peerChain(ssl)
-        let handshake = HandshakeEvidence(ssl: ssl)
+        let handshake = policy.handshakeEvidence(of: ssl)
         if let reason = ConnectionGuard.refusalBeforeEvaluating(
             hasStaple: handshake.stapledOCSPResponse != nil, isResumed: SSL_session_reused(ssl) == 1,
             policyReadsStaples: policy.evaluator.usesStapledOCSPResponse, leafRequiresStaple: chain.first?.hasMustStaple == true,

@@ -9,7 +9,11 @@ extension HandshakeEvidence {
     /// Called from the verify and status callbacks (mid-handshake: the ServerHello has been
     /// processed, so version, cipher and ALPN are known; a TLS 1.2 server's group arrives after
     /// its chain, so it is nil there) and from the connection guard (after the handshake).
-    init(ssl: OpaquePointer) {
+    ///
+    /// - Parameter signedCertificateTimestamps: whether the policy asked for SCTs
+    ///   (`usesSignedCertificateTimestamps`); only then can the extension carry any, and only then
+    ///   are they read (reading parses every SCT source OpenSSL knows, the leaf's extension too).
+    init(ssl: OpaquePointer, signedCertificateTimestamps: Bool) {
         let version = SSL_version(ssl)
         let cipher = SSL_get_current_cipher(ssl) ?? SSL_get_pending_cipher(ssl)
         let group = CServerTrustShims_SSL_get_negotiated_group(ssl)
@@ -18,7 +22,7 @@ extension HandshakeEvidence {
         SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
         self.init(
             stapledOCSPResponse: TLSBridge.stapledOCSPResponse(ssl),
-            signedCertificateTimestamps: Self.extensionSCTs(ssl),
+            signedCertificateTimestamps: signedCertificateTimestamps ? Self.extensionSCTs(ssl) : [],
             protocolVersion: version > 0 && version <= Int32(UInt16.max) ? TLSProtocolVersion(wireValue: UInt16(version)) : nil,
             cipherSuite: cipher.flatMap { SSL_CIPHER_standard_name($0) }.map { String(cString: $0) },
             keyExchangeGroup: group > 0 ? OBJ_nid2sn(group).map { String(cString: $0) } : nil,

@@ -40,7 +40,7 @@ enum TLSBridge {
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_cb(ctx, statusCallback)
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_arg(ctx, retained)
         }
-        if context.policy.evaluator.usesSignedCertificateTimestamps,
+        if context.policy.usesSignedCertificateTimestamps,
             CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(ctx) != 1
         {
             return false
@@ -79,7 +79,7 @@ enum TLSBridge {
         }
         let presented = presentedChain(storeContext)
         let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
-        let report = admit(ssl, under: context.policy, presented: presented, handshake: ssl.map(HandshakeEvidence.init) ?? HandshakeEvidence())
+        let report = admit(ssl, under: context.policy, presented: presented, handshake: ssl.map { context.policy.handshakeEvidence(of: $0) } ?? HandshakeEvidence())
         guard report.failure == nil else {
             context.recordFailure(report)
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
@@ -96,7 +96,7 @@ enum TLSBridge {
         guard let ssl, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
         if SSL_session_reused(ssl) == 1 { return 1 }
-        let report = admit(ssl, under: context.policy, presented: peerChain(ssl), handshake: HandshakeEvidence(ssl: ssl))
+        let report = admit(ssl, under: context.policy, presented: peerChain(ssl), handshake: context.policy.handshakeEvidence(of: ssl))
         guard report.failure == nil else {
             context.recordFailure(report)
             return 0

@@ -47,6 +47,9 @@ final class TrustPolicy: Sendable {
     let clientIdentity: ClientIdentity?
     /// The session's metrics (``Session/Configuration/metricsFactory``), nil when it has none.
     let metrics: SessionMetrics?
+    /// `ServerTrustEvaluating.usesSignedCertificateTimestamps`, read once: its connections ask
+    /// for SCTs and its evidence carries them.
+    let usesSignedCertificateTimestamps: Bool
     /// `ServerTrustEvaluating.mayFetchRevocationData`, read once: such a policy's transfers
     /// run on a loop of their own (``RevocationLoops``).
     let mayFetchRevocationData: Bool
@@ -71,6 +74,7 @@ final class TrustPolicy: Sendable {
         self.clientIdentity = clientIdentity ?? resolved.policy.clientIdentity
         self.metrics = metrics
         mayFetchRevocationData = resolved.policy.evaluator.mayFetchRevocationData
+        usesSignedCertificateTimestamps = resolved.policy.evaluator.usesSignedCertificateTimestamps
         handles = PolicyHandles(pool: handlePool)
     }
 
@@ -95,6 +99,11 @@ final class TrustPolicy: Sendable {
     /// check is turned off.
     var isDisabledForDebugging: Bool {
         (evaluator as? DisabledTrustEvaluator)?.isActive ?? false
+    }
+
+    /// What `ssl`'s handshake gave, as this policy's evaluator reads it (SCTs only when it asks).
+    func handshakeEvidence(of ssl: OpaquePointer) -> HandshakeEvidence {
+        HandshakeEvidence(ssl: ssl, signedCertificateTimestamps: usesSignedCertificateTimestamps)
     }
 
     /// Evaluates a presented chain under this policy through the one entry point every client
