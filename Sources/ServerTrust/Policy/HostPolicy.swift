@@ -34,7 +34,8 @@ public struct HostPolicy: Sendable {
     public var clientIdentity: ClientIdentity?
     /// Whether the host's responses must be signed; default `nil`, not checked.
     public var signedResponses: SignedResponsePolicy?
-    /// Where failure reports about the host go; empty (the default) for the reporter's defaults.
+    /// Where failure reports about the host go (`https:` only), when the client has a reporter
+    /// (ServerTrustHTTP's `TrustFailureReporter`); empty (the default) for the reporter's own URIs.
     public var reportURIs: [URL]
 
     /// - Parameters:
