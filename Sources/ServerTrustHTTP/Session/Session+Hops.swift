@@ -45,8 +45,12 @@ extension Session {
     /// A hop that no retry can follow and no span records (no tracer; no retry policy, or a
     /// request that may not be retried) is sent directly, in this function's own frame: the
     /// retry loop, the span and the rejection report would each be an async function of its own
-    /// that only passed the attempt through, and half the async frames of a kept-alive request
-    /// were theirs (docs/PERFORMANCE-HISTORY.md, seventh round). Its trust rejection is reported here.
+    /// that only passed the attempt through (docs/PERFORMANCE-HISTORY.md, seventh round). Its
+    /// trust rejection is reported here. The second path is kept on measurement (STYLE rule 11;
+    /// callgrind, `Benchmarks/scripts/profile.sh` workloads, November 2026, interleaved runs):
+    /// without it a kept-alive request costs 1.8 k instructions more (+1.7 %), 2.2 k from
+    /// `Session.taskExecutor` (+2.0 %), and an HTTP/2 request with 64 in flight 2.6–3.9 k more
+    /// (+2.1–3.2 %), in task allocations and four extra async frames (docs/PERFORMANCE.md).
     ///
     /// `nonisolated(nonsending)`, like every async helper under ``data(for:)`` and
     /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`), and like those
