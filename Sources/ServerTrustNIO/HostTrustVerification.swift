@@ -45,8 +45,13 @@ public final class HostTrustVerification: Sendable {
 
     private let record = Locked(Record())
 
-    init(resolved: ResolvedHostPolicy, verifier: ServerTrustNIOVerifier) {
+    /// Whether the TLS context was checked against the host policy's floor when this
+    /// verification was made (``ServerTrustNIOVerifier/addClientHandlers(to:context:host:)``).
+    private let contextMeetsFloor: Bool
+
+    init(resolved: ResolvedHostPolicy, verifier: ServerTrustNIOVerifier, contextMeetsFloor: Bool) {
         self.resolved = resolved
+        self.contextMeetsFloor = contextMeetsFloor
         pattern = resolved.pattern?.description
         self.verifier = verifier
     }
@@ -141,6 +146,18 @@ public final class HostTrustVerification: Sendable {
             } catch {
                 throw TrustError(.malformedCertificate, "Certificate \(index) the server presented: \(error)", host: host.name)
             }
+        }
+        // swift-nio-ssl tells the callback nothing of the protocol: a floor above TLS 1.2 holds
+        // only where the context was checked against it. A callback installed by hand (a
+        // grpc-swift transport's customVerificationCallback) cannot confirm it: fail closed.
+        let floor = resolved.policy.minimumTLSVersion
+        if floor > .tls12, !contextMeetsFloor {
+            throw TrustError(
+                .tlsVersionBelowPolicy,
+                "The policy of \(host) requires \(floor), and this verification cannot confirm the negotiated protocol "
+                    + "(swift-nio-ssl's callback does not tell it). Use ServerTrustNIOVerifier.addClientHandlers with a "
+                    + "context whose minimumTLSVersion is .tlsv13.",
+                evaluator: evaluator.name, host: host.name)
         }
         // The one evaluation entry point: the evaluator, then the host against the leaf (with
         // `.noHostnameVerification` nothing else checks the name; third review, finding 1),

@@ -135,6 +135,13 @@ public final class ServerTrustNIOVerifier: Sendable {
     ///   malformed host), or `.invalidConfiguration` for a staple-only evaluator under
     ///   ``StapledOCSPHandling/failClosed``.
     public func verification(forHost host: String) throws(ServerTrustNIOError) -> HostTrustVerification {
+        try verification(forHost: host, contextMeetsFloor: false)
+    }
+
+    /// - Parameter contextMeetsFloor: whether the caller checked the TLS context against the
+    ///   host policy's floor (``addClientHandlers(to:context:host:)`` does); without it, a floor
+    ///   above TLS 1.2 cannot be confirmed and every evaluation is refused.
+    private func verification(forHost host: String, contextMeetsFloor: Bool) throws(ServerTrustNIOError) -> HostTrustVerification {
         let name = NormalizedHost(host)
         let resolved: ResolvedHostPolicy
         do {
@@ -159,7 +166,7 @@ public final class ServerTrustNIOVerifier: Sendable {
                     evaluator: evaluator.name, host: name.name),
                 host: name.name, pattern: pattern, evaluator: evaluator.name)
         }
-        return HostTrustVerification(resolved: resolved, verifier: self)
+        return HostTrustVerification(resolved: resolved, verifier: self, contextMeetsFloor: contextMeetsFloor)
     }
 
     /// Adds a `NIOSSLClientHandler` that verifies the server with this verifier for `host`,
@@ -187,7 +194,8 @@ public final class ServerTrustNIOVerifier: Sendable {
     public func addClientHandlers(
         to pipeline: ChannelPipeline.SynchronousOperations, context: NIOSSLContext, host: String
     ) throws -> HostTrustVerification {
-        let verification = try self.verification(forHost: host)
+        // The context is checked against the host's floor below, before any handler is added.
+        let verification = try self.verification(forHost: host, contextMeetsFloor: true)
         switch context.configuration.certificateVerification {
         case .fullVerification, .noHostnameVerification:
             break

@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import NIOSSL
 import ServerTrust
 import ServerTrustNIO
@@ -69,6 +70,35 @@ import Testing
         try verifier.addClientHandlers(
             to: accepting.pipeline.syncOperations, context: try NIOHTTPClient.context(minimumTLSVersion: .tlsv13), host: Self.host)
         #expect((try? accepting.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) != nil)
+    }
+
+    /// Fail closed: a verification made without the context check (its callback given to a
+    /// transport by hand, as grpc-swift's customVerificationCallback is) cannot confirm a TLS 1.3
+    /// floor, so it refuses every server for that host.
+    @Test func aTLS13FloorThatNoContextCheckConfirmedRefusesEveryServer() async throws {
+        let root = try LabPKI.makeRoot(commonName: "NIO Floor Root")
+        let leaf = try root.issueLeaf(dnsNames: [Self.host])
+        let verifier = try ServerTrustNIOVerifier(
+            trustManager: ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)]),
+            anchors: try root.trustAnchors())
+        let byHand = try verifier.verification(forHost: Self.host)
+        let promise = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: NIOSSLVerificationResultWithMetadata.self)
+        byHand.callback([try NIOSSLCertificate(bytes: leaf.certificate.derEncoded, format: .der)], promise)
+        do {
+            _ = try await promise.futureResult.get()
+            Issue.record("an unconfirmed TLS 1.3 floor was accepted")
+        } catch {
+            #expect((error as? ServerTrustNIOError)?.trustError.code == .tlsVersionBelowPolicy, "\(error)")
+        }
+        #expect(byHand.lastFailure?.trustError.reason.contains("cannot confirm the negotiated protocol") == true)
+        #expect(byHand.refusedCount == 1)
+
+        // Through addClientHandlers with a TLS 1.3 context, the same server is accepted.
+        let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
+        defer { server.stop() }
+        let accepted = try await NIOHTTPClient.get(
+            "/status/200", host: Self.host, port: server.port, verifier: verifier, context: try NIOHTTPClient.context(minimumTLSVersion: .tlsv13))
+        #expect(accepted.status == 200)
     }
 }
 #endif
