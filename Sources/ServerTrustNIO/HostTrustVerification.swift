@@ -105,6 +105,13 @@ public final class HostTrustVerification: Sendable {
         return channel.eventLoop.makeCompletedFuture(Result(catching: add))
     }
 
+    /// A refusal of this host's connection before any handshake: `reason` as a `TrustError`
+    /// with `code`, attributed to this verification's host, pattern and evaluator.
+    func refusal(_ code: TrustError.Code, _ reason: String) -> ServerTrustNIOError {
+        ServerTrustNIOError(
+            trustError: TrustError(code, reason, host: host.name), host: host.name, pattern: pattern, evaluator: evaluator.name)
+    }
+
     /// Evaluates the presented certificates (leaf first, as sent) for ``host``, recording the outcome.
     func evaluate(_ certificates: [NIOSSLCertificate]) -> Result<VerificationMetadata, ServerTrustNIOError> {
         let result = Result { () throws(ServerTrustNIOError) -> VerificationMetadata in

@@ -188,7 +188,8 @@ public final class ServerTrustNIOVerifier: Sendable {
     ///   the handshake failed, if it did.
     /// - Throws: ``ServerTrustNIOError`` as ``verification(forHost:)`` does, and with
     ///   `.invalidConfiguration` for a context whose certificate verification is off or whose
-    ///   minimum protocol is below TLS 1.2 (the message names it); whatever
+    ///   minimum protocol is below TLS 1.2 (the message names it), `.tlsVersionBelowPolicy` for
+    ///   one below the host policy's TLS 1.3 floor; whatever
     ///   `NIOSSLClientHandler` or the pipeline throw. Nothing is added when it throws.
     @discardableResult
     public func addClientHandlers(
@@ -200,35 +201,26 @@ public final class ServerTrustNIOVerifier: Sendable {
         case .fullVerification, .noHostnameVerification:
             break
         case .none:
-            throw ServerTrustNIOError(
-                trustError: TrustError(
-                    .invalidConfiguration,
-                    "The NIOSSLContext's certificateVerification is .none or .optionalVerification: swift-nio-ssl then "
-                        + "skips the verification callback, so \(verification.host) would not be evaluated. Use "
-                        + ".noHostnameVerification (ServerTrust checks the host) or .fullVerification.",
-                    host: verification.host.name),
-                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+            throw verification.refusal(
+                .invalidConfiguration,
+                "The NIOSSLContext's certificateVerification is .none or .optionalVerification: swift-nio-ssl then "
+                    + "skips the verification callback, so \(verification.host) would not be evaluated. Use "
+                    + ".noHostnameVerification (ServerTrust checks the host) or .fullVerification.")
         }
         let floor = verification.resolved.policy.minimumTLSVersion
         if floor > .tls12, context.configuration.minimumTLSVersion != .tlsv13 {
-            throw ServerTrustNIOError(
-                trustError: TrustError(
-                    .tlsVersionBelowPolicy,
-                    "The policy of \(verification.host) requires \(floor), and the NIOSSLContext's minimumTLSVersion allows less "
-                        + "(swift-nio-ssl tells the verification callback nothing of the protocol, so the floor is checked here). "
-                        + "Set minimumTLSVersion = .tlsv13 for this host's context.",
-                    host: verification.host.name),
-                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+            throw verification.refusal(
+                .tlsVersionBelowPolicy,
+                "The policy of \(verification.host) requires \(floor), and the NIOSSLContext's minimumTLSVersion allows less "
+                    + "(swift-nio-ssl tells the verification callback nothing of the protocol, so the floor is checked here). "
+                    + "Set minimumTLSVersion = .tlsv13 for this host's context.")
         }
         if let version = Self.belowTLS12(context.configuration.minimumTLSVersion) {
-            throw ServerTrustNIOError(
-                trustError: TrustError(
-                    .invalidConfiguration,
-                    "The NIOSSLContext's minimumTLSVersion is \(version) (swift-nio-ssl's makeClientConfiguration() default is "
-                        + "TLS 1.0): a connection to \(verification.host) could be made with \(version), which RFC 8996 deprecates "
-                        + "(SHA-1 and MD5 in the handshake, CBC-only ciphers). Set minimumTLSVersion = .tlsv12 (or .tlsv13).",
-                    host: verification.host.name),
-                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+            throw verification.refusal(
+                .invalidConfiguration,
+                "The NIOSSLContext's minimumTLSVersion is \(version) (swift-nio-ssl's makeClientConfiguration() default is "
+                    + "TLS 1.0): a connection to \(verification.host) could be made with \(version), which RFC 8996 deprecates "
+                    + "(SHA-1 and MD5 in the handshake, CBC-only ciphers). Set minimumTLSVersion = .tlsv12 (or .tlsv13).")
         }
         let handler = try NIOSSLClientHandler(
             context: context, serverHostname: verification.serverHostname,
