@@ -116,9 +116,19 @@ let package = Package(
         // Test-only wrappers (the intercepting proxy's client side): only ServerTrustTestSupport
         // depends on it, so nothing of it ships in `servertrust`.
         .target(name: "CServerTrustTestShims", dependencies: ["COpenSSL"]),
+        // Certificates, SPKI pins, Ed25519 verification keys and the errors they throw: what a
+        // build-time tool needs to compile trust material into a binary. ServerTrust re-exports it,
+        // so the plugin's tool builds this module instead of the whole of ServerTrust.
+        .target(
+            name: "ServerTrustCertificates",
+            dependencies: ["COpenSSL", "CServerTrustShims"],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "ServerTrust",
-            dependencies: ["COpenSSL", "CServerTrustShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ServerTrustCertificates", "COpenSSL", "CServerTrustShims", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
         .target(
@@ -165,9 +175,10 @@ let package = Package(
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]
         ),
         // Certificate files → Swift constants; shared by `servertrust generate` and the plugin's tool.
+        // ServerTrustCertificates only, so the tool does not compile ServerTrust a second time.
         .target(
             name: "ServerTrustCodeGeneration",
-            dependencies: ["ServerTrust"],
+            dependencies: ["ServerTrustCertificates"],
             swiftSettings: strictSwift
         ),
         // The plugin's tool. Separate from `servertrust`, which the plugin is applied to: a plugin

@@ -1,5 +1,5 @@
 import Foundation
-public import ServerTrust
+public import ServerTrustCertificates
 
 /// One certificate file, parsed and named, ready to be written out as Swift constants.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-import ServerTrust
+import ServerTrustCertificates
 
 /// Turns a folder of certificates into one Swift file of constants: for each file its DER in
 /// base64 and its SPKI pin, named after the file, so pins are compiled in and nothing is read

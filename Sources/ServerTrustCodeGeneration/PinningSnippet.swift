@@ -1,4 +1,4 @@
-public import ServerTrust
+public import ServerTrustCertificates
 
 /// A `ServerTrustManager` entry for one host, with the SPKI pins of its chain as named
 /// constants: the Swift that `servertrust pins --swift` prints, for an app to paste.

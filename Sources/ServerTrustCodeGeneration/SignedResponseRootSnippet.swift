@@ -1,8 +1,8 @@
 public import Foundation
-public import ServerTrust
+public import ServerTrustCertificates
 
 /// A signed-response root public key as a Swift constant, with the line that configures a
-/// ``SignedResponseRoot`` from it: what `servertrust keys root-public --swift` prints, for an
+/// `SignedResponseRoot` from it: what `servertrust keys root-public --swift` prints, for an
 /// app to compile in.
 public struct SignedResponseRootSnippet: Sendable {
     /// The header versions a root can sign under.

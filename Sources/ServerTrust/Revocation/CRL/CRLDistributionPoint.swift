@@ -24,6 +24,16 @@ func isFetchableURL(_ url: String) -> Bool {
 }
 
 extension Certificate {
+    /// URIs of the CRL distribution points extension: every URI of every point's fullName, in
+    /// order, empty ones left out.
+    ///
+    /// The same parse as live CRL checking uses (`CRLDistributionPoint`), which is why it is
+    /// declared here rather than beside the other extensions in ServerTrustCertificates: bytes
+    /// outside printable ASCII, which no valid URI holds, show as `\xNN`, as in ``dnsNames``.
+    public var crlDistributionPoints: [String] {
+        distributionPoints.flatMap(\.uris).filter { !$0.isEmpty }
+    }
+
     /// The certificate's cRLDistributionPoints.
     var distributionPoints: [CRLDistributionPoint] { parsedDistributionPoints(nid: NID_crl_distribution_points) }
 

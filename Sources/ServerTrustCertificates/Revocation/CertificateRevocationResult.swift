@@ -79,7 +79,7 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
     /// nextUpdate of that response or CRL, if it had one.
     public let nextUpdate: Date?
 
-    init(
+    package init(
         certificate: Certificate, depth: Int, status: RevocationStatus, source: Source, fromCache: Bool = false,
         explanation: String, attempts: [String] = [], validUntil: Date? = nil, thisUpdate: Date? = nil, nextUpdate: Date? = nil
     ) {

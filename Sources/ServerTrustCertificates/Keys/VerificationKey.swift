@@ -9,9 +9,9 @@ internal import COpenSSL
 public struct VerificationKey: Hashable, Sendable, CustomStringConvertible {
     /// The 32 raw public-key bytes (RFC 8032).
     public let rawRepresentation: [UInt8]
-    let key: Ed25519.Key
+    package let key: Ed25519.Key
 
-    init(validatedRaw raw: [UInt8]) {
+    package init(validatedRaw raw: [UInt8]) {
         guard let key = Ed25519.Key.publicKey(raw: raw) else { preconditionFailure("not a 32-byte Ed25519 public key") }
         rawRepresentation = raw
         self.key = key
@@ -98,14 +98,14 @@ public struct VerificationKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "VerificationKey(Ed25519 \(base64), id \(keyIDHex))" }
 }
 
-func hex(_ bytes: [UInt8]) -> String {
+package func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
 }
 
 extension StringProtocol {
     /// Without leading and trailing spaces, tabs and line breaks.
-    func trimmingASCIIWhitespace() -> Substring {
+    package func trimmingASCIIWhitespace() -> Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0.isNewline }
         let text = Substring(self)
         guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }

@@ -93,7 +93,7 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
     }
 
     /// A copy naming the response status.
-    func with(status: Int) -> ResponseSignatureError {
+    package func with(status: Int) -> ResponseSignatureError {
         ResponseSignatureError(code, reason, status: status, file: file, line: line)
     }
 

@@ -164,7 +164,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A copy attributed to an evaluator and host, keeping the original code, reason and evidence.
-    func attributed(to evaluator: String, host: String?) -> TrustError {
+    package func attributed(to evaluator: String, host: String?) -> TrustError {
         TrustError(
             code, reason, evaluator: self.evaluator ?? evaluator, host: self.host ?? host,
             evidence: evidence, file: file, line: line)

@@ -72,7 +72,7 @@ public struct PublicKey: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-func describeKeyType(_ key: OpaquePointer) -> String {
+package func describeKeyType(_ key: OpaquePointer) -> String {
     switch EVP_PKEY_get_base_id(key) {
     case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS: return "RSA"
     case EVP_PKEY_EC:

@@ -2,28 +2,28 @@ internal import COpenSSL
 
 /// Ed25519 over OpenSSL's EVP interface: `EVP_DigestSign`/`EVP_DigestVerify` with a NULL digest
 /// (Ed25519 hashes internally, with SHA-512, and signs the whole message in one call).
-enum Ed25519 {
+package enum Ed25519 {
     static let publicKeyLength = 32
     static let privateKeyLength = 32
-    static let signatureLength = 64
+    package static let signatureLength = 64
 
     /// Owns one `EVP_PKEY*` (public or private Ed25519), freed in `deinit`.
     ///
     /// The key is never modified after creation and every signature or verification uses its
     /// own `EVP_MD_CTX`, which OpenSSL 3 documents as safe on a shared `EVP_PKEY`: hence
     /// `@unchecked Sendable`.
-    final class Key: @unchecked Sendable {
-        let pointer: OpaquePointer
+    package final class Key: @unchecked Sendable {
+        package let pointer: OpaquePointer
 
         /// Adopts `pointer`, which must be an Ed25519 key.
-        init(takingOwnership pointer: OpaquePointer) {
+        package init(takingOwnership pointer: OpaquePointer) {
             self.pointer = pointer
         }
 
         deinit { EVP_PKEY_free(pointer) }
 
         /// A fresh key from OpenSSL's CSPRNG.
-        static func generate() throws(ResponseSignatureError) -> Key {
+        package static func generate() throws(ResponseSignatureError) -> Key {
             guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nil) else { throw failure("EVP_PKEY_CTX_new_id") }
             defer { EVP_PKEY_CTX_free(context) }
             var key: OpaquePointer?
@@ -45,7 +45,7 @@ enum Ed25519 {
         }
 
         /// A private key from its 32-byte seed.
-        static func privateKey(raw: [UInt8]) -> Key? {
+        package static func privateKey(raw: [UInt8]) -> Key? {
             guard raw.count == privateKeyLength else { return nil }
             let key = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
             guard let key else {
@@ -55,10 +55,10 @@ enum Ed25519 {
             return Key(takingOwnership: key)
         }
 
-        var isEd25519: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_ED25519 }
+        package var isEd25519: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_ED25519 }
 
         /// The 32 raw public-key bytes (works on a private key too).
-        var rawPublicKey: [UInt8] {
+        package var rawPublicKey: [UInt8] {
             var bytes = [UInt8](repeating: 0, count: publicKeyLength)
             var length = bytes.count
             guard EVP_PKEY_get_raw_public_key(pointer, &bytes, &length) == 1, length == publicKeyLength else {
@@ -69,7 +69,7 @@ enum Ed25519 {
         }
 
         /// A 64-byte Ed25519 signature of `message`.
-        func sign(_ message: [UInt8]) throws(ResponseSignatureError) -> [UInt8] {
+        package func sign(_ message: [UInt8]) throws(ResponseSignatureError) -> [UInt8] {
             guard let context = EVP_MD_CTX_new() else { throw failure("EVP_MD_CTX_new") }
             defer { EVP_MD_CTX_free(context) }
             var signature = [UInt8](repeating: 0, count: signatureLength)
@@ -91,7 +91,7 @@ enum Ed25519 {
     }
 
     /// `count` bytes from OpenSSL's CSPRNG.
-    static func randomBytes(_ count: Int) throws(ResponseSignatureError) -> [UInt8] {
+    package static func randomBytes(_ count: Int) throws(ResponseSignatureError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         guard RAND_bytes(&bytes, Int32(count)) == 1 else { throw failure("RAND_bytes") }
         return bytes

@@ -1,5 +1,5 @@
 public import Foundation
-internal import COpenSSL
+package import COpenSSL
 internal import CServerTrustShims
 
 /// An X.509 certificate parsed by OpenSSL.
@@ -10,15 +10,15 @@ public final class Certificate: @unchecked Sendable {
     /// The largest DER certificate accepted (a leaf with ten thousand SANs is ≈ 300 KB).
     public static let maximumDERSize = 1 << 20
 
-    let x509: OpaquePointer
+    package let x509: OpaquePointer
 
     /// Adopts an `X509*` whose reference the caller hands over.
-    init(takingOwnership x509: OpaquePointer) {
+    package init(takingOwnership x509: OpaquePointer) {
         self.x509 = x509
     }
 
     /// Wraps a borrowed `X509*`, taking a reference of our own.
-    init(borrowing x509: OpaquePointer) {
+    package init(borrowing x509: OpaquePointer) {
         X509_up_ref(x509)
         self.x509 = x509
     }
@@ -122,7 +122,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// Calls `body` with the raw `X509*`; the pointer must not escape.
-    func withX509<Result>(_ body: (OpaquePointer) throws -> Result) rethrows -> Result {
+    package func withX509<Result>(_ body: (OpaquePointer) throws -> Result) rethrows -> Result {
         try body(x509)
     }
 }
@@ -186,7 +186,7 @@ extension Certificate {
     /// Whether this certificate names itself as its issuer (names and key identifiers) and its
     /// signature verifies with its own public key: proof that whoever holds that key chose its
     /// fields, which a copy signed with another key cannot give.
-    var isSelfSignedWithVerifiedSignature: Bool {
+    package var isSelfSignedWithVerifiedSignature: Bool {
         clearOpenSSLErrors()
         defer { _ = drainOpenSSLErrors() }  // a failed verification leaves its reason on the queue
         return X509_self_signed(x509, 1) == 1
@@ -235,15 +235,6 @@ extension Certificate {
         }
     }
 
-    /// URIs of the CRL distribution points extension: every URI of every point's fullName, in
-    /// order, empty ones left out.
-    ///
-    /// The same parse as live CRL checking uses (`CRLDistributionPoint`): bytes outside
-    /// printable ASCII, which no valid URI holds, show as `\xNN`, as in ``dnsNames``.
-    public var crlDistributionPoints: [String] {
-        distributionPoints.flatMap(\.uris).filter { !$0.isEmpty }
-    }
-
     private func subjectAlternativeNames() -> (dns: [String], ip: [String]) {
         guard let raw = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) else { return ([], []) }
         let names = OpaquePointer(raw)
@@ -278,14 +269,14 @@ extension Certificate: CustomStringConvertible {
 
 // MARK: - Helpers
 
-func distinguishedName(_ name: OpaquePointer?) -> String {
+package func distinguishedName(_ name: OpaquePointer?) -> String {
     guard let name else { return "" }
     let flags = CServerTrustShims_XN_FLAG_RFC2253_UTF8()
     let bytes = withMemoryBIO { bio in X509_NAME_print_ex(bio, name, 0, flags) >= 0 } ?? []
     return String(decoding: bytes, as: UTF8.self)
 }
 
-func asn1Date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+package func asn1Date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
     guard let time else { return nil }
     var parts = tm()
     guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
@@ -294,7 +285,7 @@ func asn1Date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
 
 /// Text of an ASN1_STRING with non-printable bytes escaped, so an embedded NUL cannot truncate
 /// or disguise a name in a message.
-func asn1StringText(_ string: UnsafeMutablePointer<ASN1_STRING>) -> String {
+package func asn1StringText(_ string: UnsafeMutablePointer<ASN1_STRING>) -> String {
     guard let data = ASN1_STRING_get0_data(string) else { return "" }
     let bytes = UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(string)))
     var text = ""
@@ -324,7 +315,7 @@ func ipAddressText(_ string: UnsafeMutablePointer<ASN1_STRING>) -> String {
     }
 }
 
-func readFile(_ path: String) throws -> [UInt8] {
+package func readFile(_ path: String) throws -> [UInt8] {
     guard let handle = FileHandle(forReadingAtPath: path) else {
         throw TrustError(.unreadableInput, "Cannot open \(path).")
     }

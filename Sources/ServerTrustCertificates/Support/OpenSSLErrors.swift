@@ -5,7 +5,7 @@ internal import CServerTrustShims
 ///
 /// Every failing OpenSSL call we make is followed by this, so a stale entry can never be
 /// mistaken for the cause of a later failure.
-func drainOpenSSLErrors() -> [String] {
+package func drainOpenSSLErrors() -> [String] {
     var messages: [String] = []
     while true {
         let code = ERR_get_error()
@@ -18,7 +18,7 @@ func drainOpenSSLErrors() -> [String] {
 }
 
 /// Clears OpenSSL's error queue before a call whose failure we want to attribute precisely.
-func clearOpenSSLErrors() { ERR_clear_error() }
+package func clearOpenSSLErrors() { ERR_clear_error() }
 
 /// Reads the contents of a memory BIO.
 func bioContents(_ bio: OpaquePointer) -> [UInt8] {
@@ -31,7 +31,7 @@ func bioContents(_ bio: OpaquePointer) -> [UInt8] {
 }
 
 /// Runs `body` with a memory BIO and returns what it wrote, or nil if it failed.
-func withMemoryBIO(_ body: (OpaquePointer) -> Bool) -> [UInt8]? {
+package func withMemoryBIO(_ body: (OpaquePointer) -> Bool) -> [UInt8]? {
     guard let bio = BIO_new(BIO_s_mem()) else { return nil }
     defer { BIO_free(bio) }
     guard body(bio) else { return nil }
@@ -39,7 +39,7 @@ func withMemoryBIO(_ body: (OpaquePointer) -> Bool) -> [UInt8]? {
 }
 
 /// SHA-256 over bytes.
-func sha256(_ bytes: [UInt8]) -> [UInt8] {
+package func sha256(_ bytes: [UInt8]) -> [UInt8] {
     var digest = [UInt8](repeating: 0, count: 32)
     bytes.withUnsafeBufferPointer { input in
         _ = SHA256(input.baseAddress, input.count, &digest)
@@ -48,6 +48,6 @@ func sha256(_ bytes: [UInt8]) -> [UInt8] {
 }
 
 /// The text of a NUL-terminated C buffer.
-func decodeCString(_ buffer: [CChar]) -> String {
+package func decodeCString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -9,7 +9,7 @@ public struct Pin: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The 32-byte SHA-256 digest.
     public let digest: [UInt8]
 
-    init(sha256Digest: [UInt8]) {
+    package init(sha256Digest: [UInt8]) {
         precondition(sha256Digest.count == 32)
         digest = sha256Digest
     }

@@ -4,7 +4,7 @@
 /// has exactly one valid spelling, so this one refuses whitespace, missing or extra padding,
 /// the URL-safe alphabet, and non-zero bits after the last byte (which would give one value two
 /// encodings).
-enum StrictBase64 {
+package enum StrictBase64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private static let values: [UInt8] = {
@@ -13,7 +13,7 @@ enum StrictBase64 {
         return table
     }()
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -36,7 +36,7 @@ enum StrictBase64 {
     }
 
     /// The decoded bytes, or nil unless `text` is the one canonical encoding of them.
-    static func decode<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
+    package static func decode<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
         let input = Array(text)
         guard !input.isEmpty, input.count % 4 == 0 else { return nil }
         var padding = 0
