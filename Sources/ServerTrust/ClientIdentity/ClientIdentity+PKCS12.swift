@@ -9,10 +9,10 @@ extension ClientIdentity {
     /// - Parameters:
     ///   - pkcs12File: the DER PKCS#12 file.
     ///   - passphrase: the file's passphrase. Default nil: a file without one (or with an empty one).
-    /// - Throws: ``TrustError``: ``TrustError/Code/unreadableInput``,
-    ///   ``TrustError/Code/malformedPrivateKey`` (not PKCS#12, or no key or certificate in it),
-    ///   ``TrustError/Code/privateKeyPassphraseRequired``,
-    ///   ``TrustError/Code/privateKeyPassphraseIncorrect``, ``TrustError/Code/privateKeyMismatch``.
+    /// - Throws: `TrustError`: `TrustError.Code.unreadableInput`,
+    ///   `TrustError.Code.malformedPrivateKey` (not PKCS#12, or no key or certificate in it),
+    ///   `TrustError.Code.privateKeyPassphraseRequired`,
+    ///   `TrustError.Code.privateKeyPassphraseIncorrect`, `TrustError.Code.privateKeyMismatch`.
     public convenience init(pkcs12File: String, passphrase: String? = nil) throws {
         var bytes = try readSecretFile(pkcs12File)
         defer { wipe(&bytes) }

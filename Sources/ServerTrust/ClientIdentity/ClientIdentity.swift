@@ -6,11 +6,11 @@ internal import CServerTrustShims
 ///
 /// Loaded and checked once, when the configuration is built: the certificate chain must parse,
 /// the key must parse (decrypted with the passphrase when it is encrypted), and the key must be
-/// the certificate's own (`X509_check_private_key`). Every problem is a ``TrustError`` with a
-/// code naming it — ``TrustError/Code/unreadableInput`` (a missing file),
-/// ``TrustError/Code/malformedCertificate``, ``TrustError/Code/malformedPrivateKey``,
-/// ``TrustError/Code/privateKeyPassphraseRequired``,
-/// ``TrustError/Code/privateKeyPassphraseIncorrect``, ``TrustError/Code/privateKeyMismatch`` —
+/// the certificate's own (`X509_check_private_key`). Every problem is a `TrustError` with a
+/// code naming it — `TrustError.Code.unreadableInput` (a missing file),
+/// `TrustError.Code.malformedCertificate`, `TrustError.Code.malformedPrivateKey`,
+/// `TrustError.Code.privateKeyPassphraseRequired`,
+/// `TrustError.Code.privateKeyPassphraseIncorrect`, `TrustError.Code.privateKeyMismatch` —
 /// so a bad identity fails at start-up rather than in the first handshake that needs it.
 ///
 /// The key is held only as OpenSSL's parsed `EVP_PKEY`, owned by this object and freed in
@@ -47,7 +47,7 @@ public final class ClientIdentity: @unchecked Sendable {
     ///     `RSA PRIVATE KEY`, `EC PRIVATE KEY`, encrypted or not). Default nil: the key is in
     ///     `certificateFile`.
     ///   - passphrase: decrypts an encrypted key. Default nil: the key must not be encrypted.
-    /// - Throws: ``TrustError`` with the code naming the problem (see the type's discussion).
+    /// - Throws: `TrustError` with the code naming the problem (see the type's discussion).
     public convenience init(certificateFile: String, privateKeyFile: String? = nil, passphrase: String? = nil) throws {
         let chain = try Certificate.certificates(contentsOfFile: certificateFile)
         var keyBytes = try readSecretFile(privateKeyFile ?? certificateFile)
@@ -59,7 +59,7 @@ public final class ClientIdentity: @unchecked Sendable {
     /// Makes an identity from PEM text: the certificate chain (leaf first) and the private key.
     ///
     /// The key text is the caller's to erase; this initialiser wipes its own copy once parsed.
-    /// - Throws: ``TrustError`` with the code naming the problem (see the type's discussion).
+    /// - Throws: `TrustError` with the code naming the problem (see the type's discussion).
     public convenience init(certificatePEM: String, privateKeyPEM: String, passphrase: String? = nil) throws {
         let chain = try Certificate.certificates(pemBundle: certificatePEM)
         var keyBytes = Array(privateKeyPEM.utf8)

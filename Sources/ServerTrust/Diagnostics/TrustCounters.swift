@@ -8,7 +8,7 @@ public final class TrustCounters: Sendable {
     public struct Snapshot: Hashable, Sendable {
         /// Trust evaluations run (full handshakes and connection-guard re-evaluations).
         public var evaluations = 0
-        /// Rejections and report-only failures, by ``TrustError/Code`` description
+        /// Rejections and report-only failures, by `TrustError.Code` description
         /// (`pinMismatch`, `revoked`, `pinSetExpired`, `canaryDisagreement`…).
         public var failuresByReason: [String: Int] = [:]
         /// Failure reports delivered to a report URI (2xx answer).

@@ -6,7 +6,7 @@ public import Logging
 /// Levels: every evaluation at `debug`; pins or sets about to expire and a set without a real
 /// backup at `warning`; rejections, report-only failures, canary disagreements and an expired
 /// set falling back to default validation at `error`. Metadata keys: `host`, `evaluator`,
-/// `reason` (the ``TrustError/Code``), `mode`, and `pin`/`label`/`expires` where they apply.
+/// `reason` (the `TrustError.Code`), `mode`, and `pin`/`label`/`expires` where they apply.
 public enum TrustLogging {
     public static let label = "servertrust"
 

@@ -5,7 +5,7 @@
 /// its path validation), the trial through its report-only view: a chain the trial validates
 /// (against other anchors, say) is never adopted by the enforced side, so the trial cannot
 /// widen what is enforced. When exactly one of them rejects, a ``TrustFinding`` with mode
-/// ``EnforcementMode/canary`` and code ``TrustError/Code/canaryDisagreement`` is recorded,
+/// ``EnforcementMode/canary`` and code `TrustError.Code.canaryDisagreement` is recorded,
 /// carrying the trial's evidence (its configured pins and the chain), and a session reports it.
 /// Agreement — both accept, or both reject — records nothing of the canary's.
 public final class CanaryTrustEvaluator: ServerTrustEvaluating {

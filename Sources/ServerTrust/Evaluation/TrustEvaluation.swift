@@ -14,7 +14,7 @@ public struct TrustEvaluation: Sendable {
     /// What the evaluators saw: the chain, the anchors, the handshake evidence, and what they
     /// recorded (validated chain, revocation results, findings).
     public let trust: PeerTrust
-    /// `nil` when the server was accepted; otherwise why not. Every error is a ``TrustError``:
+    /// `nil` when the server was accepted; otherwise why not. Every error is a `TrustError`:
     /// a custom evaluator's own error is wrapped once, here (`.openSSLFailure`, naming it).
     public let failure: TrustError?
     /// Failures that did not reject the server (report-only evaluators, canary

@@ -4,7 +4,7 @@ public final class CompositeTrustEvaluator: ServerTrustEvaluating {
     /// The evaluators, in the order they run.
     public let evaluators: [any ServerTrustEvaluating]
 
-    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list, which would accept
+    /// - Throws: `TrustError.Code.invalidConfiguration` for an empty list, which would accept
     ///   everything.
     public init(_ evaluators: [any ServerTrustEvaluating]) throws {
         guard !evaluators.isEmpty else {

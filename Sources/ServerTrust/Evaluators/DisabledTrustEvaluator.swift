@@ -9,7 +9,7 @@ public import Logging
 ///   build of ServerTrust and refuses every server in a release build;
 /// - `DisabledTrustEvaluator(unsafeAcceptAnyCertificateInReleaseBuilds: true)` accepts any
 ///   server in every build;
-/// - `DisabledTrustEvaluator()` refuses every server (``TrustError/Code/invalidConfiguration``).
+/// - `DisabledTrustEvaluator()` refuses every server (`TrustError.Code.invalidConfiguration`).
 ///
 /// The opt-in is required in debug builds too, because "debug" is the library's own `DEBUG`
 /// flag: a server image built with a plain `swift build` is a debug build, and it used to

@@ -7,7 +7,7 @@ public import Logging
 /// Time is the ``PeerTrust/validationTime`` of the trust being evaluated, so tests and audits
 /// can ask "what happens on that date" without waiting. For each evaluation:
 ///
-/// 1. An expired set fails closed with ``TrustError/Code/pinSetExpired``, or — with
+/// 1. An expired set fails closed with `TrustError.Code.pinSetExpired`, or — with
 ///    ``PinSet/ExpiryBehaviour/fallBackToDefaultValidation`` — is logged at error level,
 ///    recorded as an informational ``TrustFinding`` (marked ``TrustFinding/isLogged``, so a
 ///    session does not log it twice) and replaced by default validation.

@@ -17,7 +17,7 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
     ///     intermediate signed by anyone else is refused (`.chainValidationFailed`): the server
     ///     could send a copy of it with a later notAfter and no constraints. Pin such an
     ///     intermediate with default validation on, or pin its certificate.
-    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty pin set.
+    /// - Throws: `TrustError.Code.invalidConfiguration` for an empty pin set.
     public convenience init(pins: [Pin], performDefaultValidation: Bool = true) throws {
         try self.init(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: true)
     }
@@ -31,7 +31,7 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
     ///     directly. It no longer switches the check off on a client: every client path checks
     ///     the host against the leaf whatever this says
     ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
-    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty pin set.
+    /// - Throws: `TrustError.Code.invalidConfiguration` for an empty pin set.
     @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
     public convenience init(pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool) throws {
         try self.init(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: validateHost)
@@ -46,14 +46,14 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
     }
 
     /// Parses `sha256/<base64>` strings.
-    /// - Throws: ``TrustError/Code/malformedPin`` or `.unsupportedPinAlgorithm` naming the bad pin.
+    /// - Throws: `TrustError.Code.malformedPin` or `.unsupportedPinAlgorithm` naming the bad pin.
     public convenience init(_ pins: [String], performDefaultValidation: Bool = true) throws {
         try self.init(pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation)
     }
 
     /// Parses `sha256/<base64>` strings, with the deprecated `validateHost` (see
     /// ``init(pins:performDefaultValidation:validateHost:)``).
-    /// - Throws: ``TrustError/Code/malformedPin`` or `.unsupportedPinAlgorithm` naming the bad pin.
+    /// - Throws: `TrustError.Code.malformedPin` or `.unsupportedPinAlgorithm` naming the bad pin.
     @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
     public convenience init(_ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool) throws {
         try self.init(pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, checksHost: validateHost)

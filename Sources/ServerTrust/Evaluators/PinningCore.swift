@@ -26,7 +26,7 @@ import Foundation
 ///
 /// Any other presented certificate with a pinned key — an intermediate signed by an issuer
 /// nothing trusts here, or a "self-signed" copy whose signature does not verify — is refused
-/// with ``TrustError/Code/chainValidationFailed``: a copy with a later notAfter, no name
+/// with `TrustError.Code.chainValidationFailed`: a copy with a later notAfter, no name
 /// constraints, no path length or `CA:TRUE` would carry the same key and look the same, and
 /// would let everything the pinned key ever signed pass beyond what the genuine certificate
 /// allows. Every certificate between the leaf and the anchor is validated in full. Pin such an

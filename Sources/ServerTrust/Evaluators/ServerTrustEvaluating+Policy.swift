@@ -19,9 +19,9 @@ extension ServerTrustEvaluating {
     /// The one exception is an active ``DisabledTrustEvaluator`` (see
     /// ``DisabledTrustEvaluator/isActive``), which checks nothing by design.
     ///
-    /// - Throws: the evaluator's ``TrustError``; else ``TrustError/Code/hostMismatch`` when the
+    /// - Throws: the evaluator's `TrustError`; else `TrustError.Code.hostMismatch` when the
     ///   leaf is not valid for `host` (the code the evaluators' own host check uses), or
-    ///   ``TrustError/Code/noCertificates`` when there is no leaf.
+    ///   `TrustError.Code.noCertificates` when there is no leaf.
     public func evaluateAsPolicy(_ trust: PeerTrust, forHost host: String) throws {
         try evaluate(trust, forHost: host)
         if let disabled = self as? DisabledTrustEvaluator, disabled.isActive { return }

@@ -1,6 +1,6 @@
 /// Decides whether a server's certificates are acceptable for a host.
 ///
-/// Implementations throw a ``TrustError`` that says which check failed and shows the
+/// Implementations throw a `TrustError` that says which check failed and shows the
 /// evidence; returning normally means the server is trusted. Evaluators are immutable and
 /// shared across concurrent handshakes, hence `Sendable`.
 ///
@@ -46,7 +46,7 @@ extension ServerTrustEvaluating {
 
     public var mayFetchRevocationData: Bool { false }
 
-    /// Runs `body`, attributing any ``TrustError`` it throws to this evaluator and host.
+    /// Runs `body`, attributing any `TrustError` it throws to this evaluator and host.
     func attributing<T>(host: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()

@@ -56,7 +56,7 @@ extension ChainVerification {
 
         /// Why the chain was rejected.
         public struct Failure: Sendable, Encodable {
-            /// The ``TrustError/Code``, e.g. `pinMismatch`.
+            /// The `TrustError.Code`, e.g. `pinMismatch`.
             public let code: String
             public let reason: String
             /// The whole message, with the evidence.

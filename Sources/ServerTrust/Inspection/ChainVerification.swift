@@ -23,7 +23,7 @@ public struct ChainVerification: Sendable {
         ///   - response: the DER response, or `nil` for none.
         ///   - required: hard-fail: only a verified, fresh GOOD is accepted.
         ///   - maximumAge: the oldest response accepted, by thisUpdate; default 7 days.
-        /// - Throws: ``TrustError/Code/invalidConfiguration`` for a maximum age that is not
+        /// - Throws: `TrustError.Code.invalidConfiguration` for a maximum age that is not
         ///   positive.
         public init(response: [UInt8]?, required: Bool, maximumAge: TimeInterval = 7 * 24 * 60 * 60) throws {
             guard maximumAge > 0 else {

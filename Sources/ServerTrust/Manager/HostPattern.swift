@@ -42,7 +42,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     /// Parses and validates a pattern.
     ///
     /// - Parameter pattern: `api.example.com`, `*.example.com`, `**.example.com` or an IP address.
-    /// - Throws: ``TrustError`` with code `.invalidHostPattern` and a reason that quotes the
+    /// - Throws: `TrustError` with code `.invalidHostPattern` and a reason that quotes the
     ///   pattern and says what is wrong with it.
     public init(_ pattern: String) throws {
         let name = HostName.normalize(pattern)

@@ -91,7 +91,7 @@ package struct HostPatternTable<Value> {
     package struct Problems: Error {
         package let problems: [Problem]
 
-        /// One ``TrustError`` `.invalidHostPattern` naming every problem; `subject` names what the
+        /// One `TrustError` `.invalidHostPattern` naming every problem; `subject` names what the
         /// patterns configure (`"Client identity"`), nil for the trust manager's own patterns.
         package func trustError(subject: String?) -> TrustError {
             let sentences = problems.map { $0.sentence(subject: subject) }

@@ -52,7 +52,7 @@ public final class ServerTrustManager: Sendable {
     /// - Parameters:
     ///   - policies: the policy for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
-    /// - Throws: ``TrustError`` `.invalidHostPattern` naming every invalid pattern and every pair
+    /// - Throws: `TrustError` `.invalidHostPattern` naming every invalid pattern and every pair
     ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
     ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
     ///   since such a manager refuses every host, or for a report URI that is not `https:`.
@@ -109,7 +109,7 @@ public final class ServerTrustManager: Sendable {
     ///   `[2001:db8::1]`); compared after ``HostName/normalize(_:)``.
     /// - Returns: the match, or nil when nothing matches and ``allHostsMustBeEvaluated`` is
     ///   `false`, meaning "use default validation".
-    /// - Throws: ``TrustError`` `.noEvaluatorForHost` when nothing matches and
+    /// - Throws: `TrustError` `.noEvaluatorForHost` when nothing matches and
     ///   ``allHostsMustBeEvaluated`` is `true` (the reason lists the configured patterns), and
     ///   always for a malformed host (empty, whitespace, NUL, empty labels, non-ASCII…), which
     ///   never matches.

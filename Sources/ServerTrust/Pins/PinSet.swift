@@ -36,7 +36,7 @@ public struct PinSet: Hashable, Sendable {
         }
 
         /// Parses `sha256/<base64>`.
-        /// - Throws: ``TrustError/Code/malformedPin`` or `.unsupportedPinAlgorithm`.
+        /// - Throws: `TrustError.Code.malformedPin` or `.unsupportedPinAlgorithm`.
         public init(_ pin: String, label: String, notAfter: Date? = nil) throws {
             self.init(try Pin(pin), label: label, notAfter: notAfter)
         }
@@ -53,7 +53,7 @@ public struct PinSet: Hashable, Sendable {
         private let base: Base
         private init(base: Base) { self.base = base }
 
-        /// Reject every server with ``TrustError/Code/pinSetExpired``. The default: an app that
+        /// Reject every server with `TrustError.Code.pinSetExpired`. The default: an app that
         /// was not updated in time stops talking to the host instead of losing its pins silently.
         public static let failClosed = ExpiryBehaviour(base: .failClosed)
         /// Apply default validation only (chain to the anchors, host name), log an error for
@@ -102,7 +102,7 @@ public struct PinSet: Hashable, Sendable {
     ///   - warningDays: warn this many days before a pin or the set expires. Default 30.
     ///   - minimumPinCount: default 2 (a current and a backup pin).
     ///     - Warning: 1 leaves no backup: a lost key locks every client out until it updates.
-    /// - Throws: ``TrustError/Code/invalidConfiguration`` naming the problem: fewer pins than
+    /// - Throws: `TrustError.Code.invalidConfiguration` naming the problem: fewer pins than
     ///   `minimumPinCount`, a repeated pin, `minimumPinCount` below 1, negative `warningDays`.
     public init(
         _ entries: [Entry], expiration: Date? = nil, expiryBehaviour: ExpiryBehaviour = .failClosed,

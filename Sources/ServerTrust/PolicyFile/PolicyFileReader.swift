@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads typed fields out of a ``LocatedJSON`` tree, turning every problem into a
-/// ``TrustError/Code/invalidPolicyFile`` error that names the file, the line and the field:
+/// `TrustError.Code.invalidPolicyFile` error that names the file, the line and the field:
 /// `policy.json:14: hosts["api.example.com"].pins[1].pin: not a sha256/ pin: …`.
 struct PolicyFileReader {
     let fileName: String

@@ -48,7 +48,7 @@ public import Logging
 ///
 /// Loading fails closed: any problem — invalid JSON, a duplicate or unknown key, a wrong type,
 /// a malformed pin, date or pattern, a pin set the ``PinSet`` rules refuse — throws
-/// ``TrustError/Code/invalidPolicyFile`` whose reason names the file, line and field:
+/// `TrustError.Code.invalidPolicyFile` whose reason names the file, line and field:
 /// `policy.json:14: hosts["api.example.com"].pins[1].pin: not a sha256/ pin: …`.
 public struct TrustPolicyFile: Sendable {
     /// One host's entry, as read: the ``ServerTrust/HostPolicy`` it maps onto, and what the

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A pin-validation failure report in the JSON format of RFC 7469 section 3, with three fields
-/// of ours: `evaluator`, `reason` (the ``TrustError/Code``) and `mode`
+/// of ours: `evaluator`, `reason` (the `TrustError.Code`) and `mode`
 /// (``EnforcementMode``), plus `message`, the human-readable reason.
 ///
 /// ```json

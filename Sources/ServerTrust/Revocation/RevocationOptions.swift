@@ -100,7 +100,7 @@ public struct RevocationOptions: Hashable, Sendable {
     /// Use staples and the cache only; never fetch. Default `false`.
     ///
     /// A certificate with neither a valid staple nor a cached answer is then
-    /// ``RevocationStatus/UnknownReason/networkAccessDisabled``.
+    /// `RevocationStatus.UnknownReason.networkAccessDisabled`.
     public var networkAccessDisabled: Bool
 
     /// Which certificates to check. Default ``Scope/leafOnly``.
@@ -111,7 +111,7 @@ public struct RevocationOptions: Hashable, Sendable {
     ///
     /// The check runs inside the TLS handshake, which blocks until it returns: the budget
     /// bounds that. A source that has not answered when it runs out gives
-    /// ``RevocationStatus/UnknownReason/timeout``, and no further fetch is started.
+    /// `RevocationStatus.UnknownReason.timeout`, and no further fetch is started.
     public var timeBudget: Duration
 
     /// How far the responder's clock and ours may disagree, in seconds. Default 300.
@@ -137,7 +137,7 @@ public struct RevocationOptions: Hashable, Sendable {
     ///
     /// A nonce proves the response was made for this query, not replayed. Most public
     /// responders serve pre-produced responses (RFC 5019) and ignore nonces, so with this on
-    /// their answers become ``RevocationStatus/UnknownReason/nonceMismatch``; freshness
+    /// their answers become `RevocationStatus.UnknownReason.nonceMismatch`; freshness
     /// (``maximumResponseAge``) already bounds replays. Turn it on for a responder you know
     /// echoes nonces. Requests with a nonce are sent by POST; without, by GET when short enough.
     public var ocspNonce: Bool
@@ -155,7 +155,7 @@ public struct RevocationOptions: Hashable, Sendable {
     /// application supplied, the cache — and a "revoked" there still rejects it, as does a
     /// must-staple leaf without a valid staple. Nothing is fetched for it, and when none of
     /// those sources answers its status is
-    /// ``RevocationStatus/UnknownReason/shortLivedCertificate``, which hard-fail accepts and the
+    /// `RevocationStatus.UnknownReason.shortLivedCertificate`, which hard-fail accepts and the
     /// trust report shows. Intermediates are never exempt.
     /// - Warning: a larger value exempts longer-lived certificates, whose revocation then goes
     ///   unnoticed for up to that long.

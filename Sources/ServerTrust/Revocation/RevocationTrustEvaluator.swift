@@ -15,11 +15,11 @@
 /// Information Access extension) and CRLs (the certificate's distribution points) in the order
 /// of ``RevocationOptions/methods``, all within ``RevocationOptions/timeBudget``. Then:
 ///
-/// - a certificate that is **revoked** rejects the server with ``TrustError/Code/revoked``, in
+/// - a certificate that is **revoked** rejects the server with `TrustError.Code.revoked`, in
 ///   every mode;
 /// - a **must-staple** leaf (RFC 7633) without a valid stapled response rejects it with
-///   ``TrustError/Code/revocationStatusUnknown``, in every mode;
-/// - an **unknown** status rejects it with ``TrustError/Code/revocationStatusUnknown`` when
+///   `TrustError.Code.revocationStatusUnknown`, in every mode;
+/// - an **unknown** status rejects it with `TrustError.Code.revocationStatusUnknown` when
 ///   ``RevocationOptions/requirePositiveResponse`` is set (hard-fail), and is accepted otherwise
 ///   (soft-fail).
 ///
@@ -29,7 +29,7 @@
 ///
 /// Live queries use the evaluator's ``RevocationFetcher``, else the one the ``PeerTrust``
 /// carries (a session's), else none (a query that would be needed is then unknown:
-/// ``RevocationStatus/UnknownReason/networkAccessDisabled``).
+/// `RevocationStatus.UnknownReason.networkAccessDisabled`).
 public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     let options: RevocationOptions
     private let fetcher: (any RevocationFetcher)?

@@ -30,7 +30,7 @@ public struct IntermediateKeyCertificate: Hashable, Sendable, CustomStringConver
     public var expires: Date { Date(timeIntervalSince1970: TimeInterval(expiresAt)) }
     /// ``expires`` in seconds since 1970.
     public let expiresAt: Int64
-    /// The ``VerificationKey/keyID`` of the root that signed this certificate.
+    /// The `VerificationKey.keyID` of the root that signed this certificate.
     public let rootKeyID: [UInt8]
     /// The root's signature.
     public let signature: [UInt8]
@@ -42,8 +42,8 @@ public struct IntermediateKeyCertificate: Hashable, Sendable, CustomStringConver
 
     /// Signs `key` with `root`, valid until `expires`.
     ///
-    /// - Throws: ``ResponseSignatureError/Code/invalidConfiguration`` for an expiry before 1970
-    ///   or after 9999; ``ResponseSignatureError/Code/openSSLFailure``.
+    /// - Throws: `ResponseSignatureError.Code.invalidConfiguration` for an expiry before 1970
+    ///   or after 9999; `ResponseSignatureError.Code.openSSLFailure`.
     public static func issue(for key: VerificationKey, expires: Date, signedBy root: SigningKey) throws(ResponseSignatureError) -> IntermediateKeyCertificate {
         let seconds = expires.timeIntervalSince1970.rounded(.down)
         guard seconds >= 0, seconds <= TimeInterval(latestTime) else {
@@ -63,7 +63,7 @@ public struct IntermediateKeyCertificate: Hashable, Sendable, CustomStringConver
 
     /// Parses the 113-byte binary form. The root signature is not checked here: see
     /// ``isSigned(by:)``.
-    /// - Throws: ``ResponseSignatureError/Code/malformedIntermediateCertificate``.
+    /// - Throws: `ResponseSignatureError.Code.malformedIntermediateCertificate`.
     public init(encoded bytes: [UInt8]) throws(ResponseSignatureError) {
         guard bytes.count == Self.encodedLength else {
             throw ResponseSignatureError(

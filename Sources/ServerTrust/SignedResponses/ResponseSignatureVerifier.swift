@@ -11,7 +11,7 @@ public import Foundation
 /// ```
 ///
 /// The checks, in order; the first failure is thrown (docs/SIGNED_RESPONSES.md, section 7):
-/// 1. a signature field is present (``ResponseSignatureError/Code/missingSignature``), well
+/// 1. a signature field is present (`ResponseSignatureError.Code.missingSignature`), well
 ///    formed (`malformedSignature`), of a version some root is configured for
 ///    (`unsupportedVersion`) — the highest such version present is the only one read;
 /// 2. its intermediate certificate is signed by a configured root of that version
@@ -44,7 +44,7 @@ public final class ResponseSignatureVerifier: Sendable {
     ///   - clockSkewAllowance: the tolerance on every time comparison. Default 60 s.
     ///   - replayCacheCapacity: how many accepted nonces are remembered. Default 10 000.
     ///   - clock: the current time. Default `Date()`; tests inject their own.
-    /// - Throws: ``ResponseSignatureError/Code/invalidConfiguration`` for no roots, a version
+    /// - Throws: `ResponseSignatureError.Code.invalidConfiguration` for no roots, a version
     ///   outside 1–999, or a negative duration.
     public init(
         roots: [SignedResponseRoot], freshnessWindow: Duration = .seconds(300), clockSkewAllowance: Duration = .seconds(60),
@@ -74,7 +74,7 @@ public final class ResponseSignatureVerifier: Sendable {
     ///   - body: the whole body as received.
     ///   - challenge: the challenge whose ``SignatureChallenge/requestHeaders`` were sent.
     /// - Returns: what was verified.
-    /// - Throws: ``ResponseSignatureError`` naming the first check that failed, with `status`.
+    /// - Throws: `ResponseSignatureError` naming the first check that failed, with `status`.
     @discardableResult
     public func verify(
         status: Int, headers: [(name: String, value: String)], body: [UInt8], answering challenge: SignatureChallenge

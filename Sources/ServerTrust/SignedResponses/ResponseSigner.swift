@@ -12,7 +12,7 @@ public import Foundation
 ///
 /// Sign the body bytes exactly as they go on the wire (after any `Content-Encoding`), and
 /// `ETag` and `Location` exactly as sent. A request without `X-ServerTrust-Nonce` did not ask
-/// for a signature: ``ResponseSignatureError/Code/missingChallenge`` is thrown and the response
+/// for a signature: `ResponseSignatureError.Code.missingChallenge` is thrown and the response
 /// goes out unsigned. Immutable, hence `Sendable`; one signer serves any number of threads.
 ///
 /// During a root rotation after a compromise, run two signers — the old root's intermediate
@@ -29,8 +29,8 @@ public struct ResponseSigner: Sendable {
     ///   - key: the intermediate private key.
     ///   - certificate: the root's certificate for `key`.
     ///   - version: the header version, 1 to 999. Default 1.
-    /// - Throws: ``ResponseSignatureError/Code/keyMismatch`` when `certificate` certifies
-    ///   another key; ``ResponseSignatureError/Code/invalidConfiguration`` for a bad version.
+    /// - Throws: `ResponseSignatureError.Code.keyMismatch` when `certificate` certifies
+    ///   another key; `ResponseSignatureError.Code.invalidConfiguration` for a bad version.
     public init(key: SigningKey, certificate: IntermediateKeyCertificate, version: Int = 1) throws(ResponseSignatureError) {
         guard key.verificationKey == certificate.key else {
             throw ResponseSignatureError(
@@ -60,9 +60,9 @@ public struct ResponseSigner: Sendable {
     ///     the client is sent next).
     ///   - body: the body bytes sent; ignored for `HEAD`, whose response has none.
     ///   - now: the server's clock, to refuse signing with an expired intermediate.
-    /// - Throws: ``ResponseSignatureError/Code/intermediateExpired`` when the intermediate has
+    /// - Throws: `ResponseSignatureError.Code.intermediateExpired` when the intermediate has
     ///   expired (rotate it: clients would reject the signature);
-    ///   ``ResponseSignatureError/Code/invalidConfiguration`` for a status outside 100–999.
+    ///   `ResponseSignatureError.Code.invalidConfiguration` for a status outside 100–999.
     public func signatureHeader(
         answering challenge: SignatureChallenge, status: Int, etag: String? = nil, location: String? = nil, body: [UInt8],
         now: Date = Date()
@@ -115,7 +115,7 @@ public struct ResponseSigner: Sendable {
     ///     other than 443), when a proxy in front rewrites `Host`. Default: `Host`. The port is
     ///     signed; an authority without one means 443.
     ///   - now: the server's clock, to refuse signing with an expired intermediate. Default: `Date()`.
-    /// - Throws: ``ResponseSignatureError/Code/missingChallenge`` when the request did not ask
+    /// - Throws: `ResponseSignatureError.Code.missingChallenge` when the request did not ask
     ///   for a signature; the errors of ``SignatureChallenge`` and of signing.
     public func signatureHeaders(
         method: String, path: String, query: String?, requestHeaders: [(name: String, value: String)], requestBody: [UInt8] = [],

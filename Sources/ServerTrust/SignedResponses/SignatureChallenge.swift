@@ -7,7 +7,7 @@ public import Foundation
 /// ``init(method:url:requestBody:now:)`` and sends ``requestHeaders``; the server rebuilds it
 /// from what it received with ``init(receivedMethod:target:headers:body:host:)`` and signs it.
 /// The server's signature then covers the request *it* saw, so a request altered on the way
-/// fails verification with ``ResponseSignatureError/Code/requestMismatch``.
+/// fails verification with `ResponseSignatureError.Code.requestMismatch`.
 ///
 /// Canonical forms, identical on both sides (docs/SIGNED_RESPONSES.md, section 6):
 /// - method: as sent (the session sends it uppercased);
@@ -56,7 +56,7 @@ public struct SignatureChallenge: Hashable, Sendable {
     ///   - requestBody: the request body; only its SHA-256 is kept.
     ///   - nonce: the client's random nonce, 16 to 64 bytes.
     ///   - requestTime: the client's request time, seconds since 1970.
-    /// - Throws: ``ResponseSignatureError/Code/malformedChallenge`` for a nonce outside 16–64
+    /// - Throws: `ResponseSignatureError.Code.malformedChallenge` for a nonce outside 16–64
     ///   bytes, a request time before 1970 or after 9999, an empty or over-long method, an
     ///   over-long host, a port outside 1–65535, or a path and query over 1 MiB.
     public init(
@@ -90,9 +90,9 @@ public struct SignatureChallenge: Hashable, Sendable {
     ///
     /// The path is the one libcurl sends: `/` when empty, `.` and `..` segments removed.
     ///
-    /// - Throws: ``ResponseSignatureError/Code/malformedChallenge`` for a URL without a host or
+    /// - Throws: `ResponseSignatureError.Code.malformedChallenge` for a URL without a host or
     ///   with a scheme other than `https` or `http`;
-    ///   ``ResponseSignatureError/Code/openSSLFailure`` if no random bytes could be drawn.
+    ///   `ResponseSignatureError.Code.openSSLFailure` if no random bytes could be drawn.
     public init(method: String, url: URL, requestBody: [UInt8] = [], now: Date = Date()) throws(ResponseSignatureError) {
         guard let host = url.host, !host.isEmpty,
             let components = URLComponents(url: url.absoluteURL, resolvingAgainstBaseURL: true)
@@ -122,9 +122,9 @@ public struct SignatureChallenge: Hashable, Sendable {
     ///
     /// The port signed is the authority's, or 443 when it names none: clients reach signed
     /// services over `https`. A plain-`http` service on port 80 passes `host: "name:80"`.
-    /// - Throws: ``ResponseSignatureError/Code/missingChallenge`` when the request did not ask
+    /// - Throws: `ResponseSignatureError.Code.missingChallenge` when the request did not ask
     ///   for a signature (no nonce or request time header), so the response goes out unsigned;
-    ///   ``ResponseSignatureError/Code/malformedChallenge`` for a repeated, malformed or
+    ///   `ResponseSignatureError.Code.malformedChallenge` for a repeated, malformed or
     ///   out-of-range header, or no host.
     public init(
         receivedMethod method: String, target: String, headers: [(name: String, value: String)], body: [UInt8],

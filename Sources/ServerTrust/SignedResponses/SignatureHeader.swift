@@ -2,7 +2,7 @@
 ///
 /// The parser is written for hostile input: it works on bytes, checks every length before it
 /// allocates, accepts each parameter exactly once with a fixed decoded size, and reports any
-/// deviation as ``ResponseSignatureError/Code/malformedSignature`` rather than guessing.
+/// deviation as `ResponseSignatureError.Code.malformedSignature` rather than guessing.
 struct SignatureHeader: Equatable {
     /// Longest entry accepted; a real v1 entry is about 420 bytes.
     static let maximumLength = 1024
@@ -154,7 +154,7 @@ struct SignatureHeader: Equatable {
     /// a joined value would let an intermediary split `ETag: "a, b"` into `"a` and `b"` and keep
     /// the signature valid while the application reads something the server never sent.
     ///
-    /// - Throws: ``ResponseSignatureError/Code/duplicateSignedField`` for two or more fields.
+    /// - Throws: `ResponseSignatureError.Code.duplicateSignedField` for two or more fields.
     static func signedValue(of name: String, in headers: [(name: String, value: String)]) throws(ResponseSignatureError) -> String {
         let values = headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
         guard values.count <= 1 else {

@@ -15,7 +15,7 @@ public struct SignedResponseRoot: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A root from base64 of its 32 raw bytes (or a DER SubjectPublicKeyInfo, or PEM).
-    /// - Throws: ``ResponseSignatureError/Code/malformedKey``.
+    /// - Throws: `ResponseSignatureError.Code.malformedKey`.
     public init(base64: String, version: Int = 1) throws(ResponseSignatureError) {
         self.init(try VerificationKey(base64: base64), version: version)
     }

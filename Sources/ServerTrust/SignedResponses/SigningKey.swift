@@ -15,7 +15,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     }
 
     /// A fresh key from OpenSSL's random generator.
-    /// - Throws: ``ResponseSignatureError/Code/openSSLFailure``.
+    /// - Throws: `ResponseSignatureError.Code.openSSLFailure`.
     public static func generate() throws(ResponseSignatureError) -> SigningKey {
         SigningKey(key: try Ed25519.Key.generate())
     }
@@ -23,7 +23,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// Parses a PEM private key. Other PEM blocks around it (an intermediate certificate) are
     /// skipped.
     ///
-    /// - Throws: ``ResponseSignatureError/Code/malformedKey`` for a missing, encrypted or
+    /// - Throws: `ResponseSignatureError.Code.malformedKey` for a missing, encrypted or
     ///   unparseable key, or one that is not Ed25519.
     public init(pem: String) throws(ResponseSignatureError) {
         let bytes = Array(pem.utf8)
@@ -47,7 +47,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     }
 
     /// A key from its 32-byte Ed25519 seed (RFC 8032's private key).
-    /// - Throws: ``ResponseSignatureError/Code/malformedKey`` unless `raw` is 32 bytes.
+    /// - Throws: `ResponseSignatureError.Code.malformedKey` unless `raw` is 32 bytes.
     public init(rawRepresentation raw: [UInt8]) throws(ResponseSignatureError) {
         guard let key = Ed25519.Key.privateKey(raw: raw) else {
             throw ResponseSignatureError(.malformedKey, "An Ed25519 private key is 32 bytes; got \(raw.count).")

@@ -126,7 +126,7 @@ public final class PeerTrust: Sendable {
     /// The chain validated against ``anchors``, leaf first, ending at an anchor.
     ///
     /// Computed on first use and cached.
-    /// - Throws: ``TrustError/Code/chainValidationFailed`` (or `.noCertificates`, `.revoked`).
+    /// - Throws: `TrustError.Code.chainValidationFailed` (or `.noCertificates`, `.revoked`).
     public func validatedChain() throws -> [Certificate] {
         try validatedChain(against: anchors.store)
     }

@@ -38,7 +38,7 @@ public final class TrustAnchors: Sendable {
     ///     with 1,000,000 entries). A store with CRLs keeps no validated-chain cache.
     ///   - origin: where the anchors came from, shown in messages (``origin``). Default
     ///     "in-memory".
-    /// - Throws: ``TrustError/Code/invalidConfiguration`` for an empty list.
+    /// - Throws: `TrustError.Code.invalidConfiguration` for an empty list.
     public init(
         _ certificates: [Certificate],
         revocationLists: [CertificateRevocationList] = [],
@@ -68,7 +68,7 @@ public final class TrustAnchors: Sendable {
 
     /// The system CA bundle, loaded once per process (≈ 15 ms) and shared.
     ///
-    /// - Throws: ``TrustError/Code/unreadableInput`` when no bundle is found.
+    /// - Throws: `TrustError.Code.unreadableInput` when no bundle is found.
     public static func system() throws -> TrustAnchors {
         try systemAnchors.withLock { cached in
             if let cached { return cached }

@@ -78,7 +78,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A file or buffer could not be read.
         public static let unreadableInput = Code(.unreadableInput)
         /// The pin set (or every pin in it) is past its expiration date and the set's
-        /// ``PinSet/ExpiryBehaviour`` is ``PinSet/ExpiryBehaviour/failClosed``, or, as a finding,
+        /// `PinSet.ExpiryBehaviour` is `PinSet.ExpiryBehaviour.failClosed`, or, as a finding,
         /// that pins were not enforced because the set fell back to default validation.
         public static let pinSetExpired = Code(.pinSetExpired)
         /// A canary policy reached a different verdict than the enforced one (a finding, never thrown).
@@ -94,7 +94,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let privateKeyPassphraseIncorrect = Code(.privateKeyPassphraseIncorrect)
         /// A client identity's private key is not the key of its certificate.
         public static let privateKeyMismatch = Code(.privateKeyMismatch)
-        /// The connection negotiated a TLS version below the host's ``HostPolicy/minimumTLSVersion``.
+        /// The connection negotiated a TLS version below the host's `HostPolicy.minimumTLSVersion`.
         public static let tlsVersionBelowPolicy = Code(.tlsVersionBelowPolicy)
 
         public var description: String { base.rawValue }

@@ -83,7 +83,7 @@ package enum Ed25519 {
         }
 
         /// Whether `signature` is a valid Ed25519 signature of `message` under this key: the
-        /// package's one verification primitive (``SignaturePublicKey``'s) does the check.
+        /// package's one verification primitive (`SignaturePublicKey`'s) does the check.
         func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
             guard signature.count == signatureLength else { return false }
             return EVPSignature.verify(key: pointer, digest: nil, signature: signature, message: message)

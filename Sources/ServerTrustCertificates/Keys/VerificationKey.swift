@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 /// An Ed25519 public key: a signed-response root compiled into the client, or an intermediate
-/// key taken from an ``IntermediateKeyCertificate``.
+/// key taken from an `IntermediateKeyCertificate`.
 ///
 /// Written as base64 of its 32 raw bytes (the form `servertrust keys root-public --swift`
 /// prints); base64 DER SubjectPublicKeyInfo and PEM `PUBLIC KEY` are accepted too, so

@@ -3,7 +3,7 @@ public import Foundation
 /// What a revocation evaluation established about one certificate of the validated chain, and
 /// from where.
 ///
-/// Read them after an evaluation from ``PeerTrust/revocationResults``, leaf first.
+/// Read them after an evaluation from `PeerTrust.revocationResults`, leaf first.
 public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConvertible {
     /// Where a status came from.
     public struct Source: Hashable, Sendable, CustomStringConvertible {
@@ -59,7 +59,7 @@ public struct CertificateRevocationResult: Hashable, Sendable, CustomStringConve
     public let status: RevocationStatus
     /// Where the status came from; ``Source/none`` for an unknown status no source answered.
     public let source: Source
-    /// Whether the answer was taken from the ``RevocationCache`` rather than fetched or stapled
+    /// Whether the answer was taken from the `RevocationCache` rather than fetched or stapled
     /// during this evaluation. A cached staple keeps ``Source/stapledOCSP`` as its source; an
     /// OCSP response loaded from the cache's directory, whose provenance the file does not
     /// record, is reported as from the certificate's first responder.

@@ -5,7 +5,7 @@ extension RevocationStatus {
     /// can add reasons without breaking callers' exhaustive switches. Compare with `==`
     /// (`status == .unknown(.stale)`); ``identifier`` is a stable camel-case name for logs and
     /// JSON, ``description`` a sentence for people. Detail about one particular response (which
-    /// extension, which dates) is in ``OCSPVerificationResult/explanation``, not here, so that
+    /// extension, which dates) is in `OCSPVerificationResult.explanation`, not here, so that
     /// equality means "the same kind of failure".
     public struct UnknownReason: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
@@ -54,7 +54,7 @@ extension RevocationStatus {
         public static let notYetValid = UnknownReason(.notYetValid)
         /// nextUpdate has passed (by more than the clock-skew tolerance).
         public static let stale = UnknownReason(.stale)
-        /// thisUpdate is older than the maximum age (see ``OCSPVerifier/Configuration/maximumAge``).
+        /// thisUpdate is older than the maximum age (see `OCSPVerifier.Configuration.maximumAge`).
         public static let tooOld = UnknownReason(.tooOld)
         /// producedAt lies outside the certificate's validity period.
         public static let producedOutsideCertificateValidity = UnknownReason(.producedOutsideCertificateValidity)
@@ -67,15 +67,15 @@ extension RevocationStatus {
         /// The issuer of the certificate is not available, so the certificate ID cannot be formed.
         public static let issuerUnavailable = UnknownReason(.issuerUnavailable)
         /// The time budget of the evaluation ran out before a response arrived (see
-        /// ``RevocationOptions/timeBudget``).
+        /// `RevocationOptions.timeBudget`).
         public static let timeout = UnknownReason(.timeout)
         /// The certificate names no OCSP responder (AIA) and no CRL distribution point the
         /// allowed methods could use, so there is nowhere to ask.
         public static let noResponderURL = UnknownReason(.noResponderURL)
         /// A live query was needed but network access is disabled
-        /// (``RevocationOptions/networkAccessDisabled``) or no ``RevocationFetcher`` is configured.
+        /// (`RevocationOptions.networkAccessDisabled`) or no `RevocationFetcher` is configured.
         public static let networkAccessDisabled = UnknownReason(.networkAccessDisabled)
-        /// The fetcher failed; the argument is the ``RevocationFetchError/identifier`` of the
+        /// The fetcher failed; the argument is the `RevocationFetchError.identifier` of the
         /// failure (`httpStatus(503)`, `transport`…), so equal reasons mean the same kind of failure.
         public static func fetchFailed(_ identifier: String) -> UnknownReason { UnknownReason(.fetchFailed(identifier)) }
         /// The responder or distribution point sent more than the size limit allows.
@@ -85,7 +85,7 @@ extension RevocationStatus {
         /// some revocation reasons, so its silence says nothing about this certificate.
         public static let notCoveredByCRL = UnknownReason(.notCoveredByCRL)
         /// Not looked up because none is needed: the leaf is a short-lived certificate, valid for
-        /// no longer than ``RevocationOptions/shortLivedCertificateValidity``. CAs may issue such
+        /// no longer than `RevocationOptions.shortLivedCertificateValidity`. CAs may issue such
         /// certificates without a CRL distribution point or OCSP responder, so nothing could be
         /// asked; the short validity takes the place of revocation. The only unknown status a
         /// hard-fail policy accepts.

@@ -29,7 +29,7 @@ extension Certificate {
     ///
     /// The same parse as live CRL checking uses (`CRLDistributionPoint`), which is why it is
     /// declared here rather than beside the other extensions in ServerTrustCertificates: bytes
-    /// outside printable ASCII, which no valid URI holds, show as `\xNN`, as in ``dnsNames``.
+    /// outside printable ASCII, which no valid URI holds, show as `\xNN`, as in `dnsNames`.
     public var crlDistributionPoints: [String] {
         distributionPoints.flatMap(\.uris).filter { !$0.isEmpty }
     }

@@ -11,12 +11,12 @@ internal import COpenSSL
 /// past, and without a nextUpdate not older than the maximum age, all within the clock-skew
 /// tolerance); and cover the certificate (its issuing distribution point not limited to other
 /// kinds of certificates or to another distribution point). Only then does the certificate's
-/// absence from the list mean ``RevocationStatus/good``; its presence means
-/// ``RevocationStatus/revoked(reason:date:)``. The first check that fails gives
-/// ``RevocationStatus/unknown(_:)`` with its reason.
+/// absence from the list mean `RevocationStatus.good`; its presence means
+/// `RevocationStatus.revoked(reason:date:)`. The first check that fails gives
+/// `RevocationStatus.unknown(_:)` with its reason.
 ///
 /// A CRL limited to some reasons (onlySomeReasons) can still prove a revocation, but its
-/// silence is ``RevocationStatus/UnknownReason/notCoveredByCRL``.
+/// silence is `RevocationStatus.UnknownReason.notCoveredByCRL`.
 ///
 /// A delta CRL, when given, must pass the same checks, be a delta (delta CRL indicator) whose
 /// base number is at most the complete CRL's number, and be newer than it; it is consulted

@@ -15,7 +15,7 @@ public final class CertificateRevocationList: @unchecked Sendable {
 
     /// Parses a DER- or PEM-encoded CRL.
     ///
-    /// - Throws: ``TrustError/Code/malformedCRL`` for empty, oversized or undecodable data.
+    /// - Throws: `TrustError.Code.malformedCRL` for empty, oversized or undecodable data.
     public convenience init(bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { throw TrustError(.malformedCRL, "The CRL data is empty.") }
         guard bytes.count <= CertificateRevocationList.maximumSize else {

@@ -10,7 +10,7 @@ import Foundation
 ///    application's own CRL or a cached "revoked" (second audit, finding 2).
 /// 2. Only when none of them answered: for a short-lived leaf
 ///    (``RevocationOptions/shortLivedCertificateValidity``), nothing — its status is
-///    ``RevocationStatus/UnknownReason/shortLivedCertificate``; for any other certificate, live
+///    `RevocationStatus.UnknownReason.shortLivedCertificate`; for any other certificate, live
 ///    OCSP and CRL fetches in the order of ``RevocationOptions/methods``, until one gives a
 ///    verified answer.
 ///

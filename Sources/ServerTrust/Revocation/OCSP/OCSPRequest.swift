@@ -36,8 +36,8 @@ public final class OCSPRequest: @unchecked Sendable {
     ///   - certificate: the certificate whose status is asked for.
     ///   - issuer: the certificate that issued it (its name and key form the certificate ID).
     ///   - nonce: default ``Nonce/random``.
-    /// - Throws: ``TrustError/Code/invalidConfiguration`` for a nonce of a bad length,
-    ///   ``TrustError/Code/openSSLFailure`` if OpenSSL cannot build the request or draw random bytes.
+    /// - Throws: `TrustError.Code.invalidConfiguration` for a nonce of a bad length,
+    ///   `TrustError.Code.openSSLFailure` if OpenSSL cannot build the request or draw random bytes.
     public init(certificate: Certificate, issuer: Certificate, nonce: Nonce = .random) throws {
         var nonceBytes: [UInt8]?
         switch nonce {

@@ -4,7 +4,7 @@ internal import COpenSSL
 /// A DER-encoded OCSP response (RFC 6960 §4.2.1) parsed by OpenSSL, not yet verified.
 ///
 /// Parsing checks the structure only: a defined response status and, when it is
-/// ``OCSPResponseStatus/successful``, a body of type id-pkix-ocsp-basic that decodes. Nothing
+/// `OCSPResponseStatus.successful`, a body of type id-pkix-ocsp-basic that decodes. Nothing
 /// here says the response is authentic or about any particular certificate: that is
 /// ``OCSPVerifier``'s job.
 ///
@@ -27,7 +27,7 @@ public final class OCSPResponse: @unchecked Sendable {
 
     /// Parses one DER-encoded OCSP response.
     ///
-    /// - Throws: ``TrustError/Code/malformedOCSPResponse`` if the bytes are empty, over
+    /// - Throws: `TrustError.Code.malformedOCSPResponse` if the bytes are empty, over
     ///   ``maximumDERSize``, not an OCSP response, followed by trailing data, carry a status
     ///   RFC 6960 does not define, or are `successful` without a decodable basic response.
     public init(derEncoded der: [UInt8]) throws {
@@ -81,7 +81,7 @@ public final class OCSPResponse: @unchecked Sendable {
 
     /// Reads a DER OCSP response from a file.
     ///
-    /// - Throws: ``TrustError/Code/unreadableInput`` when the file cannot be read, else as
+    /// - Throws: `TrustError.Code.unreadableInput` when the file cannot be read, else as
     ///   ``init(derEncoded:)``, with the path in the reason.
     public convenience init(contentsOfFile path: String) throws {
         let bytes = try readFile(path)

@@ -11,7 +11,7 @@ extension OCSPVerifier {
         public var clockSkewTolerance: TimeInterval
 
         /// The oldest a response may be: one whose thisUpdate lies further than this before the
-        /// validation time is ``RevocationStatus/UnknownReason/tooOld``.
+        /// validation time is `RevocationStatus.UnknownReason.tooOld`.
         ///
         /// It applies to every response, not only to those without nextUpdate (which would
         /// otherwise never expire): a stapled "good" response that a server keeps serving after

@@ -11,8 +11,8 @@ internal import COpenSSL
 /// that single response must be current at the validation time (thisUpdate not in the future,
 /// nextUpdate not past, not older than ``Configuration/maximumAge``, all within
 /// ``Configuration/clockSkewTolerance``). The first check that fails gives
-/// ``RevocationStatus/unknown(_:)`` with its reason; only a response passing all of them can
-/// give ``RevocationStatus/good``.
+/// `RevocationStatus.unknown(_:)` with its reason; only a response passing all of them can
+/// give `RevocationStatus.good`.
 ///
 /// When several current single responses match, the most severe wins (revoked, then unknown,
 /// then good), so a response cannot hide a revocation behind a "good" for the same certificate.
@@ -46,7 +46,7 @@ public struct OCSPVerifier: Hashable, Sendable {
     ///   - issuer: the certificate that issued it, from the validated chain.
     ///   - time: the validation time; the clock is never read.
     ///   - request: the request the response answers, for a live query. When it carries a nonce
-    ///     the response must echo it (``RevocationStatus/UnknownReason/nonceMismatch`` if not).
+    ///     the response must echo it (`RevocationStatus.UnknownReason.nonceMismatch` if not).
     ///     Pass `nil` for stapled and cached responses.
     public func verify(
         _ response: OCSPResponse,
@@ -64,7 +64,7 @@ public struct OCSPVerifier: Hashable, Sendable {
     }
 
     /// Parses and verifies a DER response; bytes that do not parse give
-    /// ``RevocationStatus/UnknownReason/malformed``, since a bad response from a server is
+    /// `RevocationStatus.UnknownReason.malformed`, since a bad response from a server is
     /// an unknown status, not an error of the caller.
     public func verify(
         derEncoded der: [UInt8],
@@ -219,7 +219,7 @@ public struct OCSPVerifier: Hashable, Sendable {
 }
 
 /// A matching single response that passed every check, of an authenticated response: the only
-/// thing a status can come from, and so the only way to ``RevocationStatus/good``.
+/// thing a status can come from, and so the only way to `RevocationStatus.good`.
 private struct CurrentSingleResponse {
     enum Status {
         case good

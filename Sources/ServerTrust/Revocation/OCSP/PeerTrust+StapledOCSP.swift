@@ -6,8 +6,8 @@ extension PeerTrust {
     ///
     /// The issuer that identifies the leaf is the second certificate of the validated chain;
     /// when the leaf is itself an anchor (a one-certificate chain) it is looked up among the
-    /// anchors. No staple gives ``RevocationStatus/UnknownReason/noResponse``; a staple that
-    /// does not parse gives ``RevocationStatus/UnknownReason/malformed``.
+    /// anchors. No staple gives `RevocationStatus.UnknownReason.noResponse`; a staple that
+    /// does not parse gives `RevocationStatus.UnknownReason.malformed`.
     ///
     /// - Throws: what ``validatedChain()`` throws: path validation runs first, and a status is
     ///   only worth having for a chain that validates.

@@ -2,7 +2,7 @@
 /// sentence that explains this response or list.
 ///
 /// Thrown (typed) between the verification steps of ``OCSPVerifier`` and ``CRLVerifier`` and
-/// turned into ``RevocationStatus/unknown(_:)`` at the end: a step can only fail towards
+/// turned into `RevocationStatus.unknown(_:)` at the end: a step can only fail towards
 /// `unknown`, never towards `good`.
 struct RevocationFailure: Error {
     let reason: RevocationStatus.UnknownReason
