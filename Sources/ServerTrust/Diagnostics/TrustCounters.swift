@@ -31,9 +31,9 @@ public final class TrustCounters: Sendable {
 
     public var snapshot: Snapshot { state.withLock { $0 } }
 
-    public func recordEvaluation() { state.withLock { $0.evaluations += 1 } }
-    public func recordFailure(_ code: TrustError.Code) { state.withLock { $0.failuresByReason[code.description, default: 0] += 1 } }
-    public func recordReportSent() { state.withLock { $0.reportsSent += 1 } }
-    public func recordReportDropped() { state.withLock { $0.reportsDropped += 1 } }
-    public func recordReportSuppressed() { state.withLock { $0.reportsSuppressed += 1 } }
+    package func recordEvaluation() { state.withLock { $0.evaluations += 1 } }
+    package func recordFailure(_ code: TrustError.Code) { state.withLock { $0.failuresByReason[code.description, default: 0] += 1 } }
+    package func recordReportSent() { state.withLock { $0.reportsSent += 1 } }
+    package func recordReportDropped() { state.withLock { $0.reportsDropped += 1 } }
+    package func recordReportSuppressed() { state.withLock { $0.reportsSuppressed += 1 } }
 }

@@ -14,7 +14,7 @@ public enum TrustLogging {
     public static var defaultLogger: Logger { Logger(label: label) }
 
     /// Metadata describing `error`, for an error-level log line.
-    public static func metadata(for error: TrustError, host: String, mode: EnforcementMode) -> Logger.Metadata {
+    package static func metadata(for error: TrustError, host: String, mode: EnforcementMode) -> Logger.Metadata {
         [
             "host": .string(host),
             "evaluator": .string(error.evaluator ?? "unknown"),

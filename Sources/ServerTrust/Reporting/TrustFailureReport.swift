@@ -56,7 +56,7 @@ public struct TrustFailureReport: Hashable, Sendable {
 
     /// What makes two reports "identical" for deduplication: everything but the time and the
     /// prose.
-    public var deduplicationKey: String {
+    package var deduplicationKey: String {
         [
             hostname, String(port), notedHostname, String(includeSubdomains), evaluator, reason.description, mode.description,
             servedCertificateChain.map { Data($0.sha256Fingerprint).base64EncodedString() }.joined(separator: ","),
@@ -65,7 +65,7 @@ public struct TrustFailureReport: Hashable, Sendable {
     }
 
     /// The JSON object, keys sorted, slashes unescaped.
-    public func jsonData() -> Data {
+    package func jsonData() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Only strings, an integer, booleans, arrays of strings and null: encoding cannot fail.

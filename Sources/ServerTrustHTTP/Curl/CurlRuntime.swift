@@ -30,7 +30,7 @@ public enum CurlRuntime {
 
     /// Fails unless libcurl's TLS backend is OpenSSL: our verify callback is installed on an
     /// OpenSSL `SSL_CTX`, and with another backend it would never run — pinning would be off.
-    public static func requireOpenSSLBackend() throws {
+    package static func requireOpenSSLBackend() throws {
         let backend = tlsBackend
         guard backend.hasPrefix("OpenSSL/") else {
             throw TrustError(
