@@ -116,8 +116,9 @@ let package = Package(
         // Test-only wrappers (the intercepting proxy's client side): only ServerTrustTestSupport
         // depends on it, so nothing of it ships in `servertrust`.
         .target(name: "CServerTrustTestShims", dependencies: ["COpenSSL"]),
-        // Certificates, SPKI pins, Ed25519 verification keys and the errors they throw: what a
-        // build-time tool needs to compile trust material into a binary. ServerTrust re-exports it,
+        // Certificates, SPKI pins, Ed25519 verification keys, the signature verifier
+        // (SignaturePublicKey) and the errors they throw: what a build-time tool needs to compile
+        // trust material into a binary. ServerTrust re-exports it,
         // so the plugin's tool builds this module instead of the whole of ServerTrust.
         .target(
             name: "ServerTrustCertificates",
@@ -142,10 +143,12 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // The TUF client: depends on ServerTrust (signature verification) and OpenSSL's digests only.
+        // The TUF client: depends on ServerTrustCertificates (SignaturePublicKey, the one signature
+        // verifier) and OpenSSL's digests only, so the plugin's tool can verify a TUF root at build
+        // time without compiling ServerTrust.
         .target(
             name: "ServerTrustTUF",
-            dependencies: ["ServerTrust", "COpenSSL"],
+            dependencies: ["ServerTrustCertificates", "COpenSSL"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-internal import ServerTrust
+internal import ServerTrustCertificates
 
 /// A public key as TUF metadata lists it (`keytype`, `scheme`, `keyval.public`).
 ///
