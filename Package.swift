@@ -22,7 +22,8 @@ let package = Package(
         // A local PKI and TLS servers for demos, examples and your own tests — never for
         // production traffic. `servertrust demo` runs on it.
         .library(name: "ServerTrustLab", targets: ["ServerTrustLab"]),
-        // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin).
+        // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin),
+        // and its TUF roots (*.tufroot.json), verified at build time, into base64 constants.
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
         // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
         .library(name: "ServerTrustHummingbird", targets: ["ServerTrustHummingbird"]),
@@ -177,11 +178,12 @@ let package = Package(
             swiftSettings: strictSwift,
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]
         ),
-        // Certificate files → Swift constants; shared by `servertrust generate` and the plugin's tool.
-        // ServerTrustCertificates only, so the tool does not compile ServerTrust a second time.
+        // Certificate files and TUF roots → Swift constants; shared by `servertrust generate` and the
+        // plugin's tool. ServerTrustCertificates and ServerTrustTUF (which verifies a TUF root as
+        // its client would) only, so the tool does not compile ServerTrust a second time.
         .target(
             name: "ServerTrustCodeGeneration",
-            dependencies: ["ServerTrustCertificates"],
+            dependencies: ["ServerTrustCertificates", "ServerTrustTUF"],
             swiftSettings: strictSwift
         ),
         // The plugin's tool. Separate from `servertrust`, which the plugin is applied to: a plugin
