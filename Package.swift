@@ -152,11 +152,16 @@ let package = Package(
             dependencies: ["ServerTrustCertificates", "COpenSSL"],
             swiftSettings: strictSwift
         ),
+        // The plugin compiles Certificates/sample.tufroot.json (a fixture root, made reproducibly
+        // by Fixtures/tuf_repo.py) into this target, so `swift build` exercises the plugin's TUF
+        // root path and the tests start an updater from the compiled-in constant.
         .testTarget(
             name: "ServerTrustTUFTests",
-            dependencies: ["ServerTrustTUF", "ServerTrust", "servertrust"],
+            dependencies: ["ServerTrustTUF", "ServerTrust", "ServerTrustCodeGeneration", "servertrust"],
+            exclude: ["Certificates"],
             resources: [.copy("Fixtures")],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            plugins: [.plugin(name: "ServerTrustPinsPlugin")]
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
         // links ServerTrustLab (LabPKI, LocalTLSServer), which needs only ServerTrust and
