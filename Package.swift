@@ -22,7 +22,8 @@ let package = Package(
         // A local PKI and TLS servers for demos, examples and your own tests — never for
         // production traffic. `servertrust demo` runs on it.
         .library(name: "ServerTrustLab", targets: ["ServerTrustLab"]),
-        // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin).
+        // Compiles the certificates of a Certificates/ folder into Swift constants (DER + SPKI pin),
+        // and its TUF roots (*.tufroot.json), verified at build time, into base64 constants.
         .plugin(name: "ServerTrustPinsPlugin", targets: ["ServerTrustPinsPlugin"]),
         // Response signing as Hummingbird 2 middleware; empty unless the trait below is enabled.
         .library(name: "ServerTrustHummingbird", targets: ["ServerTrustHummingbird"]),
@@ -116,8 +117,9 @@ let package = Package(
         // Test-only wrappers (the intercepting proxy's client side): only ServerTrustTestSupport
         // depends on it, so nothing of it ships in `servertrust`.
         .target(name: "CServerTrustTestShims", dependencies: ["COpenSSL"]),
-        // Certificates, SPKI pins, Ed25519 verification keys and the errors they throw: what a
-        // build-time tool needs to compile trust material into a binary. ServerTrust re-exports it,
+        // Certificates, SPKI pins, Ed25519 verification keys, the signature verifier
+        // (SignaturePublicKey) and the errors they throw: what a build-time tool needs to compile
+        // trust material into a binary. ServerTrust re-exports it,
         // so the plugin's tool builds this module instead of the whole of ServerTrust.
         .target(
             name: "ServerTrustCertificates",
@@ -142,17 +144,24 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // The TUF client: depends on ServerTrust (signature verification) and OpenSSL's digests only.
+        // The TUF client: depends on ServerTrustCertificates (SignaturePublicKey, the one signature
+        // verifier) and OpenSSL's digests only, so the plugin's tool can verify a TUF root at build
+        // time without compiling ServerTrust.
         .target(
             name: "ServerTrustTUF",
-            dependencies: ["ServerTrust", "COpenSSL"],
+            dependencies: ["ServerTrustCertificates", "COpenSSL"],
             swiftSettings: strictSwift
         ),
+        // The plugin compiles Certificates/sample.tufroot.json (a fixture root, made reproducibly
+        // by Fixtures/tuf_repo.py) into this target, so `swift build` exercises the plugin's TUF
+        // root path and the tests start an updater from the compiled-in constant.
         .testTarget(
             name: "ServerTrustTUFTests",
-            dependencies: ["ServerTrustTUF", "ServerTrust", "servertrust"],
+            dependencies: ["ServerTrustTUF", "ServerTrust", "ServerTrustCodeGeneration", "servertrust"],
+            exclude: ["Certificates"],
             resources: [.copy("Fixtures")],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            plugins: [.plugin(name: "ServerTrustPinsPlugin")]
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
         // links ServerTrustLab (LabPKI, LocalTLSServer), which needs only ServerTrust and
@@ -174,11 +183,12 @@ let package = Package(
             swiftSettings: strictSwift,
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]
         ),
-        // Certificate files → Swift constants; shared by `servertrust generate` and the plugin's tool.
-        // ServerTrustCertificates only, so the tool does not compile ServerTrust a second time.
+        // Certificate files and TUF roots → Swift constants; shared by `servertrust generate` and the
+        // plugin's tool. ServerTrustCertificates and ServerTrustTUF (which verifies a TUF root as
+        // its client would) only, so the tool does not compile ServerTrust a second time.
         .target(
             name: "ServerTrustCodeGeneration",
-            dependencies: ["ServerTrustCertificates"],
+            dependencies: ["ServerTrustCertificates", "ServerTrustTUF"],
             swiftSettings: strictSwift
         ),
         // The plugin's tool. Separate from `servertrust`, which the plugin is applied to: a plugin

@@ -4,6 +4,11 @@
 # Generated sources live in Sources/ServerTrust/Generated/, one generator each:
 #   PublicSuffixList+Data.swift  scripts/generate-public-suffix-list.py, from the Debian package
 #                                publicsuffix (/usr/share/publicsuffix/public_suffix_list.dat)
+# and one generated fixture:
+#   Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json
+#                                Tests/ServerTrustTUFTests/Fixtures/tuf_repo.py compiled-root, with
+#                                python-tuf from .venv-tuf (scripts/setup.sh): the TUF root the
+#                                plugin compiles into the tests (fixed keys and expiry)
 # Not checked here: the pins of Certificates/ are generated at build time by a plugin and never
 # committed; Fuzz/make-seeds.sh makes fresh keys on every run (its output cannot be reproduced,
 # only replaced), and Fuzz/ is a separate package with its own regression test of its seeds.
@@ -34,5 +39,7 @@ check() {  # check <committed file> <generator command…>; the generator writes
 }
 
 check Sources/ServerTrust/Generated/PublicSuffixList+Data.swift scripts/generate-public-suffix-list.py
+check Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json \
+    .venv-tuf/bin/python Tests/ServerTrustTUFTests/Fixtures/tuf_repo.py compiled-root
 
 exit "$status"

@@ -6,9 +6,15 @@ import PackagePlugin
 /// SPKI pin (`Certificates.sampleLeafDER`, `Certificates.sampleLeafPin`), so pins live in the
 /// binary and no certificate file is read at run time.
 ///
+/// A TUF root metadata file in the same folder, named `<name>.tufroot.json`, is verified as the
+/// TUF client verifies the root it starts from (ServerTrustTUF's parser, `_type` root, signed by
+/// a threshold of its own root keys; every role's threshold reachable with supported key types;
+/// no private key) and compiled in as `Certificates.<name>TUFRoot`, its exact bytes in base64,
+/// for `InitialRoot(base64:)`. An expired root builds with a warning.
+///
 /// The folder is the target's own `Certificates/` when it has one (list it in the target's
 /// `exclude:`, or SwiftPM warns about unhandled files), else the package's `Certificates/`.
-/// A file that does not parse fails the build with its name and the reason.
+/// A file that does not parse or verify fails the build with its name and the reason.
 ///
 /// The command runs on every build (a few milliseconds) and rewrites the Swift file only when
 /// it changes, so an unchanged folder recompiles nothing. Declaring the folder's files as inputs
@@ -32,7 +38,7 @@ struct ServerTrustPinsPlugin: BuildToolPlugin {
         }
         return [
             .buildCommand(
-                displayName: "Compiling the certificates of \(folder.path) into Swift constants",
+                displayName: "Compiling the certificates and TUF roots of \(folder.path) into Swift constants",
                 executable: try context.tool(named: "servertrust-generate").url,
                 arguments: [folder.path, output.path, "--stamp", stamp.path],
                 inputFiles: [stamp],
@@ -53,7 +59,7 @@ struct ServerTrustPinsPlugin: BuildToolPlugin {
         }
         throw PluginFailure(
             "ServerTrustPinsPlugin found no Certificates folder for target \(target.name): create "
-                + candidates.map(\.path).joined(separator: " or ") + " with the certificates to compile in.")
+                + candidates.map(\.path).joined(separator: " or ") + " with the certificates (and *.tufroot.json TUF roots) to compile in.")
     }
 }
 

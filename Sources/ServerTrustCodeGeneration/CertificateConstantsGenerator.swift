@@ -3,7 +3,8 @@ import ServerTrustCertificates
 
 /// Turns a folder of certificates into one Swift file of constants: for each file its DER in
 /// base64 and its SPKI pin, named after the file, so pins are compiled in and nothing is read
-/// at run time.
+/// at run time. A TUF root in the folder (`<name>.tufroot.json`, ``TUFRootConstant``) is
+/// verified and compiled in beside them, as `<name>TUFRoot`.
 ///
 /// Shared by `servertrust generate` and the `servertrust-generate` tool that
 /// `ServerTrustPinsPlugin` runs, so both write byte-for-byte the same file. The output is
@@ -15,6 +16,7 @@ import ServerTrustCertificates
 ///     static let sampleLeafPin = "sha256/…"
 ///     static let sampleLeaf = PinnedCertificateConstant(fileName: "sample-leaf.pem", …)
 ///     static let all: [PinnedCertificateConstant] = [sampleLeaf, …]
+///     static let updatesTUFRoot = "eyJzaWdu…"    // from updates.tufroot.json
 /// }
 /// ```
 ///
@@ -58,11 +60,13 @@ public struct CertificateConstantsGenerator: Sendable {
         return fileExtensions.contains(fileName[fileName.index(after: dot)...].lowercased())
     }
 
-    /// Reads and parses every certificate file directly in `directory` (not in subfolders).
+    /// Reads and parses every certificate file and TUF root directly in `directory` (not in
+    /// subfolders).
     ///
+    /// - Parameter now: the time a TUF root's expiry is judged against (default: now).
     /// - Throws: ``CodeGenerationError`` listing every file that fails, or the folder when it
-    ///   cannot be read or holds no certificate file.
-    public func constants(inDirectory directory: URL) throws(CodeGenerationError) -> [CertificateConstant] {
+    ///   cannot be read or holds neither a certificate file nor a TUF root.
+    public func constants(inDirectory directory: URL, now: Date = Date()) throws(CodeGenerationError) -> GeneratedConstants {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -71,7 +75,7 @@ public struct CertificateConstantsGenerator: Sendable {
         }
         var files: [(name: String, contents: [UInt8])] = []
         var problems: [CodeGenerationError.Problem] = []
-        for name in names where Self.isCertificateFile(name) {
+        for name in names where Self.isCertificateFile(name) || TUFRootConstant.isTUFRootFile(name) {
             let url = directory.appendingPathComponent(name)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
@@ -85,43 +89,55 @@ public struct CertificateConstantsGenerator: Sendable {
         guard !files.isEmpty else {
             throw CodeGenerationError(
                 file: directory.path,
-                reason: "holds no certificate file (\(Self.fileExtensions.sorted().map { "." + $0 }.joined(separator: ", "))); add one, or do not apply the plugin to this target",
+                reason: "holds no certificate file (\(Self.fileExtensions.sorted().map { "." + $0 }.joined(separator: ", "))) or TUF root (<name>\(TUFRootConstant.fileSuffix)); add one, or do not apply the plugin to this target",
                 scope: .folder)
         }
-        return try constants(files: files)
+        return try constants(files: files, now: now)
     }
 
-    /// Parses and names in-memory files, sorted by name.
+    /// Parses and names in-memory files, sorted by name: a `<name>.tufroot.json` file as a TUF
+    /// root, any other as a certificate.
     ///
-    /// - Throws: ``CodeGenerationError`` listing every file that fails to parse and every pair
-    ///   of files whose names give the same Swift name.
-    public func constants(files: [(name: String, contents: [UInt8])]) throws(CodeGenerationError) -> [CertificateConstant] {
-        var constants: [CertificateConstant] = []
+    /// - Parameter now: the time a TUF root's expiry is judged against (default: now).
+    /// - Throws: ``CodeGenerationError`` listing every file that fails to parse or verify and
+    ///   every pair of files whose names give the same Swift name.
+    public func constants(files: [(name: String, contents: [UInt8])], now: Date = Date()) throws(CodeGenerationError) -> GeneratedConstants {
+        var certificates: [CertificateConstant] = []
+        var tufRoots: [TUFRootConstant] = []
         var problems: [CodeGenerationError.Problem] = []
         for file in files.sorted(by: { Self.precedes($0.name, $1.name) }) {
             do {
-                constants.append(try CertificateConstant(fileName: file.name, contents: file.contents))
+                if TUFRootConstant.isTUFRootFile(file.name) {
+                    tufRoots.append(try TUFRootConstant(fileName: file.name, contents: file.contents, now: now))
+                } else {
+                    certificates.append(try CertificateConstant(fileName: file.name, contents: file.contents))
+                }
             } catch {
                 problems += error.problems
             }
         }
-        problems += collisions(in: constants)
+        let generated = GeneratedConstants(certificates: certificates, tufRoots: tufRoots)
+        problems += collisions(in: generated)
         guard problems.isEmpty else { throw CodeGenerationError(problems.sorted(by: Self.fileOrder)) }
-        return constants
+        return generated
     }
 
-    /// The Swift source for `constants`, in the order given.
-    public func source(for constants: [CertificateConstant]) -> String {
+    /// The Swift source for `generated`, in the order given.
+    public func source(for generated: GeneratedConstants) -> String {
+        let constants = generated.certificates
         let access = accessLevel.rawValue
+        let tufRootCount = generated.tufRoots.count
+        let roots = tufRootCount == 0 ? "" : " and \(tufRootCount) TUF root\(tufRootCount == 1 ? "" : "s")"
+        let rootsUse = tufRootCount == 0 ? "" : "\n/// A TUF root (`\(typeName).xTUFRoot`) is the base64 of a verified root metadata file."
         var out = """
             // Generated by ServerTrustCodeGeneration (servertrust generate, or the ServerTrustPinsPlugin
-            // build plugin) from \(constants.count) certificate file\(constants.count == 1 ? "" : "s"). Do not edit: change the files and build again.
+            // build plugin) from \(constants.count) certificate file\(constants.count == 1 ? "" : "s")\(roots). Do not edit: change the files and build again.
 
             /// Certificates compiled into the binary: for each file, its DER encoding in base64 and its
             /// SPKI pin, so no certificate file is read at run time.
             ///
             /// Use `Certificate(base64Encoded: \(typeName).xDER)` for a certificate, and
-            /// `\(typeName).xPin` in `.pinnedKeyHashes([…])`.
+            /// `\(typeName).xPin` in `.pinnedKeyHashes([…])`.\(rootsUse)
             \(access) enum \(typeName) {
                 /// One compiled-in certificate.
                 \(access) struct \(Self.entryTypeName): Hashable, Sendable {
@@ -160,9 +176,24 @@ public struct CertificateConstantsGenerator: Sendable {
 
                 /// Every certificate above, sorted by file name.
                 \(access) static let \(Self.allMemberName): [\(Self.entryTypeName)] = [\(constants.map { ConstantName.spelled($0.name) }.joined(separator: ", "))]
-            }
 
             """
+        for tufRoot in generated.tufRoots {
+            let signed = tufRoot.root.metadata.signed
+            let threshold = signed.roles[.root].map { "\($0.threshold) of \($0.keyIDs.count)" } ?? "?"
+            out += """
+
+                    // \(comment(tufRoot.fileName))
+                    //   TUF root version \(signed.version), expires \(comment(signed.common.expiresText)), root threshold \(threshold) keys
+                    //   SHA-256  \(tufRoot.sha256Hex)
+                    /// `\(comment(tufRoot.fileName))`: a TUF trusted root, verified when this file was generated, as
+                    /// the base64 of its exact bytes. Start from it with ServerTrustTUF's
+                    /// `Updater(store:initialRoot: InitialRoot(base64: \(typeName).\(tufRoot.constantName)), …)`.
+                    \(access) static let \(tufRoot.constantName) = \(literal(tufRoot.base64))
+
+                """
+        }
+        out += "}\n"
         return out
     }
 
@@ -174,17 +205,20 @@ public struct CertificateConstantsGenerator: Sendable {
     // MARK: - Helpers
 
     /// Every member name used twice (by two files, or by a file and a fixed member), as problems.
-    private func collisions(in constants: [CertificateConstant]) -> [CodeGenerationError.Problem] {
+    private func collisions(in generated: GeneratedConstants) -> [CodeGenerationError.Problem] {
         var owners: [String: String] = [Self.allMemberName: "", Self.entryTypeName: ""]
         var problems: [CodeGenerationError.Problem] = []
-        for constant in constants {
-            for member in [constant.name, constant.derConstantName, constant.pinConstantName] {
+        let members =
+            generated.certificates.map { ($0.fileName, [$0.name, $0.derConstantName, $0.pinConstantName]) }
+            + generated.tufRoots.map { ($0.fileName, [$0.constantName]) }
+        for (fileName, names) in members.sorted(by: { Self.precedes($0.0, $1.0) }) {
+            for member in names {
                 if let owner = owners[member] {
                     let other = owner.isEmpty ? "the generated member \(member)" : "\(owner) (also \(member))"
-                    problems.append(.init(file: constant.fileName, reason: "its Swift name \(member) clashes with \(other); rename one of the files"))
+                    problems.append(.init(file: fileName, reason: "its Swift name \(member) clashes with \(other); rename one of the files"))
                     break
                 }
-                owners[member] = constant.fileName
+                owners[member] = fileName
             }
         }
         return problems

@@ -2,7 +2,8 @@ import Foundation
 import ServerTrustCodeGeneration
 
 // The tool ServerTrustPinsPlugin runs on every build:
-// `servertrust-generate INPUT_DIR OUTPUT_FILE [--stamp FILE]`.
+// `servertrust-generate INPUT_DIR OUTPUT_FILE [--stamp FILE]`. It compiles certificates and
+// verifies and compiles TUF roots (`*.tufroot.json`); a file that fails fails the build.
 // It exists apart from `servertrust` so the plugin does not depend on the executable it is
 // applied to (a dependency cycle); both use the same generator, so their outputs are identical.
 
@@ -16,7 +17,13 @@ let output = URL(fileURLWithPath: arguments[1])
 let stamp = arguments.count == 4 ? URL(fileURLWithPath: arguments[3]) : nil
 
 do {
-    let source = try CertificateConstantsGenerator().source(forDirectory: input)
+    let generator = try CertificateConstantsGenerator()
+    let generated = try generator.constants(inDirectory: input)
+    // `path: warning: reason`, like the errors below: the build shows it and goes on.
+    for warning in generated.warnings {
+        FileHandle.standardError.write(Data("\(input.appendingPathComponent(warning.file).path): warning: \(warning.reason)\n".utf8))
+    }
+    let source = generator.source(for: generated)
     // Rewrite only on change, so an unchanged folder does not recompile the target.
     if FileManager.default.contents(atPath: output.path) != Data(source.utf8) {
         try Data(source.utf8).write(to: output, options: .atomic)

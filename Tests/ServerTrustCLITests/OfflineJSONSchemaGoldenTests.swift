@@ -274,6 +274,9 @@ import Testing
               ],
               "directory" : "<certificates>",
               "output" : "<out>",
+              "tufRoots" : [
+
+              ],
               "typeName" : "Certificates"
             }
 

@@ -21,9 +21,16 @@ public struct TrustedMetadataSet: Sendable {
     public init(rootBytes: [UInt8], referenceTime: Int64, parser: JSONParser = JSONParser()) throws(TUFError) {
         self.referenceTime = referenceTime
         self.parser = parser
-        let root = try Metadata<Root>(bytes: rootBytes, parser: parser)
+        self.root = try Self.verifiedRoot(rootBytes, parser: parser)
+    }
+
+    /// The check of a root trusted as given — a stored root, or an application's
+    /// ``InitialRoot`` — rather than reached by rotation: root metadata signed by a threshold of
+    /// its own root keys.
+    static func verifiedRoot(_ bytes: [UInt8], parser: JSONParser) throws(TUFError) -> Metadata<Root> {
+        let root = try Metadata<Root>(bytes: bytes, parser: parser)
         try root.signed.verify(.root, payload: root.signedBytes, signatures: root.signatures)
-        self.root = root
+        return root
     }
 
     /// Client workflow 5.3.4–5.3.7: the next root, signed by a threshold of the trusted root's

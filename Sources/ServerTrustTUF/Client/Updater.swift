@@ -15,7 +15,8 @@ public actor Updater {
     public private(set) var trusted: TrustedMetadataSet
 
     /// Starts from the trusted root in `store` (`root.json`), which the application put there
-    /// (``MetadataStore/write(_:_:)``) from a file or a compiled-in constant.
+    /// (``MetadataStore/installInitialRoot(_:)`` or ``MetadataStore/write(_:_:)``), or which
+    /// an earlier refresh rotated forward.
     ///
     /// - Parameters:
     ///   - store: the trusted metadata; it must hold `root.json`.
@@ -33,9 +34,34 @@ public actor Updater {
         self.clock = clock
         self.configuration = configuration
         guard let rootBytes = store.read("root.json") else {
-            throw TUFError(.storeFailure, "no trusted root: \(store.directory)/root.json is missing")
+            throw TUFError(.storeFailure, "no trusted root: \(store.directory)/root.json is missing or cannot be read")
         }
         trusted = try TrustedMetadataSet(rootBytes: rootBytes, referenceTime: clock.now())
+    }
+
+    /// Starts from the root the application ships — compiled in (`InitialRoot(base64:
+    /// Certificates.updatesTUFRoot)`) or read from a file — unless `store` already holds a root.
+    ///
+    /// `initialRoot` is written to the store only when the store has no `root.json`
+    /// (``MetadataStore/installInitialRoot(_:)``); a stored root, rotated forward by earlier
+    /// refreshes, wins over the shipped one. Then the stored root is loaded and checked as by
+    /// ``init(store:metadataBaseURL:targetBaseURL:fetcher:clock:configuration:)``.
+    ///
+    /// - Parameters:
+    ///   - store: the trusted metadata.
+    ///   - initialRoot: the root to start from when the store has none.
+    ///   - metadataBaseURL: where `N.root.json`, `timestamp.json` … are fetched.
+    ///   - targetBaseURL: where targets are fetched; nil when only metadata is refreshed.
+    ///   - fetcher: the transport; it enforces each download's length limit and deadline.
+    ///   - clock: the time expiry is checked against, read once here (default: the system clock).
+    ///   - configuration: limits (default: python-tuf's, ``UpdaterConfiguration``).
+    public init(store: MetadataStore, initialRoot: InitialRoot, metadataBaseURL: String, targetBaseURL: String? = nil,
+                fetcher: any TUFFetching, clock: any TUFClock = SystemTUFClock(),
+                configuration: UpdaterConfiguration = UpdaterConfiguration()) throws(TUFError) {
+        try store.installInitialRoot(initialRoot)
+        try self.init(
+            store: store, metadataBaseURL: metadataBaseURL, targetBaseURL: targetBaseURL, fetcher: fetcher, clock: clock,
+            configuration: configuration)
     }
 
     private var refreshed = false

@@ -1,4 +1,4 @@
-internal import ServerTrust
+internal import ServerTrustCertificates
 
 /// A public key as TUF metadata lists it (`keytype`, `scheme`, `keyval.public`).
 ///
@@ -41,6 +41,11 @@ public struct TUFKey: Sendable {
             return nil
         }
     }
+
+    /// Whether this client can verify signatures with the key: a supported type and scheme
+    /// (`ed25519`, `ecdsa-sha2-nistp256`, `rsassa-pss-sha256`, `rsa-pkcs1v15-sha256`) and a
+    /// public value that parses as one (RSA of at least 2,048 bits).
+    public var isSupported: Bool { verifier != nil }
 
     /// Whether `signatureHex` is this key's signature of `payload`.
     func verifies(signatureHex: String, payload: [UInt8]) -> Bool {

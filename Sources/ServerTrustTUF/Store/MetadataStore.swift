@@ -16,6 +16,9 @@ import Darwin
 /// refetched, never trusted; a temporary file a killed writer left is removed by the next
 /// lock holder. ``lock()`` takes an exclusive `flock` on `.lock` in the directory,
 /// so two processes never update one store at once.
+///
+/// The application gives the first trusted root: ``installInitialRoot(_:)`` writes an
+/// ``InitialRoot`` (a file it ships, or a root compiled in) only into a store that has none.
 public final class MetadataStore: Sendable {
     public let directory: String
     /// The most bytes read from one stored file.
@@ -45,6 +48,27 @@ public final class MetadataStore: Sendable {
     /// Removes `name` if it exists.
     public func remove(_ name: String) {
         unlink(path(name))
+    }
+
+    /// Writes `root` as the trusted root (`root.json`) if the store holds none yet, under the
+    /// store's lock; returns whether it did.
+    ///
+    /// A store that holds a root keeps it, whatever its version: after a rotation it holds a
+    /// newer root than the one the application shipped, and going back to the shipped one would
+    /// undo the rotation (a key the repository removed would be trusted again). A stored root
+    /// that is unreadable or fails its checks is not replaced either: the ``Updater`` refuses
+    /// it with the reason, rather than silently trusting the shipped root instead.
+    @discardableResult
+    public func installInitialRoot(_ root: InitialRoot) throws(TUFError) -> Bool {
+        let lock = try lock()
+        defer { withExtendedLifetime(lock) {} }
+        var status = stat()
+        guard lstat(path("root.json"), &status) != 0 else { return false }
+        guard errno == ENOENT else {
+            throw TUFError(.storeFailure, "cannot inspect \(path("root.json")): \(String(cString: strerror(errno)))")
+        }
+        try write("root.json", root.bytes)
+        return true
     }
 
     /// Blocks until this process holds the store's exclusive lock; the lock is released when

@@ -1,7 +1,8 @@
 internal import COpenSSL
 
-/// Hashes over OpenSSL's EVP digests, by the names TUF metadata uses.
-enum Digest {
+/// Hashes over OpenSSL's EVP digests, by the names TUF metadata uses. `package` for the plugin's
+/// tool, which prints a compiled-in root's SHA-256 beside its constant.
+package enum Digest {
     /// The digest for a TUF hash name, or nil for one the client does not support (md5 and sha1
     /// are refused as broken; blake2b-256 needs OpenSSL 3.2).
     static func algorithm(named name: String) -> OpaquePointer? {
@@ -22,9 +23,9 @@ enum Digest {
         return Array(output.prefix(Int(length)))
     }
 
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] { hash(bytes, algorithm: EVP_sha256()) }
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] { hash(bytes, algorithm: EVP_sha256()) }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)

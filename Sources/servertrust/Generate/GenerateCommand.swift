@@ -6,13 +6,17 @@ import ServerTrustCodeGeneration
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
-        abstract: "Compile a folder of certificates into Swift constants (DER and SPKI pin).",
+        abstract: "Compile a folder of certificates (DER and SPKI pin) and TUF roots into Swift constants.",
         discussion: """
             Every .pem, .der, .cer and .crt file of DIR (one certificate each) becomes \
             `static let <name>DER` (base64) and `static let <name>Pin` (sha256/…) in an enum, named \
             after the file: sample-leaf.pem → sampleLeafDER, sampleLeafPin. Output is sorted and \
-            deterministic. The ServerTrustPinsPlugin build plugin runs the same generator on every \
-            build; use this command to generate the file once, or to check a folder.
+            deterministic. A TUF root metadata file named <name>.tufroot.json is verified as the TUF \
+            client verifies its trusted root (signed by a threshold of its own root keys, usable key \
+            types, no private key) and becomes `static let <name>TUFRoot` (its exact bytes in base64, \
+            for ServerTrustTUF's InitialRoot(base64:)); an expired root is a warning. The \
+            ServerTrustPinsPlugin build plugin runs the same generator on every build; use this \
+            command to generate the file once, or to check a folder.
 
             Exit status: 0 written, 1 a file cannot be compiled in (each listed with the reason), \
             2 usage error or unreadable folder.
@@ -44,11 +48,11 @@ struct GenerateCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(directory) is not a folder.")
         }
-        let constants: [CertificateConstant]
+        let generated: GeneratedConstants
         let generator: CertificateConstantsGenerator
         do {
             generator = try CertificateConstantsGenerator(typeName: typeName, accessLevel: isPublic ? .public : .internal)
-            constants = try generator.constants(inDirectory: URL(fileURLWithPath: directory))
+            generated = try generator.constants(inDirectory: URL(fileURLWithPath: directory))
         } catch {
             // `error` is a CodeGenerationError (typed throws). A bad file is the input failing the check (1); a bad folder or setting is usage (2).
             let onlyFiles = error.problems.allSatisfy { $0.scope == .file }
@@ -59,7 +63,11 @@ struct GenerateCommand: ParsableCommand {
                     return "error: \(subject): \(problem.reason)"
                 }.joined(separator: "\n"))
         }
-        let source = generator.source(for: constants)
+        for warning in generated.warnings {
+            FileHandle.standardError.write(Data("warning: \((directory as NSString).appendingPathComponent(warning.file)): \(warning.reason)\n".utf8))
+        }
+        let constants = generated.certificates
+        let source = generator.source(for: generated)
         if let output {
             do {
                 if FileManager.default.contents(atPath: output) != Data(source.utf8) {
@@ -71,13 +79,19 @@ struct GenerateCommand: ParsableCommand {
         }
         if json {
             print(JSONText.render(
-                GenerateOutput(directory: directory, typeName: typeName, output: output, constants: constants, source: source)))
+                GenerateOutput(directory: directory, typeName: typeName, output: output, generated: generated, source: source)))
         } else if let output {
             let style = TextStyle.standardOutput
-            print("Wrote \(output): \(constants.count) certificate\(constants.count == 1 ? "" : "s") from \(directory) as \(typeName).")
-            let width = constants.map(\.name.count).max() ?? 0
+            let roots = generated.tufRoots
+            let rootCount = roots.isEmpty ? "" : " and \(roots.count) TUF root\(roots.count == 1 ? "" : "s")"
+            print("Wrote \(output): \(constants.count) certificate\(constants.count == 1 ? "" : "s")\(rootCount) from \(directory) as \(typeName).")
+            let width = (constants.map(\.name.count) + roots.map(\.constantName.count)).max() ?? 0
             for constant in constants {
                 print("  \(constant.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(style.bold(constant.pin.description))  \(constant.certificate.subject)  \(style.dim("(\(constant.fileName))"))")
+            }
+            for root in roots {
+                let signed = root.root.metadata.signed
+                print("  \(root.constantName.padding(toLength: width, withPad: " ", startingAt: 0))  TUF root version \(signed.version), expires \(signed.common.expiresText)  \(style.dim("(\(root.fileName))"))")
             }
         } else {
             print(source, terminator: "")
@@ -87,7 +101,8 @@ struct GenerateCommand: ParsableCommand {
 
 /// The JSON object of `generate --json`: `directory`, `typeName`, `output` (the file written,
 /// or null), `certificates` (sorted by file name: `{file, name, derConstant, pinConstant, pin,
-/// subject, notAfter}`) and, when nothing was written, `source` (the generated Swift).
+/// subject, notAfter}`), `tufRoots` (sorted by file name: `{file, constant, version, expires,
+/// sha256, warnings}`) and, when nothing was written, `source` (the generated Swift).
 struct GenerateOutput: Encodable {
     struct Entry: Encodable {
         let file: String
@@ -99,17 +114,32 @@ struct GenerateOutput: Encodable {
         let notAfter: Date
     }
 
+    struct TUFRootEntry: Encodable {
+        let file: String
+        let constant: String
+        let version: Int64
+        let expires: String
+        let sha256: String
+        let warnings: [String]
+    }
+
     let directory: String
     let typeName: String
     let output: String?
     let certificates: [Entry]
+    let tufRoots: [TUFRootEntry]
     let source: String?
 
-    init(directory: String, typeName: String, output: String?, constants: [CertificateConstant], source: String) {
+    init(directory: String, typeName: String, output: String?, generated: GeneratedConstants, source: String) {
         self.directory = directory
         self.typeName = typeName
         self.output = output
-        certificates = constants.map { constant in
+        tufRoots = generated.tufRoots.map { root in
+            TUFRootEntry(
+                file: root.fileName, constant: root.constantName, version: root.root.metadata.signed.version,
+                expires: root.root.metadata.signed.common.expiresText, sha256: root.sha256Hex, warnings: root.warnings)
+        }
+        certificates = generated.certificates.map { constant in
             Entry(
                 file: constant.fileName, name: constant.name, derConstant: constant.derConstantName,
                 pinConstant: constant.pinConstantName, pin: constant.pin.description, subject: constant.certificate.subject,
@@ -119,7 +149,7 @@ struct GenerateOutput: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case directory, typeName, output, certificates, source
+        case directory, typeName, output, certificates, tufRoots, source
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -128,6 +158,7 @@ struct GenerateOutput: Encodable {
         try container.encode(typeName, forKey: .typeName)
         try container.encode(output, forKey: .output)
         try container.encode(certificates, forKey: .certificates)
+        try container.encode(tufRoots, forKey: .tufRoots)
         try container.encodeIfPresent(source, forKey: .source)
     }
 }

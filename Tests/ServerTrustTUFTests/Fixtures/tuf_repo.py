@@ -10,12 +10,18 @@
                                  path is appended to DIR/requests.log
     tuf_repo.py vectors OUT      known-answer vectors: canonical JSON and signatures by
                                  securesystemslib
+    tuf_repo.py compiled-root [--output FILE]
+                                 the fixture root compiled into the tests by ServerTrustPinsPlugin
+                                 (Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json): the
+                                 same bytes on every run, so scripts/check-generated.sh checks it
 """
 import copy, hashlib, http.server, json, os, socketserver, sys, threading, time
 from datetime import datetime, timedelta, timezone
 
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from securesystemslib.formats import encode_canonical
-from securesystemslib.signer import CryptoSigner
+from securesystemslib.signer import CryptoSigner, SSlibKey
 from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Root, Snapshot,
                               SuccinctRoles, TargetFile, Targets, Timestamp)
 from tuf.api.serialization.json import JSONSerializer
@@ -23,16 +29,35 @@ from tuf.api.serialization.json import JSONSerializer
 FUTURE = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=30)
 PAST = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
 SER = JSONSerializer(compact=True)
+# The compiled-in fixture root expires on a fixed date, so its bytes never change.
+COMPILED_EXPIRES = datetime(2099, 12, 31, tzinfo=timezone.utc)
+
+
+def seeded_signer(label):
+    """An Ed25519 signer whose private key is derived from a public label: TEST-ONLY keys that
+    anyone can derive, so the compiled-in fixture root and the repositories signed for it can be
+    made again, byte for byte, on every run."""
+    seed = hashlib.sha256(f"servertrust test-only key: {label}".encode()).digest()
+    return CryptoSigner(Ed25519PrivateKey.from_private_bytes(seed))
+
+
+def compiled_signers():
+    return {r: [seeded_signer(r)] for r in ("root", "timestamp", "snapshot", "targets")}
+
+
+def unusable_key():
+    """An ECDSA P-384 key: securesystemslib signs with it, ServerTrustTUF does not support it."""
+    return SSlibKey.from_crypto(ec.generate_private_key(ec.SECP384R1()).public_key())
 
 
 class Repo:
     """A repository with consistent snapshots; publish() writes one served state."""
 
-    def __init__(self, keytype="ed25519"):
+    def __init__(self, keytype="ed25519", signers=None, root_expires=FUTURE):
         gen = {"ed25519": CryptoSigner.generate_ed25519, "ecdsa": CryptoSigner.generate_ecdsa,
                "rsa": CryptoSigner.generate_rsa}[keytype]
-        self.signers = {r: [gen()] for r in ("root", "timestamp", "snapshot", "targets")}
-        self.root = Metadata(Root(expires=FUTURE))
+        self.signers = signers or {r: [gen()] for r in ("root", "timestamp", "snapshot", "targets")}
+        self.root = Metadata(Root(expires=root_expires))
         for role, signers in self.signers.items():
             for s in signers:
                 self.root.signed.add_key(s.public_key, role)
@@ -277,6 +302,64 @@ def scenario_crash(out, states=201):
         r.publish(f"{out}/{i}")
 
 
+def scenario_compiled(out):
+    """The repository of the root compiled into the tests (compiled-root): state 0 as published
+    with it, state 1 after a rotation to root version 2 whose new key replaces the old one."""
+    r = Repo(signers=compiled_signers(), root_expires=COMPILED_EXPIRES)
+    r.write_initial_root(out)
+    r.add_target("policy.json", b'{"pins": []}\n')
+    r.publish(f"{out}/0")
+    old = r.signers["root"][0]
+    new = CryptoSigner.generate_ed25519()
+    r.root.signed.revoke_key(old.public_key.keyid, "root")
+    r.root.signed.add_key(new.public_key, "root")
+    r.root.signed.version += 1
+    r.signers["root"] = [new]
+    r.sign_root(extra_signers=[old])
+    r.bump("timestamp")
+    r.publish(f"{out}/1")
+
+
+def scenario_roots(out):
+    """Root files for the build-time check (no repository): OUT/<case>.tufroot.json."""
+    os.makedirs(out, exist_ok=True)
+
+    def write(name, md):
+        open(os.path.join(out, f"{name}.tufroot.json"), "wb").write(SER.serialize(md))
+
+    write("valid", Repo().root)
+    r = Repo()
+    r.root.signatures.clear()
+    write("unsigned", r.root)
+    # 2 of 2 root keys required, signed by one
+    r = Repo()
+    extra = CryptoSigner.generate_ed25519()
+    r.root.signed.add_key(extra.public_key, "root")
+    r.root.signed.roles["root"].threshold = 2
+    r.sign_root()
+    write("below-threshold", r.root)
+    # the only timestamp key is of a type the client cannot use: timestamps could never verify
+    r = Repo()
+    r.root.signed.revoke_key(r.signers["timestamp"][0].public_key.keyid, "timestamp")
+    r.root.signed.add_key(unusable_key(), "timestamp")
+    r.sign_root()
+    write("unusable-timestamp-key", r.root)
+    # a spare unusable key beside a usable one, threshold 1: compiles, with a warning
+    r = Repo()
+    r.root.signed.add_key(unusable_key(), "snapshot")
+    r.sign_root()
+    write("spare-unusable-key", r.root)
+    write("expired", Repo(root_expires=PAST).root)
+
+
+def compiled_root(args):
+    data = Repo(signers=compiled_signers(), root_expires=COMPILED_EXPIRES).roots[1]
+    if args[:1] == ["--output"]:
+        open(args[1], "wb").write(data)
+    else:
+        sys.stdout.buffer.write(data)
+
+
 def generate(out):
     for name, fn in list(globals().items()):
         if name.startswith("scenario_"):
@@ -344,4 +427,7 @@ def serve(directory):
 
 
 if __name__ == "__main__":
-    {"generate": generate, "serve": serve, "vectors": vectors}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "compiled-root":
+        compiled_root(sys.argv[2:])
+    else:
+        {"generate": generate, "serve": serve, "vectors": vectors}[sys.argv[1]](sys.argv[2])
