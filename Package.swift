@@ -148,9 +148,11 @@ let package = Package(
             dependencies: ["ServerTrust", "COpenSSL"],
             swiftSettings: strictSwift
         ),
+        // ServerTrustHTTP only for its libcurl fetch: TUFOnCITests serves a published repository
+        // on loopback and fetches it as `servertrust updates` does.
         .testTarget(
             name: "ServerTrustTUFTests",
-            dependencies: ["ServerTrustTUF", "ServerTrust", "servertrust"],
+            dependencies: ["ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "servertrust"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift
         ),
