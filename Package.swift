@@ -154,10 +154,12 @@ let package = Package(
         ),
         // The plugin compiles Certificates/sample.tufroot.json (a fixture root, made reproducibly
         // by Fixtures/tuf_repo.py) into this target, so `swift build` exercises the plugin's TUF
-        // root path and the tests start an updater from the compiled-in constant.
+        // root path and the tests start an updater from the compiled-in constant. ServerTrustHTTP
+        // only for its libcurl fetch: TUFOnCITests serves a published repository on loopback and
+        // fetches it as `servertrust updates` does.
         .testTarget(
             name: "ServerTrustTUFTests",
-            dependencies: ["ServerTrustTUF", "ServerTrust", "ServerTrustCodeGeneration", "servertrust"],
+            dependencies: ["ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustCodeGeneration", "servertrust"],
             exclude: ["Certificates"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift,
