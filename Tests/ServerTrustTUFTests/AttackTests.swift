@@ -40,8 +40,13 @@ import Testing
         let rotated = client.refresh(state: 1)
         #expect(rotated.status == 0, "\(rotated)")
         #expect(client.show().contains("root: version 3"))
-        // Version 4 carries one signature of the two v3 requires.
+        // Version 4 must meet both thresholds; each state fails exactly one, so neither check
+        // hides behind the other. State 2: one signature of the two the trusted v3 requires
+        // (v4's own threshold is met).
         expectFailure(client.refresh(state: 2), "unsignedMetadata")
+        #expect(client.show().contains("root: version 3"))
+        // State 3: both v3 signatures, but none by the key v4 itself names.
+        expectFailure(client.refresh(state: 3), "unsignedMetadata")
         #expect(client.show().contains("root: version 3"))
     }
 
@@ -66,7 +71,8 @@ import Testing
     }
 
     @Test func freezeAttacksWithExpiredTimestampSnapshotOrTargetsAreRefused() {
-        for state in 1...3 {
+        // States 1–3: an expired timestamp, snapshot, targets; 4: an expired final root.
+        for state in 1...4 {
             let client = UpdatesClient("freeze")
             #expect(client.refresh(state: 0).status == 0)
             expectFailure(client.refresh(state: state), "expired")
@@ -105,6 +111,11 @@ import Testing
         #expect(client.download(state: 0, ["file.txt"]).status == 0)
         expectFailure(client.download(state: 1, ["file.txt"]), "unsignedMetadata")
         #expect((try? String(contentsOfFile: client.targetDirectory + "/file.txt", encoding: .utf8)) == "genuine\n")
+        // Altered targets metadata under its genuine signatures (the trusted key IDs, signatures
+        // that no longer verify), to a client that has not seen the genuine version yet.
+        let fresh = UpdatesClient("mirror")
+        expectFailure(fresh.download(state: 2, ["file.txt"]), "unsignedMetadata")
+        #expect(!FileManager.default.fileExists(atPath: fresh.targetDirectory + "/file.txt"))
     }
 
     @Test func plainHTTPIsRefusedForAnyHostButLoopback() {

@@ -209,11 +209,22 @@ def scenario_rotation(out):
     r.sign_root(extra_signers=[new])
     r.bump("timestamp")
     r.publish(f"{out}/1")
-    # state 2: v4 signed by one of the two v3 keys only: below threshold
-    r.root.signed.version += 1
-    r.signers["root"] = [k3a]
-    r.sign_root()
-    r.publish(f"{out}/2")
+    # states 2 and 3: a v4 that replaces both v3 keys by a new key k4 (threshold 1), each
+    # failing exactly one of the two checks, so each check is tested on its own.
+    # 2: signed by k4 (its own threshold met) and by one of the two v3 keys (the trusted v3's
+    # threshold of 2 not met); 3: signed by both v3 keys (the trusted threshold met) but not by
+    # k4 (its own threshold not met)
+    k4 = CryptoSigner.generate_ed25519()
+    for state, signers in (("2", [k4, k3a]), ("3", [k3a, k3b])):
+        x = copy.deepcopy(r)
+        for k in (k3a, k3b):
+            x.root.signed.revoke_key(k.public_key.keyid, "root")
+        x.root.signed.add_key(k4.public_key, "root")
+        x.root.signed.roles["root"].threshold = 1
+        x.root.signed.version += 1
+        x.signers["root"] = signers
+        x.sign_root()
+        x.publish(f"{out}/{state}")
 
 
 def scenario_threshold(out):
@@ -263,6 +274,13 @@ def scenario_freeze(out):
         md = {"timestamp": x.timestamp, "snapshot": x.snapshot, "targets": x.targets}[role]
         md.signed.expires = PAST
         x.publish(f"{out}/{state}")
+    # 4: the final root (version 2, validly rotated to) has expired
+    x = copy.deepcopy(r)
+    x.root.signed.version += 1
+    x.root.signed.expires = PAST
+    x.sign_root()
+    x.bump("timestamp", "snapshot", "targets")
+    x.publish(f"{out}/4")
 
 
 def scenario_mixmatch(out):
@@ -289,6 +307,16 @@ def scenario_mirror(out):
     x.add_target("file.txt", b"malware\n")
     x.bump("timestamp", "snapshot", "targets")
     x.publish(f"{out}/1")
+    # 2: a mirror without any key alters the signed targets (file.txt is now the malware) and
+    # keeps the genuine signatures, which no longer verify: the signatures are under the
+    # trusted key ID, so only the cryptographic check refuses them
+    os.system(f"cp -r {out}/0 {out}/2")
+    path = f"{out}/2/metadata/{r.targets.signed.version}.targets.json"
+    doc = json.load(open(path))
+    malware = b"malware\n"
+    doc["signed"]["targets"]["file.txt"] = {"length": len(malware), "hashes": {"sha256": hashlib.sha256(malware).hexdigest()}}
+    open(path, "w").write(json.dumps(doc, separators=(",", ":")))
+    open(f"{out}/2/targets/{hashlib.sha256(malware).hexdigest()}.file.txt", "wb").write(malware)
 
 
 def scenario_crash(out, states=201):
