@@ -1,4 +1,6 @@
 import Foundation
+import ServerTrustTUF
+import Synchronization
 import Testing
 
 /// The store survives a crash at any point of an update: `servertrust updates refresh` is
@@ -38,4 +40,45 @@ import Testing
         }
         #expect(killedMidUpdate > 0)
     }
+
+    /// A replaced file is never seen torn: a reader polling `root.json` while it is rewritten
+    /// 300 times, alternately with two contents of different lengths, only ever reads one of
+    /// them whole. This is what the temporary file and the rename buy, and the one defence of
+    /// `root.json`, which a refresh rewrites on every rotation and nothing re-fetches. (The kill
+    /// test above rarely lands inside one small write: with the files written in place it still
+    /// passed, one torn file in 200 kills being refused and fetched again.)
+    @Test func aFileBeingReplacedIsReadWholeOrNotAtAll() throws {
+        let directory = NSTemporaryDirectory() + "servertrust-tuf-atomic-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try MetadataStore(directory: directory)
+        let first = [UInt8](repeating: UInt8(ascii: "a"), count: 256 << 10)
+        let second = [UInt8](repeating: UInt8(ascii: "b"), count: 384 << 10)
+        try store.write("root.json", first)
+
+        let done = Atomic<Bool>(false)
+        let reads = Mutex<(whole: Int, torn: [Int])>((0, []))
+        let reader = Thread {
+            while !done.load(ordering: .acquiring) {
+                let bytes = store.read("root.json")
+                reads.withLock { reads in
+                    if let bytes, bytes == first || bytes == second {
+                        reads.whole += 1
+                    } else {
+                        reads.torn.append(bytes?.count ?? -1)
+                    }
+                }
+            }
+        }
+        reader.start()
+        for round in 0..<300 { try store.write("root.json", round.isMultiple(of: 2) ? second : first) }
+        done.store(true, ordering: .releasing)
+        while !reader.isFinished { usleep(1_000) }
+
+        let (whole, torn) = reads.withLock { ($0.whole, $0.torn) }
+        #expect(torn.isEmpty, "\(torn.count) torn reads (lengths, -1 for none): \(torn.prefix(10))")
+        #expect(whole > 0)
+        #expect(store.read("root.json") == first)
+    }
 }
+
