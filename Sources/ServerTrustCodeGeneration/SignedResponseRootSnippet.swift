@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ServerTrustCertificates
 
 /// A signed-response root public key as a Swift constant, with the line that configures a

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension Session {
     /// Sends `request` and returns as soon as the head has arrived; the body follows as a
