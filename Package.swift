@@ -18,6 +18,8 @@ let package = Package(
         // The TUF client (canonical JSON, trusted metadata, atomic store); fetching is a protocol,
         // so it links neither libcurl nor ServerTrustHTTP, and neither of those links it.
         .library(name: "ServerTrustTUF", targets: ["ServerTrustTUF"]),
+        // The glue between them: the TUF client fetching over a pinned `Session`.
+        .library(name: "ServerTrustUpdates", targets: ["ServerTrustUpdates"]),
         .executable(name: "servertrust", targets: ["servertrust"]),
         // A local PKI and TLS servers for demos, examples and your own tests — never for
         // production traffic. `servertrust demo` runs on it.
@@ -152,6 +154,13 @@ let package = Package(
             dependencies: ["ServerTrustCertificates", "COpenSSL"],
             swiftSettings: strictSwift
         ),
+        // Trust updates (#35): the TUF client over ServerTrustHTTP. A module of its own, so that
+        // neither ServerTrustHTTP nor ServerTrustTUF depends on the other.
+        .target(
+            name: "ServerTrustUpdates",
+            dependencies: ["ServerTrustHTTP", "ServerTrustTUF"],
+            swiftSettings: strictSwift
+        ),
         // The plugin compiles Certificates/sample.tufroot.json (a fixture root, made reproducibly
         // by Fixtures/tuf_repo.py) into this target, so `swift build` exercises the plugin's TUF
         // root path and the tests start an updater from the compiled-in constant. ServerTrustHTTP
@@ -159,7 +168,10 @@ let package = Package(
         // fetches it as `servertrust updates` does.
         .testTarget(
             name: "ServerTrustTUFTests",
-            dependencies: ["ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustCodeGeneration", "servertrust"],
+            dependencies: [
+                "ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "ServerTrustCodeGeneration",
+                "ServerTrustLab", "servertrust",
+            ],
             exclude: ["Certificates"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift,
@@ -178,6 +190,7 @@ let package = Package(
                 "ServerTrustCodeGeneration",
                 "ServerTrustLab",
                 "ServerTrustTUF",
+                "ServerTrustUpdates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

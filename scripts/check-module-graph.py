@@ -4,6 +4,7 @@
   ServerTrustCertificates  OpenSSL only: what the build plugin's tool needs
   ServerTrust              no libcurl, no ServerTrustHTTP, no TUF client
   ServerTrustHTTP          no TUF client (a program using only it never builds ServerTrustTUF)
+                           and not the glue of the two, ServerTrustUpdates
   ServerTrustTUF           no libcurl, no ServerTrustHTTP, not even ServerTrust
   servertrust-generate     the plugin's tool: never ServerTrust (the build would compile it twice)
   products                 none holds ServerTrustTestSupport or CServerTrustTestShims
@@ -18,9 +19,9 @@ import sys
 
 FORBIDDEN = {
     "ServerTrustCertificates": {"ServerTrust", "ServerTrustHTTP", "ServerTrustTUF", "CCurl", "swift-log"},
-    "ServerTrust": {"ServerTrustHTTP", "ServerTrustTUF", "CCurl", "CServerTrustCurlShims"},
-    "ServerTrustHTTP": {"ServerTrustTUF"},
-    "ServerTrustTUF": {"ServerTrust", "ServerTrustHTTP", "CCurl", "CServerTrustCurlShims"},
+    "ServerTrust": {"ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
+    "ServerTrustHTTP": {"ServerTrustTUF", "ServerTrustUpdates"},
+    "ServerTrustTUF": {"ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
     "servertrust-generate": {"ServerTrust", "ServerTrustHTTP", "CCurl"},
 }
 TEST_ONLY = {"ServerTrustTestSupport", "CServerTrustTestShims"}

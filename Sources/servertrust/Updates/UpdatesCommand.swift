@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import ServerTrustHTTP
 import ServerTrustTUF
+import ServerTrustUpdates
 
 /// `servertrust updates`: the TUF client, speaking tuf-conformance's client CLI protocol
 /// (CLIENT-CLI.md at tuf-conformance eec841c) plus `show`.
@@ -80,22 +82,22 @@ struct UpdatesCommand: AsyncParsableCommand {
             try store.write("root.json", Array(bytes))
             print("Initialized \(metadataDirectory) with \(rootFile)")
         case "refresh":
-            let updater = try makeUpdater()
-            try await updater.refresh()
+            try await withUpdater { updater in try await updater.refresh() }
             print("Refreshed metadata in \(metadataDirectory)")
         case "download":
             guard let targetDirectory else { throw TUFError(.invalidState, "download needs --target-dir") }
             guard !targetNames.isEmpty else { throw TUFError(.invalidState, "download needs --target-name") }
             guard targetBaseURL != nil else { throw TUFError(.invalidState, "download needs --target-base-url") }
-            let updater = try makeUpdater()
-            for name in targetNames {
-                guard let target = try await updater.targetInfo(name) else { throw TUFError(.targetNotFound, "\(name) is not in the repository") }
-                if updater.cachedTarget(target, in: targetDirectory) != nil {
-                    print("\(name): cached copy is current")
-                    continue
+            try await withUpdater { updater in
+                for name in targetNames {
+                    guard let target = try await updater.targetInfo(name) else { throw TUFError(.targetNotFound, "\(name) is not in the repository") }
+                    if updater.cachedTarget(target, in: targetDirectory) != nil {
+                        print("\(name): cached copy is current")
+                        continue
+                    }
+                    try await updater.downloadTarget(target, to: targetDirectory)
+                    print("\(name): downloaded")
                 }
-                try await updater.downloadTarget(target, to: targetDirectory)
-                print("\(name): downloaded")
             }
         case "show":
             try show()
@@ -104,13 +106,26 @@ struct UpdatesCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeUpdater() throws -> Updater {
+    /// Runs `body` with an updater that fetches through a `Session` (ServerTrustUpdates'
+    /// `SessionTUFFetcher`): the system's CA bundle, no redirects, no proxy, no retries; plain
+    /// http only to loopback hosts, which the fetcher enforces.
+    private func withUpdater(_ body: (Updater) async throws -> Void) async throws {
         guard let metadataURL else { throw TUFError(.invalidState, "\(action) needs --metadata-url") }
         let store = try MetadataStore(directory: metadataDirectory)
         var configuration = UpdaterConfiguration()
         configuration.downloadTimeBudget = .seconds(max(1, downloadTimeout))
-        return try Updater(
-            store: store, metadataBaseURL: metadataURL, targetBaseURL: targetBaseURL, fetcher: CurlTUFFetcher(), configuration: configuration)
+        var sessionConfiguration = Session.Configuration()
+        sessionConfiguration.redirectPolicy = .disallow
+        sessionConfiguration.requestTimeout = nil
+        // The fetcher accepts plain http only to a loopback host (the tuf-conformance suite
+        // serves on localhost); the session must not refuse it before the fetcher decides.
+        sessionConfiguration.allowsPlainHTTP = true
+        let session = try Session(configuration: sessionConfiguration)
+        defer { session.shutdown() }
+        let updater = try Updater(
+            store: store, metadataBaseURL: metadataURL, targetBaseURL: targetBaseURL, fetcher: SessionTUFFetcher(session: session),
+            configuration: configuration)
+        try await body(updater)
     }
 
     private func show() throws {

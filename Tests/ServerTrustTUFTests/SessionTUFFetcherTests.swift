@@ -1,0 +1,139 @@
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+import ServerTrustLab
+import ServerTrustTUF
+import ServerTrustUpdates
+import Testing
+
+/// ServerTrustUpdates' `SessionTUFFetcher`: the TUF client fetching over a `Session`, so the
+/// update host is evaluated like any other — here a local TLS server of an in-process PKI,
+/// serving the python-tuf "happy" repository.
+@Suite struct SessionTUFFetcherTests {
+    static let host = "tuf.servertrust.test"
+
+    /// A TLS server for `host` serving the generated repositories (`/<scenario>/<state>/…`),
+    /// with a few extra paths: `/huge` (1 MiB), `/slow` (a byte every 0.5 s), `/forbidden` (403),
+    /// `/error` (500).
+    struct Fixture {
+        let root: LabCA
+        let leaf: LabLeaf
+        let server: LocalTLSServer
+
+        init() throws {
+            root = try LabPKI.makeRoot(commonName: "TUF Update Host Root")
+            leaf = try root.issueLeaf(dnsNames: [SessionTUFFetcherTests.host])
+            let base = TUFFixtures.repositories
+            var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey) { request in
+                let path = String(request.target.prefix { $0 != "?" })
+                switch path {
+                case "/huge": return LocalHTTPResponse(body: .pattern(count: 1 << 20))
+                case "/slow": return LocalHTTPResponse(body: .pattern(count: 64), pacing: (chunkSize: 1, interval: .milliseconds(500)))
+                case "/forbidden": return LocalHTTPResponse(status: 403)
+                case "/error": return LocalHTTPResponse(status: 500)
+                default:
+                    guard !path.contains(".."), let data = FileManager.default.contents(atPath: base + path) else {
+                        return LocalHTTPResponse(status: 404)
+                    }
+                    return LocalHTTPResponse(body: .bytes(Array(data)))
+                }
+            }
+            configuration.minimumTLSVersion = .v1_2
+            server = try LocalTLSServer(configuration)
+        }
+
+        /// A session that trusts only this PKI's root, resolves `host` to the server and pins
+        /// the update host to `pins`.
+        func session(pins: [Pin]) throws -> Session {
+            var configuration = Session.Configuration()
+            configuration.anchors = .bundle(try root.trustAnchors())
+            configuration.resolve = [server.resolveEntry(host: SessionTUFFetcherTests.host)]
+            configuration.redirectPolicy = .disallow
+            configuration.requestTimeout = .seconds(300)
+            let manager = try ServerTrustManager(evaluators: [SessionTUFFetcherTests.host: PinnedKeyHashesTrustEvaluator(pins: pins)])
+            return try Session(configuration: configuration, trustManager: manager)
+        }
+
+        func url(_ path: String) -> String { server.url(path, host: SessionTUFFetcherTests.host) }
+
+        func updater(_ session: Session, state: Int = 0, store directory: String) throws -> Updater {
+            let store = try MetadataStore(directory: directory)
+            let root = try #require(FileManager.default.contents(atPath: "\(TUFFixtures.repositories)/happy/root.json"))
+            try store.write("root.json", Array(root))
+            return try Updater(
+                store: store, metadataBaseURL: url("/happy/\(state)/metadata"), targetBaseURL: url("/happy/\(state)/targets"),
+                fetcher: SessionTUFFetcher(session: session))
+        }
+    }
+
+    static func deadline() -> ContinuousClock.Instant { ContinuousClock.now + .seconds(60) }
+
+    @Test func anUpdateHostPinnedToItsKeyRefreshesAndDownloads() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let session = try fixture.session(pins: [fixture.leaf.certificate.spkiPin])
+        defer { session.shutdown() }
+        let updater = try fixture.updater(session, store: TUFFixtures.temporaryDirectory("session"))
+        try await updater.refresh()
+        let target = try #require(try await updater.targetInfo("file.txt"))
+        let bytes = try await updater.downloadTarget(target, to: TUFFixtures.temporaryDirectory("session-targets"))
+        #expect(bytes == Array("hello, world\n".utf8))
+    }
+
+    /// The interceptor case: the update host presents a certificate its pins do not name. The
+    /// refresh fails on the first download and trusts nothing new.
+    @Test func anUpdateHostThatFailsItsPinsGivesTheClientNothing() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let otherKey = try LabPKI.makeRoot(commonName: "Someone Else").key.pin
+        let session = try fixture.session(pins: [otherKey])
+        defer { session.shutdown() }
+        let directory = TUFFixtures.temporaryDirectory("session-pins")
+        let updater = try fixture.updater(session, store: directory)
+        let error = await #expect(throws: TUFError.self) { try await updater.refresh() }
+        #expect(error?.code == .downloadFailed)
+        #expect(error?.reason.contains("trustEvaluationFailed") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("pinMismatch") == true, "\(String(describing: error))")
+        let stored = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
+        #expect(stored == ["root.json"], "\(stored)")
+    }
+
+    @Test func eachDownloadIsHeldToItsLengthAndTimeAndStatusRules() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let session = try fixture.session(pins: [fixture.leaf.certificate.spkiPin])
+        defer { session.shutdown() }
+        let fetcher = SessionTUFFetcher(session: session)
+
+        let tooLarge = await #expect(throws: TUFError.self) {
+            try await fetcher.fetch(fixture.url("/huge"), maximumLength: 16_384, deadline: Self.deadline())
+        }
+        #expect(tooLarge?.code == .downloadTooLarge)
+        #expect(try await fetcher.fetch(fixture.url("/huge"), maximumLength: 1 << 20, deadline: Self.deadline()).count == 1 << 20)
+
+        let slow = await #expect(throws: TUFError.self) {
+            try await fetcher.fetch(fixture.url("/slow"), maximumLength: 1_000, deadline: ContinuousClock.now + .seconds(2))
+        }
+        #expect(slow?.code == .slowRetrieval)
+
+        for (path, code) in [("/forbidden", TUFError.Code.notFound), ("/happy/0/metadata/99.root.json", .notFound), ("/error", .downloadFailed)] {
+            let error = await #expect(throws: TUFError.self) { try await fetcher.fetch(fixture.url(path), maximumLength: 1_000, deadline: Self.deadline()) }
+            #expect(error?.code == code, "\(path)")
+        }
+    }
+
+    /// Plain http only to loopback, without user-info; nothing else but https. Refused before
+    /// any connection (none of these hosts exists).
+    @Test func plainHTTPIsRefusedForAnyHostButLoopback() async throws {
+        let session = try Session()
+        defer { session.shutdown() }
+        let fetcher = SessionTUFFetcher(session: session)
+        for url in ["http://example.com/metadata/1.root.json", "http://127.0.0.1.example.com/x", "http://user@127.0.0.1/x", "ftp://127.0.0.1/x", "file:///etc/passwd"] {
+            let error = await #expect(throws: TUFError.self) { try await fetcher.fetch(url, maximumLength: 1_000, deadline: Self.deadline()) }
+            #expect(error?.code == .invalidURL, "\(url)")
+        }
+        for url in ["http://localhost/x", "http://127.0.0.1:8080/x", "http://127.1.2.3/x", "http://[::1]:80/x", "https://example.com/x"] {
+            #expect(url.hasPrefix("https") || SessionTUFFetcher.isLoopback(url), "\(url)")
+        }
+    }
+}
