@@ -67,12 +67,14 @@ public struct SessionTUFFetcher: TUFFetching {
         } catch let error as TUFError {
             throw error
         } catch let error as SessionError {
-            if error.code == .timedOut || error.transportFailure == .timedOut || ContinuousClock.now >= deadline {
-                throw TUFError(.slowRetrieval, "\(url): \(error.reason)")
-            }
+            // A refused host is a trust failure whenever it comes — never "slow retrieval",
+            // even when the refusal arrives after the deadline on a loaded machine.
             if let trustError = error.trustError {
                 // Which check refused the host (pinMismatch, revoked…), not only that one did.
                 throw TUFError(.downloadFailed, "\(url): \(error.code): \(trustError.code): \(trustError.reason)")
+            }
+            if error.code == .timedOut || error.transportFailure == .timedOut || ContinuousClock.now >= deadline {
+                throw TUFError(.slowRetrieval, "\(url): \(error.reason)")
             }
             throw TUFError(.downloadFailed, "\(url): \(error.code): \(error.reason)")
         } catch {

@@ -60,9 +60,12 @@ import Testing
             let store = try MetadataStore(directory: directory)
             let root = try #require(FileManager.default.contents(atPath: "\(TUFFixtures.repositories)/happy/root.json"))
             try store.write("root.json", Array(root))
+            // A budget no loaded CI machine reaches: these tests are about trust, not time.
+            var configuration = UpdaterConfiguration()
+            configuration.downloadTimeBudget = .seconds(600)
             return try Updater(
                 store: store, metadataBaseURL: url("/happy/\(state)/metadata"), targetBaseURL: url("/happy/\(state)/targets"),
-                fetcher: SessionTUFFetcher(session: session))
+                fetcher: SessionTUFFetcher(session: session), configuration: configuration)
         }
     }
 
@@ -96,6 +99,36 @@ import Testing
         #expect(error?.reason.contains("pinMismatch") == true, "\(String(describing: error))")
         let stored = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
         #expect(stored == ["root.json"], "\(stored)")
+    }
+
+    /// An evaluator that refuses the host only after `delay`: the refusal arrives after the
+    /// download's deadline.
+    struct LateRefusal: ServerTrustEvaluating {
+        let delay: Duration
+        func evaluate(_ trust: PeerTrust, forHost host: String) throws {
+            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            throw TrustError(.pinMismatch, "refused late on purpose")
+        }
+    }
+
+    /// A refusal is a trust failure whenever it comes: one that arrives after the deadline
+    /// (a loaded machine, a slow evaluator) is still `downloadFailed` naming the check, never
+    /// `slowRetrieval` — which would hide an interceptor behind "the network was slow".
+    @Test func aRefusalAfterTheDeadlineIsStillATrustFailure() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try fixture.root.trustAnchors())
+        configuration.resolve = [fixture.server.resolveEntry(host: Self.host)]
+        let manager = try ServerTrustManager(evaluators: [Self.host: LateRefusal(delay: .milliseconds(1_500))])
+        let session = try Session(configuration: configuration, trustManager: manager)
+        defer { session.shutdown() }
+        let fetcher = SessionTUFFetcher(session: session)
+        let error = await #expect(throws: TUFError.self) {
+            try await fetcher.fetch(fixture.url("/happy/0/metadata/1.root.json"), maximumLength: 1_000_000, deadline: ContinuousClock.now + .seconds(1))
+        }
+        #expect(error?.code == .downloadFailed, "\(String(describing: error))")
+        #expect(error?.reason.contains("pinMismatch") == true, "\(String(describing: error))")
     }
 
     @Test func eachDownloadIsHeldToItsLengthAndTimeAndStatusRules() async throws {
