@@ -41,7 +41,8 @@ extension ResolvedHostPolicy {
     /// The policy's evaluator runs on a ``PeerTrust`` made of the presented chain, the
     /// handshake evidence and `context`; then the host is checked against the leaf
     /// (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``, third review, finding 1) and the
-    /// negotiated protocol against ``HostPolicy/minimumTLSVersion``. The evaluation is counted in
+    /// negotiated protocol against ``HostPolicy/minimumTLSVersion``. Before and after the
+    /// evaluator, the presented and the validated chain are checked against ``denyList``. The evaluation is counted in
     /// `context.counters` and logged to `context.logger` (debug for every evaluation, error for
     /// every failure and every finding not logged already), whichever transport asked.
     ///
@@ -60,7 +61,15 @@ extension ResolvedHostPolicy {
         let hostName = host.name
         var failure: TrustError?
         do {
+            // The deny-list first, on the chain as sent; then, once an evaluator has built
+            // one, on the validated chain (which adds the anchor and may differ from what was
+            // sent). Nothing the policy decides — report-only, a request's own evaluator —
+            // overrides it.
+            try denyList.check(presentedChain, host: hostName, evaluator: evaluator.name)
             try evaluator.evaluateAsPolicy(trust, forHost: hostName)
+            if let validated = trust.validatedChainIfComputed {
+                try denyList.check(validated, host: hostName, evaluator: evaluator.name)
+            }
             try checkProtocolVersion(handshake.protocolVersion)
         } catch let error as TrustError {
             failure = error

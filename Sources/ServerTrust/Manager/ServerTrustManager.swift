@@ -42,6 +42,10 @@ public final class ServerTrustManager: Sendable {
     /// Every configured pattern, sorted by ``HostPattern/description``.
     public let patterns: [HostPattern]
 
+    /// Keys and certificates no host may present, whatever its policy (``KeyDenyList``):
+    /// every resolution carries it into the evaluation. Default empty.
+    public let denyList: KeyDenyList
+
     /// The one table of host policies; every per-host setting of every client path is read
     /// from a resolution in it (``resolve(host:)``) or from a table of the same patterns
     /// derived from it (`HostPatternTable.mapValues`).
@@ -56,7 +60,8 @@ public final class ServerTrustManager: Sendable {
     ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
     ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
     ///   since such a manager refuses every host, or for a report URI that is not `https:`.
-    public init(policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true) throws {
+    ///   - denyList: keys and certificates refused for every host; default none.
+    public init(policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()) throws {
         if policies.isEmpty, allHostsMustBeEvaluated {
             throw TrustError(
                 .invalidConfiguration,
@@ -78,6 +83,19 @@ public final class ServerTrustManager: Sendable {
         }
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         self.patterns = table.patterns.sorted { $0.description < $1.description }
+        self.denyList = denyList
+    }
+
+    /// Every pattern with its policy, sorted by pattern: what a trust update starts from.
+    public var policies: [(pattern: HostPattern, policy: HostPolicy)] {
+        table.entries.map { (pattern: $0.pattern, policy: $0.value) }.sorted { $0.pattern.description < $1.pattern.description }
+    }
+
+    /// This manager's policies with another deny-list.
+    public func replacing(denyList: KeyDenyList) throws -> ServerTrustManager {
+        try ServerTrustManager(
+            policies: Dictionary(uniqueKeysWithValues: policies.map { ($0.pattern.description, $0.policy) }),
+            allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: denyList)
     }
 
     /// A manager whose policies are evaluators only (every other setting at its default).
@@ -86,8 +104,12 @@ public final class ServerTrustManager: Sendable {
     ///   - evaluators: the evaluator for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
     /// - Throws: as ``init(policies:allHostsMustBeEvaluated:)``.
-    public convenience init(evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true) throws {
-        try self.init(policies: evaluators.mapValues { HostPolicy(evaluator: $0) }, allHostsMustBeEvaluated: allHostsMustBeEvaluated)
+    ///   - denyList: keys and certificates refused for every host; default none.
+    public convenience init(
+        evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()
+    ) throws {
+        try self.init(
+            policies: evaluators.mapValues { HostPolicy(evaluator: $0) }, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: denyList)
     }
 
     /// The host's policy, resolved once for every client path: the most specific pattern's, or
@@ -100,7 +122,7 @@ public final class ServerTrustManager: Sendable {
     public func resolve(host: String) throws -> ResolvedHostPolicy {
         let name = NormalizedHost(host)
         let match = try match(for: name, spelled: host)
-        return ResolvedHostPolicy(host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation)
+        return ResolvedHostPolicy(host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation, denyList: denyList)
     }
 
     /// The most specific pattern matching `host`, with its evaluator.

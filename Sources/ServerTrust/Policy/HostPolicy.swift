@@ -69,15 +69,19 @@ public struct ResolvedHostPolicy: Sendable {
     public let pattern: HostPattern?
     /// The host's policy.
     public let policy: HostPolicy
+    /// The manager's deny-list, checked whatever ``policy`` says.
+    public let denyList: KeyDenyList
 
     /// - Parameters:
     ///   - host: the host.
     ///   - pattern: the pattern that matched, or nil.
     ///   - policy: the policy to apply.
-    public init(host: NormalizedHost, pattern: HostPattern?, policy: HostPolicy) {
+    ///   - denyList: keys and certificates refused whatever the policy; default none.
+    public init(host: NormalizedHost, pattern: HostPattern?, policy: HostPolicy, denyList: KeyDenyList = KeyDenyList()) {
         self.host = host
         self.pattern = pattern
         self.policy = policy
+        self.denyList = denyList
     }
 
     /// The host's evaluator.

@@ -35,6 +35,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case privateKeyPassphraseIncorrect
             case privateKeyMismatch
             case tlsVersionBelowPolicy
+            case deniedKey
         }
 
         private let base: Base
@@ -96,6 +97,9 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let privateKeyMismatch = Code(.privateKeyMismatch)
         /// The connection negotiated a TLS version below the host's `HostPolicy.minimumTLSVersion`.
         public static let tlsVersionBelowPolicy = Code(.tlsVersionBelowPolicy)
+        /// A certificate of the chain, or its key, is on the trust manager's deny-list
+        /// (`KeyDenyList`): refused whatever the host's policy says.
+        public static let deniedKey = Code(.deniedKey)
 
         public var description: String { base.rawValue }
     }

@@ -22,15 +22,24 @@ final class PolicyRegistry: Sendable {
         let evaluator: ObjectIdentifier?
     }
 
-    private let table = Locked([Key: TrustPolicy]())
-    private let makePolicy: @Sendable (_ host: NormalizedHost, _ override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy
+    private struct Table {
+        /// The ``SessionTrust/generation`` the policies were made under.
+        var generation: UInt64 = 0
+        var policies: [Key: TrustPolicy] = [:]
+    }
+
+    private let table = Locked(Table())
+    private let makePolicy:
+        @Sendable (_ host: NormalizedHost, _ override: (any ServerTrustEvaluating)?, _ trust: SessionTrust) throws(SessionError) -> TrustPolicy
     private let onEviction: @Sendable (_ evictedThrough: UInt64) -> Void
 
     /// - Parameters:
     ///   - makePolicy: a new policy for a host and a request's own evaluator (or nil).
     ///   - onEviction: called after the table was emptied, with the highest policy ID dropped.
     init(
-        makePolicy: @escaping @Sendable (_ host: NormalizedHost, _ override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy,
+        makePolicy:
+            @escaping @Sendable (_ host: NormalizedHost, _ override: (any ServerTrustEvaluating)?, _ trust: SessionTrust) throws(SessionError) ->
+            TrustPolicy,
         onEviction: @escaping @Sendable (_ evictedThrough: UInt64) -> Void
     ) {
         self.makePolicy = makePolicy
@@ -38,10 +47,10 @@ final class PolicyRegistry: Sendable {
     }
 
     /// Drops every policy (the session has shut down); `onEviction` is not called.
-    func removeAll() { table.withLock { $0.removeAll() } }
+    func removeAll() { table.withLock { $0.policies.removeAll() } }
 
     /// Distinct policies held (tests).
-    var count: Int { table.withLock { Set($0.values.lazy.map { ObjectIdentifier($0) }).count } }
+    var count: Int { table.withLock { Set($0.policies.values.lazy.map { ObjectIdentifier($0) }).count } }
 
     /// Whether a policy with this override may be held, and the override's part of the key: an
     /// evaluator that is not a class instance has no identity to key it by, so its policy is
@@ -51,34 +60,48 @@ final class PolicyRegistry: Sendable {
         return (override == nil || identity != nil, identity)
     }
 
-    /// The policy for a host as the URL spells it, made once per normalised host.
-    func policy(forRawHost rawHost: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
+    /// The policy for a host as the URL spells it, made once per normalised host and trust
+    /// manager: when `trust` is newer than the policies held, they are dropped (as at the
+    /// limit) and the host's policy is made from the new manager — so a kept-alive connection
+    /// stamped by a replaced policy is evaluated again before its next request.
+    func policy(forRawHost rawHost: String, override: (any ServerTrustEvaluating)?, trust: SessionTrust) throws(SessionError) -> TrustPolicy {
         let (cacheable, identity) = Self.cacheIdentity(of: override)
         let spelling = Key(host: rawHost, evaluator: identity)
-        if cacheable, let held = table.withLock({ $0[spelling] }) { return held }
+        let generation = trust.generation
+        if cacheable, let held = table.withLock({ $0.generation == generation ? $0.policies[spelling] : nil }) { return held }
         let host = NormalizedHost(rawHost)
         let key = Key(host: host.name, evaluator: identity)
-        if cacheable, let held = table.withLock({ $0[key] }) {
+        if cacheable, let held = table.withLock({ $0.generation == generation ? $0.policies[key] : nil }) {
             table.withLock { table in
                 // Only while the host's own entry still holds it: a spelling never outlives it.
-                guard table[key] === held, table.count < Self.limit else { return }
-                table[spelling] = held
+                guard table.generation == generation, table.policies[key] === held, table.policies.count < Self.limit else { return }
+                table.policies[spelling] = held
             }
             return held
         }
-        let policy = try makePolicy(host, override)
+        let policy = try makePolicy(host, override, trust)
         guard cacheable else { return policy }
         let (filed, evictedThrough) = table.withLock { table -> (TrustPolicy, UInt64?) in
+            var evictedThrough: UInt64?
+            if generation > table.generation {
+                // A new trust manager: every policy of the old one goes.
+                evictedThrough = table.policies.values.lazy.map(\.id).max()
+                table.policies.removeAll()
+                table.generation = generation
+            } else if generation < table.generation {
+                // Made from a manager already replaced (a request that read it just before):
+                // used for this request, never filed.
+                return (policy, nil)
+            }
             // Two requests may resolve the same host at once: the first one filed wins, so a
             // host keeps one policy (and one stamp) however many spellings reach it.
-            if let filed = table[key] { return (filed, nil) }
-            var evictedThrough: UInt64?
-            if table.count >= Self.limit {
-                evictedThrough = table.values.lazy.map(\.id).max()
-                table.removeAll()
+            if let filed = table.policies[key] { return (filed, evictedThrough) }
+            if table.policies.count >= Self.limit {
+                evictedThrough = max(evictedThrough ?? 0, table.policies.values.lazy.map(\.id).max() ?? 0)
+                table.policies.removeAll()
             }
-            table[key] = policy
-            table[spelling] = policy
+            table.policies[key] = policy
+            table.policies[spelling] = policy
             return (policy, evictedThrough)
         }
         if let evictedThrough { onEviction(evictedThrough) }
@@ -94,27 +117,34 @@ extension PolicyRegistry {
     /// default validation), with `override` as the evaluator when a request names its own.
     /// Called by the registry when it holds none for the host.
     static func makePolicy(
-        forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trustManager: ServerTrustManager?, parts: PolicyParts
+        forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trust: SessionTrust, parts: PolicyParts
     ) throws(SessionError) -> TrustPolicy {
+        let trustManager = trust.manager
         var resolved: ResolvedHostPolicy
         do {
             resolved = try trustManager?.resolve(host: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
         } catch let error as TrustError {
             // A request's own evaluator replaces the manager's for the host, unmatched or not.
-            guard override == nil else { return makePolicy(ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation), override, parts) }
+            guard override == nil else {
+                return makePolicy(
+                    ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation, denyList: trustManager?.denyList ?? KeyDenyList()),
+                    override, trust, parts)
+            }
             throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
         } catch {
             throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host.name)
         }
-        return makePolicy(resolved, override, parts)
+        return makePolicy(resolved, override, trust, parts)
     }
 
-    private static func makePolicy(_ resolved: ResolvedHostPolicy, _ override: (any ServerTrustEvaluating)?, _ parts: PolicyParts) -> TrustPolicy {
+    private static func makePolicy(
+        _ resolved: ResolvedHostPolicy, _ override: (any ServerTrustEvaluating)?, _ trust: SessionTrust, _ parts: PolicyParts
+    ) -> TrustPolicy {
         var resolved = resolved
         if let override {
             var policy = resolved.policy
             policy.evaluator = override
-            resolved = ResolvedHostPolicy(host: resolved.host, pattern: nil, policy: policy)
+            resolved = ResolvedHostPolicy(host: resolved.host, pattern: nil, policy: policy, denyList: resolved.denyList)
         }
         let configuration = parts.configuration
         return TrustPolicy(
@@ -123,7 +153,7 @@ extension PolicyRegistry {
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: parts.clientIdentities.identity(for: resolved.host), metrics: parts.metrics, handlePool: parts.handlePool)
+            clientIdentity: trust.clientIdentities.identity(for: resolved.host), metrics: parts.metrics, handlePool: parts.handlePool)
     }
 
     /// What every policy of a session is made with.
@@ -132,7 +162,6 @@ extension PolicyRegistry {
         let anchors: TrustAnchors
         let revocationFetcher: any RevocationFetcher
         let connectionLifetime: TimeInterval
-        let clientIdentities: ClientIdentityTable
         let metrics: SessionMetrics?
         let handlePool: PolicyHandles.Pool
     }

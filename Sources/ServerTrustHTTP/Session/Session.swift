@@ -20,8 +20,13 @@ import Tracing
 /// shut down in `deinit`.
 public final class Session: Sendable {
     public let configuration: Configuration
-    /// The per-host policies; nil means default validation for every host.
-    public let trustManager: ServerTrustManager?
+    /// The per-host policies in force; nil means default validation for every host.
+    public var trustManager: ServerTrustManager? { liveTrustManager?.current }
+    /// Where the per-host policies come from: the manager given to the initialiser, or the
+    /// ``LiveTrustManager`` trust updates replace (``init(configuration:liveTrustManager:)``).
+    public let liveTrustManager: LiveTrustManager?
+    /// The tables of the manager in force (``SessionTrust``), made again when it is replaced.
+    private let trustTables: Locked<SessionTrust>
 
     let loop: MultiLoop
     /// The loops of policies that may fetch revocation data in the handshake.
@@ -30,7 +35,8 @@ public final class Session: Sendable {
     let policies: PolicyRegistry
     /// The curl handles of every policy, retired with their policies (``PolicyHandles``).
     let handlePool: PolicyHandles.Pool
-    let signedResponses: SignedResponseChecker
+    /// The signed-response policies of the manager in force.
+    var signedResponses: SignedResponseChecker { currentTrust().signedResponses }
     var redirects: RedirectRules {
         RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
     }
@@ -63,7 +69,28 @@ public final class Session: Sendable {
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
     ///   invalid; a `ResponseSignatureError`
     ///   (`.invalidConfiguration`) for a signed-response policy without roots.
-    public init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
+    public convenience init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
+        try self.init(configuration: configuration, source: trustManager.map(LiveTrustManager.init))
+    }
+
+    /// A session whose per-host policies are those `liveTrustManager` holds at each request:
+    /// when a trust update replaces its manager (``LiveTrustManager/replace(with:)``), new
+    /// connections are evaluated under the new policies, and a kept-alive connection accepted
+    /// under a replaced one is evaluated again under the new policy before its next request.
+    ///
+    /// - Parameters:
+    ///   - configuration: settings; the defaults are safe.
+    ///   - liveTrustManager: the source of the per-host policies.
+    /// - Throws: as ``init(configuration:trustManager:)``, for the manager in force now. A later
+    ///   manager that does not fit `configuration` (signed-response policies or client
+    ///   identities set both ways) makes every request fail with
+    ///   ``SessionError/Code/trustEvaluationFailed`` naming the conflict, until a manager that
+    ///   fits replaces it.
+    public convenience init(configuration: Configuration = Configuration(), liveTrustManager: LiveTrustManager) throws {
+        try self.init(configuration: configuration, source: liveTrustManager)
+    }
+
+    private init(configuration: Configuration, source: LiveTrustManager?) throws {
         do {
             try CurlRuntime.requireOpenSSLBackend()
         } catch let error as TrustError {
@@ -71,12 +98,11 @@ public final class Session: Sendable {
         }
         try configuration.validate()
         self.configuration = configuration
-        self.trustManager = trustManager
+        self.liveTrustManager = source
         let (seconds, attoseconds) = configuration.maximumConnectionLifetime.components
         let connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-        signedResponses = try SignedResponseChecker(configuration: configuration, trustManager: trustManager)
-        let clientIdentities = try ClientIdentityTable(configuration.clientIdentities, trustManager: trustManager)
-        try Self.refuseTwoSourcesOfReportURIs(configuration, trustManager)
+        let snapshot = source?.snapshot
+        trustTables = Locked(try SessionTrust.make(snapshot?.manager, generation: snapshot?.generation ?? 0, configuration: configuration))
         let anchors = try configuration.anchors.resolve()
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
@@ -96,10 +122,10 @@ public final class Session: Sendable {
         self.revocationLoops = revocationLoops
         let parts = PolicyRegistry.PolicyParts(
             configuration: configuration, anchors: anchors, revocationFetcher: revocationFetcher,
-            connectionLifetime: connectionLifetime, clientIdentities: clientIdentities, metrics: metrics, handlePool: handlePool)
+            connectionLifetime: connectionLifetime, metrics: metrics, handlePool: handlePool)
         policies = PolicyRegistry(
-            makePolicy: { host, override throws(SessionError) in
-                try PolicyRegistry.makePolicy(forHost: host, override: override, trustManager: trustManager, parts: parts)
+            makePolicy: { host, override, trust throws(SessionError) in
+                try PolicyRegistry.makePolicy(forHost: host, override: override, trust: trust, parts: parts)
             },
             // The dropped policies' curl handles go with them once nothing else uses them
             // (PolicyHandles), and their revocation loops once their transfers have ended.
@@ -272,7 +298,22 @@ public final class Session: Sendable {
 
     /// The policy for a host as the URL spells it (``PolicyRegistry/policy(forRawHost:override:)``).
     func policy(forRawHost rawHost: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
-        try policies.policy(forRawHost: rawHost, override: override)
+        let trust = currentTrust()
+        if let failure = trust.failure { throw failure }
+        return try policies.policy(forRawHost: rawHost, override: override, trust: trust)
+    }
+
+    /// The tables of the manager in force: the held ones while the live manager's generation
+    /// is theirs, else new ones for the new manager (made once, under the lock).
+    func currentTrust() -> SessionTrust {
+        guard let source = liveTrustManager else { return trustTables.withLock { $0 } }
+        let (manager, generation) = source.snapshot
+        return trustTables.withLock { held in
+            // A reader holding an older snapshot than the tables never moves them back.
+            guard generation > held.generation else { return held }
+            held = SessionTrust.replacing(held, with: manager, generation: generation, configuration: configuration)
+            return held
+        }
     }
 }
 
