@@ -158,7 +158,10 @@ let package = Package(
         // neither ServerTrustHTTP nor ServerTrustTUF depends on the other.
         .target(
             name: "ServerTrustUpdates",
-            dependencies: ["ServerTrustHTTP", "ServerTrustTUF"],
+            dependencies: [
+                "ServerTrustHTTP", "ServerTrustTUF", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: strictSwift
         ),
         // The plugin compiles Certificates/sample.tufroot.json (a fixture root, made reproducibly

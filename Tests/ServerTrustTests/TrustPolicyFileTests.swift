@@ -157,7 +157,7 @@ import ServerTrustTestSupport
         BadFile(name: "unknown top-level field", text: """
             { "version": 1, "hosts": { "a.example.com": {} },
               "allHostMustBeEvaluated": false }
-            """, message: "policy.json:2: allHostMustBeEvaluated: unknown field; expected one of allHostsMustBeEvaluated, hosts, reportURIs, version"),
+            """, message: "policy.json:2: allHostMustBeEvaluated: unknown field; expected one of allHostsMustBeEvaluated, expires, hosts, reportURIs, version"),
         BadFile(name: "unknown pin field", text: """
             { "version": 1, "hosts": { "a.example.com": { "pins": [
                 { "pin": "\(pinA)", "lable": "x" }, { "pin": "\(pinB)" } ] } } }

@@ -79,6 +79,11 @@ public struct TrustPolicyFile: Sendable {
     /// Report URIs of every host without its own.
     public let reportURIs: [URL]
     public let allHostsMustBeEvaluated: Bool
+    /// When the policy as a whole stops being valid, or nil; read by trust updates
+    /// (ServerTrustUpdates), which stop applying a delivered policy after it.
+    public let expires: Date?
+    /// The format version this library reads (`version`): a file with a higher one is refused.
+    public static let formatVersion = 1
     /// A manager holding every host's evaluator.
     public let manager: ServerTrustManager
 
@@ -113,13 +118,14 @@ public struct TrustPolicyFile: Sendable {
             throw reader.error(error.line, "", error.message)
         }
         let root = PolicyFileReader.Field(node: document, path: "", line: document.line)
-        let fields = try reader.object(root, allowed: ["version", "hosts", "reportURIs", "allHostsMustBeEvaluated"])
+        let fields = try reader.object(root, allowed: ["version", "hosts", "reportURIs", "allHostsMustBeEvaluated", "expires"])
         guard let version = fields["version"] else { throw reader.error(root, "missing field \"version\" (1)") }
         guard try reader.integer(version, in: 0...Int.max) == 1 else {
             throw reader.error(version, "unsupported version; this library reads version 1")
         }
         reportURIs = try fields["reportURIs"].map { try reader.array($0).map(reader.reportURI) } ?? []
         allHostsMustBeEvaluated = try fields["allHostsMustBeEvaluated"].map(reader.bool) ?? true
+        expires = try fields["expires"].map(reader.date)
         guard let hostsField = fields["hosts"] else { throw reader.error(root, "missing field \"hosts\"") }
 
         // The patterns go through the table builder every host table uses, in file order, so

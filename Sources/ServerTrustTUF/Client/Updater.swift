@@ -66,6 +66,34 @@ public actor Updater {
 
     private var refreshed = false
 
+    /// Loads the stored timestamp, snapshot and top-level targets through the same checks as
+    /// a refresh, downloading nothing: the last trusted state, for a client that starts while
+    /// its repository is unreachable. Afterwards ``targetInfo(_:)`` answers from it (a
+    /// delegated role not in the store is still downloaded).
+    ///
+    /// - Throws: `TUFError` when a role is missing from the store, or fails its checks —
+    ///   `.expired` once the stored metadata has expired (the specification: stop
+    ///   trusting it), `.storeFailure` when the store is empty.
+    public func loadStoredMetadata() throws(TUFError) {
+        let lock = try store.lock()
+        defer { withExtendedLifetime(lock) {} }
+        for name in ["timestamp.json", "snapshot.json", "targets.json"] where store.read(name) == nil {
+            throw TUFError(.storeFailure, "\(store.directory)/\(name) is missing: no trusted state to start from")
+        }
+        _ = try trusted.updateTimestamp(store.read("timestamp.json")!)
+        _ = try trusted.updateSnapshot(store.read("snapshot.json")!, trusted: true)
+        _ = try trusted.updateTargets(store.read("targets.json")!, roleName: "targets", delegator: "root")
+        refreshed = true
+    }
+
+    /// The earliest `expires` of the trusted timestamp, snapshot and top-level targets (seconds
+    /// since the Unix epoch): after it, what they describe is no longer trusted. Nil before they
+    /// are loaded.
+    public var trustedUntil: Int64? {
+        guard let timestamp = trusted.timestamp, let snapshot = trusted.snapshot, let targets = trusted.targets["targets"] else { return nil }
+        return min(timestamp.signed.common.expires, snapshot.signed.common.expires, targets.metadata.signed.common.expires, trusted.root.signed.common.expires)
+    }
+
     /// Client workflow 5.3–5.6: root (through every intermediate version), timestamp,
     /// snapshot, top-level targets.
     public func refresh() async throws(TUFError) {

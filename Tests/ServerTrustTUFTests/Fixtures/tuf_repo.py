@@ -8,6 +8,12 @@
                                  "PORT <n>"); a file F with a sibling F.endless is answered with
                                  endless data, with F.slow one byte every 0.5 s; every request
                                  path is appended to DIR/requests.log
+    tuf_repo.py policies OUT SPEC
+                                 trust-update repositories (ServerTrustUpdates' tests): SPEC is a
+                                 JSON list of states, each {"targets": {name: text}} (every state
+                                 a new targets, snapshot and timestamp version publishing exactly
+                                 those targets) or {"replay": k} (state k's files served again:
+                                 old metadata, validly signed); OUT/root.json, OUT/<i>/…
     tuf_repo.py vectors OUT      known-answer vectors: canonical JSON and signatures by
                                  securesystemslib
     tuf_repo.py compiled-root [--output FILE]
@@ -443,6 +449,24 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
 
+def policies(out, spec_file):
+    spec = json.load(open(spec_file))
+    r = Repo()
+    r.write_initial_root(out)
+    import shutil
+    for index, state in enumerate(spec):
+        if "replay" in state:
+            shutil.copytree(f"{out}/{state['replay']}", f"{out}/{index}")
+            continue
+        if index > 0:
+            r.bump("timestamp", "snapshot", "targets")
+        r.targets.signed.targets.clear()
+        r.target_data.clear()
+        for name, text in state["targets"].items():
+            r.add_target(name, text.encode())
+        r.publish(f"{out}/{index}")
+
+
 def serve(directory):
     class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
         daemon_threads = True
@@ -457,5 +481,7 @@ def serve(directory):
 if __name__ == "__main__":
     if sys.argv[1] == "compiled-root":
         compiled_root(sys.argv[2:])
+    elif sys.argv[1] == "policies":
+        policies(sys.argv[2], sys.argv[3])
     else:
         {"generate": generate, "serve": serve, "vectors": vectors}[sys.argv[1]](sys.argv[2])

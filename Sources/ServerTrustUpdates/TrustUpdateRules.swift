@@ -1,0 +1,76 @@
+public import ServerTrust
+
+/// What a delivered policy may change, and what happens when updates stop: the application's
+/// side of trust updates. The defaults are the conservative ones; every choice is reported in
+/// ``TrustUpdateStatus``.
+///
+/// **The floor.** The application's compiled-in ``ServerTrustManager`` is the floor. A delivered
+/// policy replaces the hosts it names (pattern by pattern) and adds new ones; hosts it does not
+/// name keep the floor's policy, and the floor's deny-list always stays in force. Replacing or
+/// adding pins, pin sets and hosts is allowed; anything that weakens a host the floor protects
+/// needs a ``Permissions`` entry, or the whole delivered policy is refused and the policy in
+/// force stays.
+public struct TrustUpdateRules: Sendable {
+    /// Weakenings a delivered policy may make. Default: none.
+    public struct Permissions: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// A host whose floor policy is more than default validation (pins, revocation, a custom
+        /// evaluator) may get default validation only — or pins whose set falls back to default
+        /// validation when it expires.
+        public static let unpinHosts = Permissions(rawValue: 1 << 0)
+        /// A host may be put in report-only (`informational`) mode.
+        public static let reportOnly = Permissions(rawValue: 1 << 1)
+        /// The policy may let hosts no pattern matches through (`allHostsMustBeEvaluated: false`)
+        /// where the floor refuses them.
+        public static let unlistedHosts = Permissions(rawValue: 1 << 2)
+        /// A host whose floor policy enforces signed responses may check them less or not at all.
+        public static let weakerSignedResponses = Permissions(rawValue: 1 << 3)
+        /// A host whose floor policy requires TLS 1.3 may accept TLS 1.2.
+        public static let lowerTLSVersion = Permissions(rawValue: 1 << 4)
+
+        /// Every weakening: a delivered policy can do anything the application's code could.
+        public static let all: Permissions = [.unpinHosts, .reportOnly, .unlistedHosts, .weakerSignedResponses, .lowerTLSVersion]
+    }
+
+    /// What is in force once a delivered policy's own `expires` date has passed.
+    public enum PolicyExpiry: Sendable, Hashable {
+        /// The floor (default): fail closed to the compiled-in policy. Hosts whose servers
+        /// rotated to keys only the delivered policy pinned are refused until a fresh policy
+        /// arrives.
+        case revertToFloor
+        /// The expired policy stays in force, and the status says so.
+        case keepPolicy
+    }
+
+    /// What is in force once the trusted TUF metadata behind the applied policy has expired
+    /// (no refresh succeeded in time: the repository or the network is down, or a mirror is
+    /// freezing the client on old metadata). The TUF specification says to stop trusting
+    /// expired metadata.
+    public enum MetadataExpiry: Sendable, Hashable {
+        /// The floor (default), as the specification asks.
+        case revertToFloor
+        /// The applied policy stays in force in this process, and the status says so (fail
+        /// open to the last verified policy). A process that starts with expired metadata
+        /// starts at the floor either way: nothing expired is verified anew.
+        case keepAppliedPolicy
+    }
+
+    public var permissions: Permissions
+    public var whenPolicyExpires: PolicyExpiry
+    public var whenMetadataExpires: MetadataExpiry
+
+    /// - Parameters:
+    ///   - permissions: weakenings allowed; default none.
+    ///   - whenPolicyExpires: default ``PolicyExpiry/revertToFloor``.
+    ///   - whenMetadataExpires: default ``MetadataExpiry/revertToFloor``.
+    public init(
+        permissions: Permissions = [], whenPolicyExpires: PolicyExpiry = .revertToFloor,
+        whenMetadataExpires: MetadataExpiry = .revertToFloor
+    ) {
+        self.permissions = permissions
+        self.whenPolicyExpires = whenPolicyExpires
+        self.whenMetadataExpires = whenMetadataExpires
+    }
+}

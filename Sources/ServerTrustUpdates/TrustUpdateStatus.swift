@@ -1,0 +1,65 @@
+public import Foundation
+
+/// Where a ``TrustUpdateClient`` stands: which policy is in force and why, and how its
+/// refreshes went. `servertrust updates show` prints it; `TrustUpdateClient.status` reads it.
+public struct TrustUpdateStatus: Sendable, Codable, Hashable {
+    /// Which policy is in force.
+    public enum InForce: String, Sendable, Codable, Hashable {
+        /// The compiled-in floor: no update was ever applied (or none could be restored).
+        case floorNoUpdateYet
+        /// A delivered policy, over the floor.
+        case delivered
+        /// The floor, because the delivered policy's own `expires` date passed
+        /// (``TrustUpdateRules/PolicyExpiry/revertToFloor``).
+        case floorPolicyExpired
+        /// The floor, because the TUF metadata behind the delivered policy expired
+        /// (``TrustUpdateRules/MetadataExpiry/revertToFloor``).
+        case floorMetadataExpired
+        /// A delivered policy past its own `expires`, kept (``TrustUpdateRules/PolicyExpiry/keepPolicy``).
+        case deliveredPolicyExpired
+        /// A delivered policy whose TUF metadata expired, kept (``TrustUpdateRules/MetadataExpiry/keepAppliedPolicy``).
+        case deliveredMetadataExpired
+    }
+
+    /// How the last refresh ended.
+    public enum Outcome: String, Sendable, Codable, Hashable {
+        /// A new policy (or deny-list, or signing keys) was verified and put in force.
+        case applied
+        /// The repository holds what is already in force.
+        case unchanged
+        /// A verified policy was not applied: a newer format, invalid, or weakening the floor
+        /// without permission (``TrustUpdateStatus/refusal``). The policy in force stays.
+        case refused
+        /// The refresh failed (network, TUF verification: rollback, freeze, bad signatures…);
+        /// the policy in force stays (``TrustUpdateStatus/lastError``).
+        case failed
+    }
+
+    public var inForce: InForce = .floorNoUpdateYet
+    /// The trust manager's generation in the client's `LiveTrustManager`.
+    public var generation: UInt64 = 1
+    /// The SHA-256 (hex) of the policy target in force, when one is.
+    public var policySHA256: String?
+    /// The version of the TUF targets metadata that delivered the policy in force.
+    public var targetsVersion: Int64?
+    /// The delivered policy's own `expires`.
+    public var policyExpires: Date?
+    /// When the trusted TUF metadata behind the policy expires.
+    public var metadataExpires: Date?
+    /// Entries of the deny-list in force (the floor's and the delivered one).
+    public var denyListEntries = 0
+    /// Key IDs of the response-signing keys delivered (JWKS target).
+    public var signingKeyIDs: [String] = []
+    public var lastAttempt: Date?
+    public var lastSuccess: Date?
+    public var lastOutcome: Outcome?
+    /// Why the last refresh failed.
+    public var lastError: String?
+    /// Why the last verified policy was not applied.
+    public var refusal: String?
+    public var consecutiveFailures = 0
+    /// When the scheduler refreshes next.
+    public var nextRefresh: Date?
+
+    public init() {}
+}

@@ -1,0 +1,378 @@
+import Foundation
+import ServerTrust
+import ServerTrustHTTP
+import ServerTrustLab
+import ServerTrustTUF
+import ServerTrustUpdates
+import Testing
+
+/// Trust updates end to end: policies published with python-tuf (tuf_repo.py policies), served
+/// by a local TLS update host whose pins the fetching session checks, applied by
+/// `TrustUpdateClient` to the `LiveTrustManager` a running `Session` reads — against a local
+/// API server whose key rotates.
+@Suite struct TrustUpdateTests {
+    static let apiHost = "api.servertrust.test"
+    static let updateHost = "tuf.servertrust.test"
+
+    /// A clock the tests move (seconds added to the system clock).
+    final class TestClock: TUFClock, @unchecked Sendable {
+        private let lock = NSLock()
+        private var offset: Int64 = 0
+        func now() -> Int64 { lock.withLock { Int64(Date().timeIntervalSince1970) + offset } }
+        func advance(days: Int64) { lock.withLock { offset += days * 86_400 } }
+    }
+
+    /// The PKI, the API server (key A, rotating to key B), the update host serving one state
+    /// of the published repository at a time, and the policies of each state.
+    final class Fixture: @unchecked Sendable {
+        let root: LabCA
+        let leafA: LabLeaf
+        let leafB: LabLeaf
+        let updateLeaf: LabLeaf
+        let api: LocalTLSServer
+        let updates: LocalTLSServer
+        let repository: String
+        let backup = try! Pin("sha256/" + Data(repeating: 9, count: 32).base64EncodedString())
+        /// The state the update host serves.
+        final class Served: @unchecked Sendable {
+            private let lock = NSLock()
+            private var state = 0
+            var value: Int {
+                get { lock.withLock { state } }
+                set { lock.withLock { state = newValue } }
+            }
+        }
+        private let served = Served()
+
+        /// The published states: 0 pins A (and a backup); 1 pins A and B; 2 replays state 0;
+        /// 3 unpins the host; 4 is state 1 plus a deny-list of key A; 5 is a newer format;
+        /// 6 pins A and B and expires in one day.
+        init() throws {
+            root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
+            leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
+            leafB = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
+            updateLeaf = try root.issueLeaf(dnsNames: [TrustUpdateTests.updateHost])
+            api = try LocalTLSServer(chain: leafA.chain, privateKeyPEM: leafA.key.pemPrivateKey)
+            let host = TrustUpdateTests.apiHost
+            func policy(_ pins: [Pin], extra: String = "", version: Int = 1) -> String {
+                let list = pins.map { "{\"pin\": \"\($0)\"}" }.joined(separator: ", ")
+                return "{\"version\": \(version), \(extra)\"hosts\": {\"\(host)\": {\"pins\": [\(list)]}}}"
+            }
+            let a = leafA.certificate.spkiPin, b = leafB.certificate.spkiPin
+            let tomorrow = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
+            let states: [[String: Any]] = [
+                ["targets": ["policy.json": policy([a, backup])]],
+                ["targets": ["policy.json": policy([a, b])]],
+                ["replay": 0],
+                ["targets": ["policy.json": "{\"version\": 1, \"hosts\": {\"\(host)\": {}}}"]],
+                ["targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}"]],
+                ["targets": ["policy.json": policy([a, b], version: 2)]],
+                ["targets": ["policy.json": policy([a, b], extra: "\"expires\": \"\(tomorrow)\", ")]],
+            ]
+            repository = TUFFixtures.temporaryDirectory("policies")
+            let spec = repository + ".spec.json"
+            try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
+            let result = Child.run(TUFFixtures.python, [TUFFixtures.script, "policies", repository, spec], timeout: 120)
+            precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
+            let base = repository
+            let served = served
+            let configuration = LocalTLSServer.Configuration(chain: updateLeaf.chain, privateKeyPEM: updateLeaf.key.pemPrivateKey) { request in
+                let path = String(request.target.prefix { $0 != "?" })
+                let state = served.value
+                guard !path.contains(".."), let data = FileManager.default.contents(atPath: "\(base)/\(state)\(path)") else {
+                    return LocalHTTPResponse(status: 404)
+                }
+                return LocalHTTPResponse(body: .bytes(Array(data)))
+            }
+            updates = try LocalTLSServer(configuration)
+        }
+
+        var servedState: Int {
+            get { served.value }
+            set { served.value = newValue }
+        }
+
+        func stop() {
+            api.stop()
+            updates.stop()
+        }
+
+        /// The compiled-in floor: the API host pinned to key A and a backup.
+        func floor() throws -> ServerTrustManager {
+            try ServerTrustManager(evaluators: [TrustUpdateTests.apiHost: PinnedKeyHashesTrustEvaluator(pins: [leafA.certificate.spkiPin, backup])])
+        }
+
+        /// A session for the update host, pinned to its key.
+        func updateSession() throws -> Session {
+            var configuration = Session.Configuration()
+            configuration.anchors = .bundle(try root.trustAnchors())
+            configuration.resolve = [updates.resolveEntry(host: TrustUpdateTests.updateHost)]
+            configuration.redirectPolicy = .disallow
+            configuration.requestTimeout = .seconds(300)
+            let manager = try ServerTrustManager(evaluators: [TrustUpdateTests.updateHost: PinnedKeyHashesTrustEvaluator(pins: [updateLeaf.certificate.spkiPin])])
+            return try Session(configuration: configuration, trustManager: manager)
+        }
+
+        func client(
+            _ session: Session, directory: String, rules: TrustUpdateRules = TrustUpdateRules(), clock: any TUFClock = SystemTUFClock()
+        ) throws -> TrustUpdateClient {
+            var configuration = TrustUpdateClient.Configuration(
+                metadataDirectory: directory, initialRoot: try InitialRoot(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: repository + "/root.json")))),
+                repositoryURL: updates.url("", host: TrustUpdateTests.updateHost))
+            configuration.rules = rules
+            configuration.updater.downloadTimeBudget = .seconds(600)
+            return try TrustUpdateClient(floor: try floor(), configuration: configuration, fetcher: SessionTUFFetcher(session: session), clock: clock)
+        }
+
+        /// A session for the API host reading the client's live manager.
+        func apiSession(_ client: TrustUpdateClient) throws -> Session {
+            var configuration = Session.Configuration()
+            configuration.anchors = .bundle(try root.trustAnchors())
+            configuration.resolve = [api.resolveEntry(host: TrustUpdateTests.apiHost)]
+            configuration.requestTimeout = .seconds(300)
+            return try Session(configuration: configuration, liveTrustManager: client.liveTrustManager)
+        }
+
+        func apiURL() -> URL { URL(string: api.url("/", host: TrustUpdateTests.apiHost))! }
+
+        func rotateAPIServerToB() throws {
+            try api.replaceIdentity(.init(chain: leafB.chain, privateKeyPEM: leafB.key.pemPrivateKey))
+        }
+    }
+
+    static func result(_ session: Session, _ url: URL, closing: Bool = false) async -> Result<Response, any Error> {
+        var request = Request(url: url)
+        if closing { request.headers[.connection] = "close" }
+        do { return .success(try await session.data(for: request)) } catch { return .failure(error) }
+    }
+
+    static func trustCode(_ result: Result<Response, any Error>) -> TrustError.Code? {
+        if case .failure(let error) = result { return (error as? SessionError)?.trustError?.code }
+        return nil
+    }
+
+    /// Pin A; the repository publishes A+B; the server rotates to B; requests keep succeeding —
+    /// a running session's pins changed without a restart. The floor alone (pins A and a
+    /// backup) refuses the rotated server.
+    @Test func aPolicyPublishedWithPythonTUFChangesARunningSessionsPinsWithoutARestart() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let session = try fixture.apiSession(client)
+        defer { session.shutdown() }
+        #expect(client.status.inForce == .floorNoUpdateYet)
+
+        fixture.servedState = 0
+        #expect(await client.refresh().lastOutcome == .applied)
+        #expect(try await Self.result(session, fixture.apiURL()).get().trust.isTrusted)
+
+        fixture.servedState = 1
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .applied)
+        #expect(status.inForce == .delivered)
+        #expect(status.generation == 3)
+        #expect(try await Self.result(session, fixture.apiURL()).get().trust.isTrusted)
+
+        try fixture.rotateAPIServerToB()
+        _ = await Self.result(session, fixture.apiURL(), closing: true)
+        let rotated = try await Self.result(session, fixture.apiURL()).get()
+        #expect(rotated.trust.presentedChain.first?.pin == fixture.leafB.certificate.spkiPin)
+
+        // The same repository again: nothing changes, no new generation.
+        #expect(await client.refresh().lastOutcome == .unchanged)
+        #expect(client.liveTrustManager.generation == 3)
+
+        // The floor alone would refuse B: what the update changed.
+        let floorSession = try Session(configuration: try fixture.apiSession(client).configuration, trustManager: try fixture.floor())
+        defer { floorSession.shutdown() }
+        #expect(Self.trustCode(await Self.result(floorSession, fixture.apiURL())) == .pinMismatch)
+    }
+
+    /// A mirror replays the old, validly signed repository (pins A only): the TUF client refuses
+    /// the rollback, the policy in force (A+B) stays, and the rotated server is still accepted.
+    @Test func aRollbackToTheOldPolicyIsRefusedAndTheCurrentOneStays() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let session = try fixture.apiSession(client)
+        defer { session.shutdown() }
+        fixture.servedState = 1
+        let applied = await client.refresh()
+        #expect(applied.lastOutcome == .applied)
+
+        fixture.servedState = 2
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .failed)
+        #expect(status.lastError?.contains("rollback") == true, "\(status.lastError ?? "")")
+        #expect(status.inForce == .delivered)
+        #expect(status.policySHA256 == applied.policySHA256)
+        try fixture.rotateAPIServerToB()
+        #expect(try await Self.result(session, fixture.apiURL()).get().trust.isTrusted)
+    }
+
+    /// A policy that unpins the host is refused without the application's permission (the
+    /// policy in force stays, and the status names the weakening); with `.unpinHosts` it is
+    /// applied.
+    @Test func aWeakeningWithoutPermissionIsRefused() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        fixture.servedState = 1
+        #expect(await client.refresh().lastOutcome == .applied)
+        let before = client.liveTrustManager.current
+
+        fixture.servedState = 3
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .refused)
+        #expect(status.refusal?.contains("default validation only") == true, "\(status.refusal ?? "")")
+        #expect(client.liveTrustManager.current === before)
+
+        let permitted = try fixture.client(
+            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.unpinHosts]))
+        #expect(await permitted.refresh().lastOutcome == .applied)
+        #expect(try permitted.liveTrustManager.current.match(forHost: Self.apiHost)?.evaluator is DefaultTrustEvaluator)
+    }
+
+    /// Key A put on the deny-list while a connection to the server (key A) is kept alive: the
+    /// next request on it is refused with `.deniedKey`, although the delivered pins name A.
+    @Test func aDeniedKeyIsRefusedOnAKeptAliveConnectionAtItsNextRequest() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let session = try fixture.apiSession(client)
+        defer { session.shutdown() }
+        fixture.servedState = 1
+        #expect(await client.refresh().lastOutcome == .applied)
+        #expect(try await Self.result(session, fixture.apiURL()).get().trust.isTrusted)
+
+        fixture.servedState = 4
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .applied)
+        #expect(status.denyListEntries == 1)
+        let refused = await Self.result(session, fixture.apiURL())
+        #expect(Self.trustCode(refused) == .deniedKey, "\(refused)")
+        #expect(fixture.api.acceptedConnections == 1, "refused on the kept-alive connection")
+    }
+
+    /// A policy in a newer format than this library reads is not applied, and that is reported.
+    @Test func aPolicyInANewerFormatIsNotApplied() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        fixture.servedState = 5
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .refused, "\(status)")
+        #expect(status.refusal?.contains("format version 2") == true, "\(status.refusal ?? "")")
+        #expect(status.inForce == .floorNoUpdateYet)
+        #expect(client.liveTrustManager.generation == 1)
+    }
+
+    /// When the TUF metadata behind the applied policy expires without a successful refresh:
+    /// by default the floor is back in force (the rotated server is refused); with
+    /// `.keepAppliedPolicy` the delivered policy stays, and the status says so.
+    @Test(arguments: [TrustUpdateRules.MetadataExpiry.revertToFloor, .keepAppliedPolicy])
+    func metadataExpiryBehavesAsConfigured(behaviour: TrustUpdateRules.MetadataExpiry) async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let clock = TestClock()
+        let client = try fixture.client(
+            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(whenMetadataExpires: behaviour), clock: clock)
+        let session = try fixture.apiSession(client)
+        defer { session.shutdown() }
+        fixture.servedState = 1
+        #expect(await client.refresh().lastOutcome == .applied)
+        try fixture.rotateAPIServerToB()
+
+        clock.advance(days: 40)  // the repository's metadata expires after 30 days
+        fixture.updates.stop()   // and no refresh can succeed
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .failed)
+        let result = await Self.result(session, fixture.apiURL())
+        switch behaviour {
+        case .revertToFloor:
+            #expect(status.inForce == .floorMetadataExpired)
+            #expect(Self.trustCode(result) == .pinMismatch, "\(result)")
+        case .keepAppliedPolicy:
+            #expect(status.inForce == .deliveredMetadataExpired)
+            #expect((try? result.get())?.trust.isTrusted == true, "\(result)")
+        }
+    }
+
+    /// A delivered policy's own `expires` passes: the floor is back (the default).
+    @Test func anExpiredPolicyRevertsToTheFloor() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let clock = TestClock()
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"), clock: clock)
+        fixture.servedState = 6
+        let applied = await client.refresh()
+        #expect(applied.lastOutcome == .applied)
+        #expect(applied.policyExpires != nil)
+        clock.advance(days: 2)
+        client.checkExpiry()
+        #expect(client.status.inForce == .floorPolicyExpired)
+        #expect(client.liveTrustManager.generation == 3)
+    }
+
+    /// The trusted state survives a restart: a new client on the same store, whose repository
+    /// is unreachable, restores the delivered policy from the store (verified again), and its
+    /// failed refresh leaves that policy in force. A replay served to the restarted client is
+    /// still a rollback: the store remembers.
+    @Test func theLastTrustedPolicySurvivesARestartAndARollbackAcrossRuns() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let directory = TUFFixtures.temporaryDirectory("updates")
+        fixture.servedState = 1
+        let first = try fixture.client(updateSession, directory: directory)
+        let applied = await first.refresh()
+        #expect(applied.lastOutcome == .applied)
+
+        let restarted = try fixture.client(updateSession, directory: directory)
+        let restored = await restarted.restore()
+        #expect(restored.inForce == .delivered)
+        #expect(restored.policySHA256 == applied.policySHA256)
+        fixture.servedState = 2
+        let status = await restarted.refresh()
+        #expect(status.lastOutcome == .failed)
+        #expect(status.lastError?.contains("rollback") == true, "\(status.lastError ?? "")")
+        #expect(status.inForce == .delivered)
+    }
+
+    /// The schedule: the interval with bounded jitter, doubling back-off after failures, and an
+    /// early refresh before a pin set, the policy or the metadata expires.
+    @Test func theScheduleJittersBacksOffAndRefreshesBeforeExpiry() throws {
+        let schedule = TrustUpdateSchedule()
+        let now = Date()
+        var status = TrustUpdateStatus()
+        status.lastOutcome = .applied
+        #expect(schedule.delay(after: status, policy: nil, now: now, random: 0) == 3_600 * 0.9)
+        #expect(schedule.delay(after: status, policy: nil, now: now, random: 1) == 3_600 * 1.1)
+        status.lastOutcome = .failed
+        let backOff = (1...8).map { failures -> TimeInterval in
+            status.consecutiveFailures = failures
+            return schedule.delay(after: status, policy: nil, now: now, random: 0.5)
+        }
+        #expect(backOff == [60, 120, 240, 480, 960, 1_920, 3_600, 3_600])
+        status.lastOutcome = .applied
+        status.metadataExpires = now.addingTimeInterval(86_400 + 600)
+        #expect(schedule.delay(after: status, policy: nil, now: now, random: 0.5) == 600)
+        status.metadataExpires = now.addingTimeInterval(3_600)
+        #expect(schedule.delay(after: status, policy: nil, now: now, random: 0.5) == 60)
+    }
+}
