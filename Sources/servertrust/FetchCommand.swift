@@ -19,6 +19,10 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/me -H "Authorization: Bearer $TOKEN" -H "Accept: application/json"
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
               servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
+              servertrust fetch https://api.example.com/ --updates-root root.json --updates-url https://tuf.example.com \
+                  --updates-dir ~/.servertrust/updates --pin sha256/TUFHOST…=
+
+            --updates-root/--updates-url/--updates-dir take the policy from a TUF repository             (BASE/metadata/, BASE/targets/; the target policy.json unless --updates-target names             another): restored from DIR, refreshed, verified and applied over the floor (--policy,             or nothing) as an application's TrustUpdateClient does. --pin and --ca then apply to the             update host; the fetched host is governed by the delivered policy. DIR keeps the             trusted metadata between runs, so a rollback across runs is refused; a failed refresh             leaves the last trusted policy in force and says so on standard error; with no             trusted policy at all, nothing is fetched (exit 1).
 
             --compressed asks for every content coding this libcurl decodes (deflate, gzip, and br \
             and zstd when built in) and prints the decoded body; for a host checked with \
@@ -73,6 +77,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var reporting: FetchReportingOptions
 
+    @OptionGroup var updates: FetchUpdatesOptions
+
     func run() async throws {
         guard let target = URL(string: url), let host = target.host, !host.isEmpty else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(URLRedaction.redacted(url))\" is not an absolute URL with a host.")
@@ -104,7 +110,12 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 configuration.proxy = .http(proxyURL)
             }
-            if let policyFile = reporting.policyFile {
+            if updates.isEnabled {
+                guard revocation == .off else {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: with --updates-url the policy comes from the repository; drop --revocation.")
+                }
+                manager = try reporting.policyFile?.manager ?? ServerTrustManager(policies: [:], allHostsMustBeEvaluated: false)
+            } else if let policyFile = reporting.policyFile {
                 guard pin.isEmpty, revocation == .off else {
                     throw CommandFailure(status: CommandFailure.usage, message: "error: --policy configures pins and revocation; drop --pin and --revocation.")
                 }
@@ -123,9 +134,15 @@ struct FetchCommand: AsyncParsableCommand {
 
         let events = FetchTrustEvents()
         try reporting.apply(to: &configuration, events: events)
+        var live: LiveTrustManager?
+        if updates.isEnabled {
+            let anchors = try ca.map { try TrustAnchors(contentsOfFile: $0) }
+            live = try await updates.client(floor: manager, anchors: anchors, resolve: resolve, pins: pin).liveTrustManager
+        }
         let session: Session
         do {
-            session = try Session(configuration: configuration, trustManager: manager)
+            session = try live.map { try Session(configuration: configuration, liveTrustManager: $0) }
+                ?? Session(configuration: configuration, trustManager: manager)
         } catch let error as TrustError where error.code == .invalidConfiguration {
             // A client identity OpenSSL will not use: bad input, like the other identity errors.
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error)")

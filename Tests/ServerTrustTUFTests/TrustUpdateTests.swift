@@ -375,4 +375,49 @@ import Testing
         status.metadataExpires = now.addingTimeInterval(3_600)
         #expect(schedule.delay(after: status, policy: nil, now: now, random: 0.5) == 60)
     }
+
+    /// `servertrust fetch --updates-*`: the fetched host's pins come from the repository; a
+    /// second run against a replay refuses the rollback (the store remembers), says so on
+    /// standard error, and still fetches under the last trusted policy; `updates show` prints
+    /// it; with no trusted policy at all nothing is fetched.
+    @Test func theCLIFetchesUnderThePublishedPolicyAndRemembersItAcrossRuns() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let caFile = TUFFixtures.temporaryDirectory("cli") + "/ca.pem"
+        try fixture.root.certificate.pemEncoded.write(toFile: caFile, atomically: true, encoding: .utf8)
+        let rootFile = fixture.repository + "/root.json"
+        let directory = TUFFixtures.temporaryDirectory("cli-store")
+        let base = fixture.updates.url("", host: Self.updateHost)
+        func fetch(_ directory: String) -> ChildResult {
+            Child.run(TUFFixtures.binary(), [
+                "fetch", fixture.api.url("/", host: Self.apiHost), "--ca", caFile,
+                "--resolve", fixture.api.resolveEntry(host: Self.apiHost), "--resolve", fixture.updates.resolveEntry(host: Self.updateHost),
+                "--pin", fixture.updateLeaf.certificate.spkiPin.description,
+                "--updates-root", rootFile, "--updates-url", base, "--updates-dir", directory,
+            ])
+        }
+        try fixture.rotateAPIServerToB()
+        fixture.servedState = 1
+        let first = fetch(directory)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.output.contains("trust update: policy.json from targets version 2 is in force"), "\(first.output)")
+
+        fixture.servedState = 2
+        let second = fetch(directory)
+        #expect(second.status == 0, "\(second.output)")
+        #expect(second.output.contains("the trust update failed"), "\(second.output)")
+        #expect(second.output.contains("rollback"), "\(second.output)")
+        #expect(second.output.contains("the last trusted policy"), "\(second.output)")
+
+        let show = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", directory, "show"])
+        #expect(show.status == 0, "\(show.output)")
+        #expect(show.output.contains("policy.json: verified, sha256"), "\(show.output)")
+
+        // A fresh store only ever offered a policy in a newer format: nothing trusted, nothing fetched.
+        fixture.servedState = 5
+        let refused = fetch(TUFFixtures.temporaryDirectory("cli-fresh"))
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("was not applied"), "\(refused.output)")
+        #expect(refused.output.contains("nothing was fetched"), "\(refused.output)")
+    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServerTrust
 import ServerTrustHTTP
 import ServerTrustTUF
 import ServerTrustUpdates
@@ -20,7 +21,9 @@ struct UpdatesCommand: AsyncParsableCommand {
               init ROOT    trust ROOT (a root.json file) as the initial root; no network access
               refresh      update root, timestamp, snapshot and targets metadata
               download     refresh, then download each --target-name into --target-dir
-              show         print the trusted version and expiry of each role (--json for JSON)
+              show         print the trusted version and expiry of each role, and the trust update
+                           this store holds: the verified policy target (--target-name, default
+                           policy.json), deny-list entries and signing keys (--json for JSON)
             Exit status: 0 success, 1 any failure (the tuf-conformance client protocol).
             Plain http: URLs are accepted only for loopback hosts.
 
@@ -100,7 +103,7 @@ struct UpdatesCommand: AsyncParsableCommand {
                 }
             }
         case "show":
-            try show()
+            try await show()
         default:
             throw TUFError(.invalidState, "unknown action \(action): expected init, refresh, download or show")
         }
@@ -128,17 +131,46 @@ struct UpdatesCommand: AsyncParsableCommand {
         try await body(updater)
     }
 
-    private func show() throws {
+    /// The trusted role versions, then what a `TrustUpdateClient` on this store would put in
+    /// force now (restored offline, every file verified again): the policy target
+    /// (`--target-name`, default policy.json), its deny-list and signing keys.
+    private func show() async throws {
         let store = try MetadataStore(directory: metadataDirectory)
         let report = try TrustedStateReport(store: store, now: SystemTUFClock().now())
+        var configuration = TrustUpdateClient.Configuration(
+            metadataDirectory: metadataDirectory, initialRoot: nil, repositoryURL: metadataURL ?? "https://offline.invalid")
+        if let target = targetNames.first { configuration.policyTarget = target }
+        let client = try TrustUpdateClient(
+            floor: try ServerTrustManager(policies: [:], allHostsMustBeEvaluated: false), configuration: configuration,
+            fetcher: OfflineFetcher())
+        let status = await client.restore()
         if json {
-            let data = try JSONEncoder.sortedPretty.encode(report)
+            let data = try JSONEncoder.sortedPretty.encode(ShowReport(roles: report.roles, trustUpdate: status))
             print(String(decoding: data, as: UTF8.self))
         } else {
             for role in report.roles {
                 let state = role.version.map { "version \($0), expires \(role.expires ?? "?")\(role.expired == true ? " (EXPIRED)" : "")" } ?? role.problem ?? "absent"
                 print("\(role.name): \(state)")
             }
+            if status.inForce == .delivered {
+                print("\(configuration.policyTarget): verified, sha256 \(status.policySHA256 ?? "?"), targets version \(status.targetsVersion.map(String.init) ?? "?")"
+                    + (status.policyExpires.map { ", expires \($0.formatted(.iso8601))" } ?? ""))
+                print("deny-list entries: \(status.denyListEntries); signing keys: \(status.signingKeyIDs.isEmpty ? "none" : status.signingKeyIDs.joined(separator: ", "))")
+            } else {
+                print("\(configuration.policyTarget): no verified policy in this store (\(status.lastError ?? status.refusal ?? status.inForce.rawValue))")
+            }
+        }
+    }
+
+    struct ShowReport: Encodable {
+        let roles: [TrustedStateReport.Role]
+        let trustUpdate: TrustUpdateStatus
+    }
+
+    /// `show` never touches the network.
+    struct OfflineFetcher: TUFFetching {
+        func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
+            throw TUFError(.downloadFailed, "show works offline")
         }
     }
 }
