@@ -1,12 +1,12 @@
 public import CoreMetrics
-public import Foundation
+import Foundation
 public import Logging
 public import ServerTrust
 public import ServerTrustTUF
 
 /// Keeps an application's trust up to date from a TUF repository: host policies, a key
 /// deny-list and response-signing keys, verified by the TUF client and applied to a
-/// ``LiveTrustManager`` that sessions and verifiers read — with the compiled-in policy as the
+/// `LiveTrustManager` that sessions and verifiers read — with the compiled-in policy as the
 /// floor (``TrustUpdateRules``).
 ///
 /// ```swift
@@ -30,9 +30,9 @@ public import ServerTrustTUF
 /// - `denylist.json` (``Configuration/denyListTarget``, optional): a `KeyDenyList`, joined to
 ///   the floor's; it is never dropped by a revert to the floor (it only ever refuses);
 /// - `jwks.json` (``Configuration/signingKeysTarget``, optional): response-signing keys
-///   (``SigningKeySet``), published as ``signingKeys``.
+///   (`SigningKeySet`), published as ``signingKeys``.
 ///
-/// A verified change is put in force at once (``LiveTrustManager/replace(with:)``); identical
+/// A verified change is put in force at once (`LiveTrustManager.replace(with:)`); identical
 /// targets leave the manager (and its connections) alone. Nothing is ever applied from
 /// unverified bytes; every failure leaves the policy in force as it was, and says so in
 /// ``status``, the log and the metrics (`servertrust_trust_updates_total{outcome}`,

@@ -1,10 +1,10 @@
-public import ServerTrust
+import ServerTrust
 
 /// What a delivered policy may change, and what happens when updates stop: the application's
 /// side of trust updates. The defaults are the conservative ones; every choice is reported in
 /// ``TrustUpdateStatus``.
 ///
-/// **The floor.** The application's compiled-in ``ServerTrustManager`` is the floor. A delivered
+/// **The floor.** The application's compiled-in `ServerTrustManager` is the floor. A delivered
 /// policy replaces the hosts it names (pattern by pattern) and adds new ones; hosts it does not
 /// name keep the floor's policy, and the floor's deny-list always stays in force. Replacing or
 /// adding pins, pin sets and hosts is allowed; anything that weakens a host the floor protects

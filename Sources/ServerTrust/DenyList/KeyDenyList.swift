@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Keys and certificates no evaluation may accept: a kill switch for a compromised key or a
 /// mis-issued certificate, checked on every handshake of every client path whatever the host's
@@ -30,7 +30,7 @@ public import Foundation
 public struct KeyDenyList: Sendable, Hashable {
     /// One certificate, by its issuer and serial number.
     public struct IssuerAndSerial: Sendable, Hashable, CustomStringConvertible {
-        /// The issuer's distinguished name, RFC 2253 (as ``Certificate/issuer``).
+        /// The issuer's distinguished name, RFC 2253 (as `Certificate.issuer`).
         public let issuer: String
         /// The serial number, upper-case hexadecimal without leading zeros or separators.
         public let serial: String

@@ -56,11 +56,11 @@ public final class ServerTrustManager: Sendable {
     /// - Parameters:
     ///   - policies: the policy for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
+    ///   - denyList: keys and certificates refused for every host, whatever its policy; default none.
     /// - Throws: `TrustError` `.invalidHostPattern` naming every invalid pattern and every pair
     ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
     ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
     ///   since such a manager refuses every host, or for a report URI that is not `https:`.
-    ///   - denyList: keys and certificates refused for every host; default none.
     public init(policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()) throws {
         if policies.isEmpty, allHostsMustBeEvaluated {
             throw TrustError(
@@ -92,6 +92,7 @@ public final class ServerTrustManager: Sendable {
     }
 
     /// This manager's policies with another deny-list.
+    /// - Parameter denyList: the deny-list of the new manager.
     public func replacing(denyList: KeyDenyList) throws -> ServerTrustManager {
         try ServerTrustManager(
             policies: Dictionary(uniqueKeysWithValues: policies.map { ($0.pattern.description, $0.policy) }),
@@ -103,8 +104,8 @@ public final class ServerTrustManager: Sendable {
     /// - Parameters:
     ///   - evaluators: the evaluator for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
-    /// - Throws: as ``init(policies:allHostsMustBeEvaluated:)``.
-    ///   - denyList: keys and certificates refused for every host; default none.
+    ///   - denyList: keys and certificates refused for every host, whatever its policy; default none.
+    /// - Throws: as ``init(policies:allHostsMustBeEvaluated:denyList:)``.
     public convenience init(
         evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()
     ) throws {

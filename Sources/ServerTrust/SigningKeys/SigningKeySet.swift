@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Response-signing public keys by key ID, read from a JSON Web Key Set (RFC 7517): the keys
 /// HTTP Message Signatures (RFC 9421) name with `keyid`, delivered and rotated as a trust

@@ -23,7 +23,7 @@ public final class Session: Sendable {
     /// The per-host policies in force; nil means default validation for every host.
     public var trustManager: ServerTrustManager? { liveTrustManager?.current }
     /// Where the per-host policies come from: the manager given to the initialiser, or the
-    /// ``LiveTrustManager`` trust updates replace (``init(configuration:liveTrustManager:)``).
+    /// `LiveTrustManager` trust updates replace (``init(configuration:liveTrustManager:)``).
     public let liveTrustManager: LiveTrustManager?
     /// The tables of the manager in force (``SessionTrust``), made again when it is replaced.
     private let trustTables: Locked<SessionTrust>
@@ -74,7 +74,7 @@ public final class Session: Sendable {
     }
 
     /// A session whose per-host policies are those `liveTrustManager` holds at each request:
-    /// when a trust update replaces its manager (``LiveTrustManager/replace(with:)``), new
+    /// when a trust update replaces its manager (`LiveTrustManager.replace(with:)`), new
     /// connections are evaluated under the new policies, and a kept-alive connection accepted
     /// under a replaced one is evaluated again under the new policy before its next request.
     ///

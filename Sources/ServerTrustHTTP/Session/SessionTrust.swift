@@ -2,7 +2,7 @@ import Foundation
 internal import ServerTrust
 
 /// What a session derives from one trust manager: the manager, its generation in the
-/// session's ``LiveTrustManager``, and the tables built from its host policies (signed
+/// session's `LiveTrustManager`, and the tables built from its host policies (signed
 /// responses, client identities). Made once per manager the session sees, so a replaced
 /// manager replaces all of it at once, and a request reads one consistent set.
 final class SessionTrust: Sendable {
