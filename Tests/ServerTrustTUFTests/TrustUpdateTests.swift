@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import ServerTrust
 import ServerTrustHTTP
 import ServerTrustLab
@@ -114,14 +115,16 @@ import Testing
         }
 
         func client(
-            _ session: Session, directory: String, rules: TrustUpdateRules = TrustUpdateRules(), clock: any TUFClock = SystemTUFClock()
+            _ session: Session, directory: String, rules: TrustUpdateRules = TrustUpdateRules(), clock: any TUFClock = SystemTUFClock(),
+            metrics: TestMetrics? = nil
         ) throws -> TrustUpdateClient {
             var configuration = TrustUpdateClient.Configuration(
                 metadataDirectory: directory, initialRoot: try InitialRoot(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: repository + "/root.json")))),
                 repositoryURL: updates.url("", host: TrustUpdateTests.updateHost))
             configuration.rules = rules
             configuration.updater.downloadTimeBudget = .seconds(600)
-            return try TrustUpdateClient(floor: try floor(), configuration: configuration, fetcher: SessionTUFFetcher(session: session), clock: clock)
+            return try TrustUpdateClient(
+                floor: try floor(), configuration: configuration, fetcher: SessionTUFFetcher(session: session), clock: clock, metricsFactory: metrics)
         }
 
         /// A session for the API host reading the client's live manager.
@@ -215,14 +218,15 @@ import Testing
     }
 
     /// A policy that unpins the host is refused without the application's permission (the
-    /// policy in force stays, and the status names the weakening); with `.unpinHosts` it is
+    /// policy in force stays, and the status and the metrics say so); with `.unpinHosts` it is
     /// applied.
     @Test func aWeakeningWithoutPermissionIsRefused() async throws {
         let fixture = try Fixture()
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let metrics = TestMetrics()
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"), metrics: metrics)
         fixture.servedState = 1
         #expect(await client.refresh().lastOutcome == .applied)
         let before = client.liveTrustManager.current
@@ -232,6 +236,10 @@ import Testing
         #expect(status.lastOutcome == .refused)
         #expect(status.refusal?.contains("default validation only") == true, "\(status.refusal ?? "")")
         #expect(client.liveTrustManager.current === before)
+
+        #expect(try metrics.expectCounter("servertrust_trust_updates_total", [("outcome", "applied")]).totalValue == 1)
+        #expect(try metrics.expectCounter("servertrust_trust_updates_total", [("outcome", "refused")]).totalValue == 1)
+        #expect(try metrics.expectGauge("servertrust_trust_update_generation").lastValue == 2)
 
         let permitted = try fixture.client(
             updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.unpinHosts]))

@@ -3,7 +3,13 @@ import FuzzSupport
 import Logging
 import ServerTrust
 
-/// Input: the bytes of a policy file, to `TrustPolicyFile(data:)`.
+/// Input: the bytes of a policy file, to `TrustPolicyFile(data:)` — and the same bytes as the
+/// other two trust-update targets, a deny-list (`KeyDenyList(data:)`) and a JSON Web Key Set
+/// (`SigningKeySet(jwks:)`), which share the policy file's reader.
+///
+/// Properties of the other two: each either loads or throws a `TrustError` `invalidPolicyFile`
+/// naming its file and a line inside it; a loaded deny-list refuses the fixture chain exactly
+/// when it lists one of its keys.
 ///
 /// Properties: a file either loads or throws a `TrustError` with code `invalidPolicyFile` whose
 /// reason starts `policy.json:LINE:` with LINE inside the file (so the error always says where);
@@ -14,6 +20,7 @@ import ServerTrust
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPolicyFile(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = FuzzInput.bytes(start, count)
+    checkTrustUpdateTargets(bytes)
     let policy: TrustPolicyFile
     do {
         policy = try TrustPolicyFile(data: bytes, fileName: "policy.json", logger: quiet)
@@ -44,6 +51,33 @@ public func fuzzPolicyFile(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The deny-list and JWKS readers on the same input.
+private func checkTrustUpdateTargets(_ bytes: [UInt8]) {
+    let lines = bytes.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    func requireNamed(_ error: any Error, _ file: String) {
+        guard let error = error as? TrustError else { fatalError("fuzz invariant broken: \(file) threw a non-TrustError: \(error)") }
+        require(error.code == .invalidPolicyFile, "\(file) was refused with \(error.code): \(error.reason)")
+        require(error.reason.hasPrefix(file + ":"), "the error does not name \(file): \(error.reason)")
+        let digits = error.reason.dropFirst(file.count + 1).prefix { $0.isNumber }
+        require(Int(digits).map { (1...lines).contains($0) } ?? false, "the error's line is not in the file (\(lines) lines): \(error.reason)")
+    }
+    do {
+        let list = try KeyDenyList(data: bytes)
+        if list.certificates.isEmpty {
+            let listed = list.keys.contains(Fixtures.leaf.spkiPin) || list.keys.contains(Fixtures.root.spkiPin)
+            require(listed == (list.deniedEntry(in: [Fixtures.leaf, Fixtures.root]) != nil), "the deny-list's verdict on the fixture chain disagrees with its keys")
+        }
+    } catch {
+        requireNamed(error, "denylist.json")
+    }
+    do {
+        let set = try SigningKeySet(jwks: bytes)
+        require(set.keyIDs.allSatisfy { !$0.isEmpty }, "a JWKS loaded a key with an empty key ID")
+    } catch {
+        requireNamed(error, "jwks.json")
+    }
 }
 
 private let quiet: Logger = {
