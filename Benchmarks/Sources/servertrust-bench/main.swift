@@ -8,6 +8,7 @@ import ServerTrustHTTP
 //
 //   servertrust-bench handshake|keepalive|multi|memory URL --policy P [--cacert F] [--pin …]…
 //                     [--executor loop]   (the workload's tasks prefer Session.taskExecutor)
+//                     [--trust compiled|live] [--deny-list K,C]   (trust updates, TrustSources.swift)
 //   servertrust-bench crl - --crl-dir DIR [--sizes 1000,100000,1000000] [--seconds S]
 //   servertrust-bench lookup - [--seconds S]     (trust manager lookups, 10 / 1,000 / 10,000 patterns)
 //
@@ -33,7 +34,7 @@ runBlocking {
     }
     guard let host = URL(string: options.url)?.host else { Options.fail("bad URL \(options.url)") }
     let policy = try Policies.make(options.policy, pins: options.pins)
-    let session = try Session(configuration: configuration, trustManager: ServerTrustManager(evaluators: [host: policy.evaluator]))
+    let session = try TrustSources.session(options, configuration: configuration, host: host, evaluator: policy.evaluator)
     let url = options.url
     let prepare = policy.prepare
     let request: @Sendable () async throws -> Void = {

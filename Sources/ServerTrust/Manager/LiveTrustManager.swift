@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The ``ServerTrustManager`` in force, replaced as a whole when a trust update arrives.
 ///
 /// A `Session` made with one reads the manager in force for every request: once
@@ -20,12 +22,24 @@ public final class LiveTrustManager: Sendable {
     }
 
     private let state: Locked<State>
+    /// ``generation``, published after the manager it counts (stored under the lock, read
+    /// without it): a reader whose tables are of this generation already needs no lock
+    /// (``publishedGeneration``). An atomic, not a `Mutex`: ThreadSanitizer sees atomics
+    /// (Locked.swift).
+    private let generationCounter = Atomic<UInt64>(1)
 
     /// - Parameter manager: the manager in force until the first replacement (the
     ///   application's compiled-in policy, typically).
     public init(_ manager: ServerTrustManager) {
         state = Locked(State(manager: manager, generation: 1))
     }
+
+    /// The generation in force, read without the lock: a reader that already holds what it
+    /// made from this generation's manager (a `Session`'s tables) uses it as it is, and only
+    /// one that is behind reads ``snapshot``. A replacement is published here after its
+    /// manager is stored, so a reader that sees generation N finds, in ``snapshot``, the
+    /// manager of generation N or a later one.
+    package var publishedGeneration: UInt64 { generationCounter.load(ordering: .acquiring) }
 
     /// The manager in force.
     public var current: ServerTrustManager { state.withLock { $0.manager } }
@@ -45,6 +59,7 @@ public final class LiveTrustManager: Sendable {
         let (generation, observers) = state.withLock { state -> (UInt64, [AsyncStream<UInt64>.Continuation]) in
             state.manager = manager
             state.generation += 1
+            generationCounter.store(state.generation, ordering: .releasing)
             return (state.generation, Array(state.observers.values))
         }
         for observer in observers { observer.yield(generation) }
