@@ -307,7 +307,7 @@ public final class Session: Sendable {
     /// is theirs, else new ones for the new manager (made once, under the lock).
     ///
     /// The live manager's generation is read first, without its lock
-    /// (``LiveTrustManager/publishedGeneration``): while it is the held tables' — every request
+    /// (`LiveTrustManager.publishedGeneration`): while it is the held tables' — every request
     /// but the first after a replacement — one lock, the session's, is all a request takes
     /// (the manager's lock and a retain and release of the manager cost ≈ 150 instructions per
     /// call, four calls per request: docs/PERFORMANCE.md, "Trust updates (#35)").
