@@ -138,7 +138,7 @@ import Testing
         #expect(try await retiring.isWatching())
 
         live.replace(with: try fixture.pinned([fixture.pinA, fixture.pinB]))
-        try await withTimeout { try await retiring.channel.closeFuture.get() }
+        try await wait(for: retiring.channel.closeFuture)
         #expect(!retiring.channel.isActive)
         #expect(retiring.events.retirements == [.init(channelGeneration: 1, currentGeneration: 2)])
         #expect(try await retiring.isWatching() == false)
@@ -198,15 +198,23 @@ import Testing
                 let first = try #require(channels.all.first)
 
                 live.replace(with: try live.current.replacing(denyList: KeyDenyList(keys: [pin])))
-                try await withTimeout { try await first.closeFuture.get() }
+                try await wait(for: first.closeFuture)
 
                 let acceptedBefore = verification.acceptedCount
-                let error = await thrownError { try await greet("b") }
-                let rpcError = try #require(error as? RPCError, "the call succeeded: \(String(describing: error))")
-                #expect(rpcError.code == .unavailable)
-                // The call fails fast ("no subchannel available") and may carry no cause: the
-                // refusal is read from the verification, once the reconnection was evaluated.
-                for _ in 0..<100 where verification.refusedCount == 0 { try await Task.sleep(for: .milliseconds(100)) }
+                // A call may fail fast ("no subchannel available") before the transport has
+                // reconnected, and then carries no cause: call until the reconnection has been
+                // evaluated. Every call must fail; the refusal is read from the verification.
+                var answered: [String] = []
+                for attempt in 0..<50 where verification.refusedCount == 0 {
+                    do {
+                        answered.append(try await greet("b\(attempt)"))
+                    } catch {
+                        let rpcError = try #require(error as? RPCError, "\(error)")
+                        #expect(rpcError.code == .unavailable)
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(answered.isEmpty, "calls were answered after the deny-listing")
                 #expect(verification.lastFailure?.trustError.code == .deniedKey)
                 #expect(verification.lastFailure?.trustError.reason.contains(pin.description) == true)
                 #expect(verification.acceptedCount == acceptedBefore, "a connection was accepted after the deny-listing")
@@ -231,7 +239,7 @@ import Testing
                 }
                 .connect(host: "127.0.0.1", port: port).get()
             defer { channel.close(promise: nil) }
-            try await withTimeout { try await events.handshake.futureResult.get() }
+            try await wait(for: events.handshake.futureResult)
             return (nil, nil)
         } catch {
             return (error as? ServerTrustNIOError, error)
@@ -264,7 +272,7 @@ private struct OpenChannel {
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
-        try await withTimeout { try await events.handshake.futureResult.get() }
+        try await wait(for: events.handshake.futureResult)
         let handler = try await channel.eventLoop.submit {
             NIOLoopBound(try? channel.pipeline.syncOperations.handler(type: PolicyRetirementHandler.self), eventLoop: channel.eventLoop)
         }.get()
@@ -328,21 +336,15 @@ private final class EventRecorder: Sendable {
     }
 }
 
-/// `body`, failing after `seconds` instead of hanging the suite.
-private func withTimeout(seconds: Int = 20, _ body: @escaping @Sendable () async throws -> Void) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            try await body()
-            return true
-        }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return false
-        }
-        let finished = try await group.next() ?? false
-        group.cancelAll()
-        if !finished { throw TimeoutError(seconds: seconds) }
-    }
+/// Waits for `future`, failing after `seconds` instead of hanging the suite (a future's wait
+/// cannot be cancelled, so the timeout fails a promise of its own).
+private func wait(for future: EventLoopFuture<Void>, seconds: Int = 20) async throws {
+    let eventLoop = future.eventLoop
+    let promise = eventLoop.makePromise(of: Void.self)
+    let timeout = eventLoop.scheduleTask(in: .seconds(Int64(seconds))) { promise.fail(TimeoutError(seconds: seconds)) }
+    future.whenComplete { _ in timeout.cancel() }
+    future.cascade(to: promise)
+    try await promise.futureResult.get()
 }
 
 private struct TimeoutError: Error, CustomStringConvertible {
