@@ -19,10 +19,22 @@ public import ServerTrust
 /// connects to one target, shares one among its connections; ``lastFailure`` is then the most
 /// recent failure among them.
 ///
+/// **Trust updates.** The verification is resolved under the manager in force when it is made,
+/// whose generation is ``generation``. When the verifier's `LiveTrustManager` has been replaced
+/// since, the callback resolves the host again under the manager in force for that handshake
+/// (its outcome is recorded here all the same), so a gRPC transport sharing one verification
+/// follows replacements on its new connections. An established channel is not evaluated again:
+/// ``makeRetirementHandler()`` closes it after a replacement.
+///
 /// Thread-safe (its record is behind a lock), hence `Sendable`.
 public final class HostTrustVerification: Sendable {
-    /// The host resolved to its policy, once, as every client path resolves it.
+    /// The host resolved to its policy, once, as every client path resolves it, under the
+    /// manager of ``generation``.
     public let resolved: ResolvedHostPolicy
+    /// The generation of the verifier's `LiveTrustManager` this verification was resolved
+    /// under: compare it with `liveTrustManager.generation` to tell whether a channel set up
+    /// with it predates a replacement (``PolicyRetirementHandler`` does).
+    public let generation: UInt64
     /// The host evaluated, normalised.
     public var host: NormalizedHost { resolved.host }
     /// The pattern of the trust manager that matched, or `nil` when none did and default
@@ -35,6 +47,8 @@ public final class HostTrustVerification: Sendable {
     public var serverHostname: String? { host.isIPAddress ? nil : host.name }
 
     private let verifier: ServerTrustNIOVerifier
+    /// The host as the caller spelled it, to resolve it again after a replacement.
+    private let requestedHost: String
 
     /// How many evaluations ended, and the last failure.
     private struct Record {
@@ -49,8 +63,13 @@ public final class HostTrustVerification: Sendable {
     /// verification was made (``ServerTrustNIOVerifier/addClientHandlers(to:context:host:)``).
     private let contextMeetsFloor: Bool
 
-    init(resolved: ResolvedHostPolicy, verifier: ServerTrustNIOVerifier, contextMeetsFloor: Bool) {
+    init(
+        resolved: ResolvedHostPolicy, generation: UInt64, requestedHost: String, verifier: ServerTrustNIOVerifier,
+        contextMeetsFloor: Bool
+    ) {
         self.resolved = resolved
+        self.generation = generation
+        self.requestedHost = requestedHost
         self.contextMeetsFloor = contextMeetsFloor
         pattern = resolved.pattern?.description
         self.verifier = verifier
@@ -89,17 +108,54 @@ public final class HostTrustVerification: Sendable {
     /// `NIOSSLClientHandler`.
     public func makeGuardHandler() -> ServerTrustGuardHandler { ServerTrustGuardHandler(verification: self) }
 
-    /// Adds ``makeGuardHandler()`` right after the channel's `NIOSSLClientHandler`: for a
-    /// pipeline another library builds, as in grpc-swift-nio-transport's
-    /// `channelDebuggingCallbacks.onCreateTCPConnection`.
+    /// A ``PolicyRetirementHandler`` that closes the channel once the verifier's
+    /// `LiveTrustManager` moves past ``generation``; add it after the guard handler, on a
+    /// channel set up with this verification when it was made (per connection, as
+    /// `ServerTrustNIOVerifier.addClientHandlers(to:context:host:)` does).
+    public func makeRetirementHandler() -> PolicyRetirementHandler {
+        PolicyRetirementHandler(liveTrustManager: verifier.liveTrustManager, generation: generation)
+    }
+
+    /// Adds ``makeGuardHandler()`` right after the channel's `NIOSSLClientHandler`, and a
+    /// ``PolicyRetirementHandler`` after it: for a pipeline another library builds, as in
+    /// grpc-swift-nio-transport's `channelDebuggingCallbacks.onCreateTCPConnection`.
+    ///
+    /// The same as ``addGuardHandler(to:retireOnPolicyChange:)`` with `retireOnPolicyChange: true`.
     ///
     /// - Returns: a future that fails — failing the connection — when the pipeline has no
     ///   `NIOSSLClientHandler` (a plaintext transport, which nothing here could verify).
     public func addGuardHandler(to channel: any Channel) -> EventLoopFuture<Void> {
+        addGuardHandler(to: channel, retireOnPolicyChange: true)
+    }
+
+    /// Adds ``makeGuardHandler()`` right after the channel's `NIOSSLClientHandler` and, with
+    /// `retireOnPolicyChange`, a ``PolicyRetirementHandler`` after it.
+    ///
+    /// Call it as the channel is set up, before its handshake (grpc-swift-nio-transport's
+    /// `onCreateTCPConnection` is called so). The retirement handler closes the channel once the
+    /// verifier's `LiveTrustManager` moves past the generation in force at this call — the
+    /// handshake, which comes later, is evaluated under that manager or a newer one, since the
+    /// callback resolves the host again after a replacement. A gRPC transport then reconnects,
+    /// and the new connection is evaluated under the manager in force. Without it, a connection
+    /// of the transport keeps the evaluation of its handshake until it is closed (the trade-off
+    /// of ``ServerTrustNIOVerifier/addClientHandlers(to:context:host:retireOnPolicyChange:)``).
+    ///
+    /// - Returns: a future that fails — failing the connection — when the pipeline has no
+    ///   `NIOSSLClientHandler` (a plaintext transport, which nothing here could verify).
+    public func addGuardHandler(to channel: any Channel, retireOnPolicyChange: Bool) -> EventLoopFuture<Void> {
+        let live = verifier.liveTrustManager
         @Sendable func add() throws {
             let pipeline = channel.pipeline.syncOperations
             let tls = try pipeline.handler(type: NIOSSLClientHandler.self)
-            try pipeline.addHandler(makeGuardHandler(), position: .after(tls))
+            let guardHandler = makeGuardHandler()
+            try pipeline.addHandler(guardHandler, position: .after(tls))
+            if retireOnPolicyChange {
+                // A transport shares this verification among its connections, and the callback
+                // evaluates each handshake under the manager in force: the generation to watch
+                // is the one in force now, before this channel's handshake.
+                let retirement = PolicyRetirementHandler(liveTrustManager: live, generation: live.generation)
+                try pipeline.addHandler(retirement, position: .after(guardHandler))
+            }
         }
         guard channel.eventLoop.inEventLoop else { return channel.eventLoop.submit(add) }
         return channel.eventLoop.makeCompletedFuture(Result(catching: add))
@@ -114,11 +170,15 @@ public final class HostTrustVerification: Sendable {
 
     /// Evaluates the presented certificates (leaf first, as sent) for ``host``, recording the outcome.
     func evaluate(_ certificates: [NIOSSLCertificate]) -> Result<VerificationMetadata, ServerTrustNIOError> {
-        let result = Result { () throws(ServerTrustNIOError) -> VerificationMetadata in
-            do throws(TrustError) {
-                return try evaluateOrThrow(certificates)
-            } catch {
-                throw ServerTrustNIOError(trustError: error, host: host.name, pattern: pattern, evaluator: evaluator.name)
+        let result = policyInForce().flatMap { inForce in
+            let (policy, contextMeetsFloor) = inForce
+            return Result { () throws(ServerTrustNIOError) -> VerificationMetadata in
+                do throws(TrustError) {
+                    return try evaluateOrThrow(certificates, under: policy, contextMeetsFloor: contextMeetsFloor)
+                } catch {
+                    throw ServerTrustNIOError(
+                        trustError: error, host: host.name, pattern: policy.pattern?.description, evaluator: policy.evaluator.name)
+                }
             }
         }
         record.withLock { record in
@@ -132,7 +192,25 @@ public final class HostTrustVerification: Sendable {
         return result
     }
 
-    private func evaluateOrThrow(_ certificates: [NIOSSLCertificate]) throws(TrustError) -> VerificationMetadata {
+    /// The host's policy for a handshake now: ``resolved`` while the verifier's manager is the
+    /// one of ``generation``; after a replacement, the host resolved again under the manager in
+    /// force (a host it no longer allows fails, as ``ServerTrustNIOVerifier/verification(forHost:)``
+    /// would). The context was checked against ``resolved``'s floor only: a TLS 1.3 floor of the
+    /// new policy is confirmed only when the old one was TLS 1.3 too (the context then allows
+    /// nothing less).
+    private func policyInForce() -> Result<(ResolvedHostPolicy, Bool), ServerTrustNIOError> {
+        guard verifier.liveTrustManager.generation != generation else { return .success((resolved, contextMeetsFloor)) }
+        let floorChecked = contextMeetsFloor && resolved.policy.minimumTLSVersion > .tls12
+        return Result { () throws(ServerTrustNIOError) -> (ResolvedHostPolicy, Bool) in
+            let fresh = try verifier.verification(forHost: requestedHost, contextMeetsFloor: floorChecked)
+            return (fresh.resolved, fresh.contextMeetsFloor)
+        }
+    }
+
+    private func evaluateOrThrow(
+        _ certificates: [NIOSSLCertificate], under resolved: ResolvedHostPolicy, contextMeetsFloor: Bool
+    ) throws(TrustError) -> VerificationMetadata {
+        let evaluator = resolved.evaluator
         guard !certificates.isEmpty else {
             throw TrustError(.noCertificates, "The server for \(host) presented no certificate.", host: host.name)
         }

@@ -61,11 +61,24 @@ public import ServerTrust
 ///   afterwards (HTTP/1.1 keep-alive requests, HTTP/2 streams) rides the evaluation of its
 ///   handshake: never send requests for another host over it.
 ///
+/// **Trust updates.** Made with a `LiveTrustManager`
+/// (``init(liveTrustManager:anchors:revocationFetcher:validationOptions:stapledOCSPHandling:counters:logger:)``),
+/// the verifier follows its replacements: ``verification(forHost:)`` resolves the host under the
+/// manager in force when it is called (``addClientHandlers(to:context:host:)`` calls it for each
+/// connection), and a handshake made after a replacement is evaluated under the manager in force
+/// then. A channel already established keeps the evaluation of its handshake: a
+/// ``PolicyRetirementHandler`` closes it once the manager is replaced
+/// (``addClientHandlers(to:context:host:)`` adds one).
+///
 /// Immutable, hence `Sendable`: share one verifier between event loops and connections; make a
 /// ``HostTrustVerification`` per connection (``addClientHandlers(to:context:host:)`` does).
 public final class ServerTrustNIOVerifier: Sendable {
-    /// The per-host evaluators.
-    public let trustManager: ServerTrustManager
+    /// The per-host evaluators: the manager in force (``liveTrustManager``'s `current`) when
+    /// read.
+    public var trustManager: ServerTrustManager { liveTrustManager.current }
+    /// The manager in force and its replacements; a verifier made with a `ServerTrustManager`
+    /// holds it in one of its own, which nothing else replaces.
+    public let liveTrustManager: LiveTrustManager
     /// The anchors chains are validated against (the system bundle by default).
     public let anchors: TrustAnchors
     /// The fetcher live OCSP and CRL checks use when their evaluator has none of its own;
@@ -103,7 +116,7 @@ public final class ServerTrustNIOVerifier: Sendable {
     ///   - logger: where evaluations are logged; default `TrustLogging.defaultLogger` (label `servertrust`).
     /// - Throws: `TrustError` `.unreadableInput` when `anchors` is `nil` and no
     ///   system CA bundle is found.
-    public init(
+    public convenience init(
         trustManager: ServerTrustManager,
         anchors: TrustAnchors? = nil,
         revocationFetcher: (any RevocationFetcher)? = nil,
@@ -112,7 +125,34 @@ public final class ServerTrustNIOVerifier: Sendable {
         counters: TrustCounters = TrustCounters(),
         logger: Logger = TrustLogging.defaultLogger
     ) throws {
-        self.trustManager = trustManager
+        try self.init(
+            liveTrustManager: LiveTrustManager(trustManager), anchors: anchors, revocationFetcher: revocationFetcher,
+            validationOptions: validationOptions, stapledOCSPHandling: stapledOCSPHandling, counters: counters, logger: logger)
+    }
+
+    /// A verifier that follows the replacements of `liveTrustManager`: each
+    /// ``verification(forHost:)`` resolves the host under the manager in force, each handshake
+    /// is evaluated under the manager in force, and ``PolicyRetirementHandler`` closes the
+    /// channels established under a replaced one.
+    ///
+    /// - Parameters:
+    ///   - liveTrustManager: the manager in force and its replacements (a trust update calls
+    ///     its `replace(with:)`).
+    ///   - anchors, revocationFetcher, validationOptions, stapledOCSPHandling, counters, logger:
+    ///     as in ``init(trustManager:anchors:revocationFetcher:validationOptions:stapledOCSPHandling:counters:logger:)``;
+    ///     they are not replaced with the manager.
+    /// - Throws: `TrustError` `.unreadableInput` when `anchors` is `nil` and no
+    ///   system CA bundle is found.
+    public init(
+        liveTrustManager: LiveTrustManager,
+        anchors: TrustAnchors? = nil,
+        revocationFetcher: (any RevocationFetcher)? = nil,
+        validationOptions: PathValidationOptions = PathValidationOptions(),
+        stapledOCSPHandling: StapledOCSPHandling = .failClosed,
+        counters: TrustCounters = TrustCounters(),
+        logger: Logger = TrustLogging.defaultLogger
+    ) throws {
+        self.liveTrustManager = liveTrustManager
         let anchors = try anchors ?? TrustAnchors.system()
         self.anchors = anchors
         self.revocationFetcher = revocationFetcher
@@ -125,7 +165,8 @@ public final class ServerTrustNIOVerifier: Sendable {
         queue = DispatchQueue(label: "ServerTrustNIO.evaluation", qos: .userInitiated, attributes: .concurrent)
     }
 
-    /// The verification of one host: its evaluator, chosen now, and the callback and SNI name
+    /// The verification of one host: its evaluator, chosen now under the manager in force (its
+    /// ``HostTrustVerification/generation`` is that manager's), and the callback and SNI name
     /// for swift-nio-ssl.
     ///
     /// - Parameter host: the DNS name or IP address the connection is meant for, as in a URL
@@ -141,11 +182,14 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// - Parameter contextMeetsFloor: whether the caller checked the TLS context against the
     ///   host policy's floor (``addClientHandlers(to:context:host:)`` does); without it, a floor
     ///   above TLS 1.2 cannot be confirmed and every evaluation is refused.
-    private func verification(forHost host: String, contextMeetsFloor: Bool) throws(ServerTrustNIOError) -> HostTrustVerification {
+    func verification(forHost host: String, contextMeetsFloor: Bool) throws(ServerTrustNIOError) -> HostTrustVerification {
         let name = NormalizedHost(host)
+        // The manager and its generation read together: the verification records which
+        // manager it was resolved under, for PolicyRetirementHandler.
+        let (manager, generation) = liveTrustManager.snapshot
         let resolved: ResolvedHostPolicy
         do {
-            resolved = try trustManager.resolve(host: name.name)
+            resolved = try manager.resolve(host: name.name)
         } catch let error as TrustError {
             throw ServerTrustNIOError(trustError: error, host: name.name, pattern: nil, evaluator: nil)
         } catch {
@@ -166,11 +210,18 @@ public final class ServerTrustNIOVerifier: Sendable {
                     evaluator: evaluator.name, host: name.name),
                 host: name.name, pattern: pattern, evaluator: evaluator.name)
         }
-        return HostTrustVerification(resolved: resolved, verifier: self, contextMeetsFloor: contextMeetsFloor)
+        return HostTrustVerification(
+            resolved: resolved, generation: generation, requestedHost: host, verifier: self, contextMeetsFloor: contextMeetsFloor)
     }
 
     /// Adds a `NIOSSLClientHandler` that verifies the server with this verifier for `host`,
-    /// and a ``ServerTrustGuardHandler`` right after it: the one call a channel initializer needs.
+    /// a ``ServerTrustGuardHandler`` right after it, and a ``PolicyRetirementHandler`` after
+    /// that: the one call a channel initializer needs.
+    ///
+    /// The same as ``addClientHandlers(to:context:host:retireOnPolicyChange:)`` with
+    /// `retireOnPolicyChange: true`: once ``liveTrustManager`` is replaced, the channel is closed
+    /// (whatever the new manager says of its server), so that no channel keeps serving under a
+    /// policy that is no longer in force.
     ///
     /// The host is given once: the handler's SNI name (`serverHostname`) and the name evaluated
     /// are both derived from it, so they cannot disagree. An IP address is evaluated against the
@@ -194,6 +245,33 @@ public final class ServerTrustNIOVerifier: Sendable {
     @discardableResult
     public func addClientHandlers(
         to pipeline: ChannelPipeline.SynchronousOperations, context: NIOSSLContext, host: String
+    ) throws -> HostTrustVerification {
+        try addClientHandlers(to: pipeline, context: context, host: host, retireOnPolicyChange: true)
+    }
+
+    /// Adds a `NIOSSLClientHandler` that verifies the server with this verifier for `host`,
+    /// a ``ServerTrustGuardHandler`` right after it, and, with `retireOnPolicyChange`, a
+    /// ``PolicyRetirementHandler`` after the guard.
+    ///
+    /// The trade-off of `retireOnPolicyChange`: with it (the default of
+    /// ``addClientHandlers(to:context:host:)``), every channel set up before a replacement of
+    /// ``liveTrustManager`` is closed when it happens — requests in flight on it fail and the
+    /// application reconnects (the new handshake is evaluated under the new manager), even when
+    /// the new manager would still accept its server. Without it, an established channel keeps
+    /// the evaluation of its handshake until it is closed: a key deny-listed or a pin withdrawn
+    /// by the update goes on serving there. Pass `false` only for channels that live briefly or
+    /// that you retire yourself (compare ``HostTrustVerification/generation`` with
+    /// `liveTrustManager.generation`, or watch `liveTrustManager.changes()`).
+    ///
+    /// - Parameters:
+    ///   - pipeline, context, host: as in ``addClientHandlers(to:context:host:)``.
+    ///   - retireOnPolicyChange: whether to close the channel once the manager it was set up
+    ///     under is replaced.
+    /// - Returns: the host's verification.
+    /// - Throws: as ``addClientHandlers(to:context:host:)``.
+    @discardableResult
+    public func addClientHandlers(
+        to pipeline: ChannelPipeline.SynchronousOperations, context: NIOSSLContext, host: String, retireOnPolicyChange: Bool
     ) throws -> HostTrustVerification {
         // The context is checked against the host's floor below, before any handler is added.
         let verification = try self.verification(forHost: host, contextMeetsFloor: true)
@@ -225,7 +303,11 @@ public final class ServerTrustNIOVerifier: Sendable {
         let handler = try NIOSSLClientHandler(
             context: context, serverHostname: verification.serverHostname,
             customVerificationCallbackWithMetadata: verification.callback)
-        try pipeline.addHandlers([handler, verification.makeGuardHandler()])
+        if retireOnPolicyChange {
+            try pipeline.addHandlers([handler, verification.makeGuardHandler(), verification.makeRetirementHandler()])
+        } else {
+            try pipeline.addHandlers([handler, verification.makeGuardHandler()])
+        }
         return verification
     }
 
