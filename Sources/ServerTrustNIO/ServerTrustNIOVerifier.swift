@@ -138,9 +138,15 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// - Parameters:
     ///   - liveTrustManager: the manager in force and its replacements (a trust update calls
     ///     its `replace(with:)`).
-    ///   - anchors, revocationFetcher, validationOptions, stapledOCSPHandling, counters, logger:
-    ///     as in ``init(trustManager:anchors:revocationFetcher:validationOptions:stapledOCSPHandling:counters:logger:)``;
-    ///     they are not replaced with the manager.
+    ///   - anchors: the trust anchors; default `nil`, the system CA bundle (not replaced with
+    ///     the manager, nor are the other settings below).
+    ///   - revocationFetcher: for live OCSP and CRL queries of evaluators that have no fetcher of
+    ///     their own; default `nil`.
+    ///   - validationOptions: path validation options; default `PathValidationOptions()`.
+    ///   - stapledOCSPHandling: what to do with staple-only revocation policies; default
+    ///     ``StapledOCSPHandling/failClosed``.
+    ///   - counters: where evaluations are counted; default a fresh set.
+    ///   - logger: where evaluations are logged; default `TrustLogging.defaultLogger`.
     /// - Throws: `TrustError` `.unreadableInput` when `anchors` is `nil` and no
     ///   system CA bundle is found.
     public init(
@@ -264,7 +270,9 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// `liveTrustManager.generation`, or watch `liveTrustManager.changes()`).
     ///
     /// - Parameters:
-    ///   - pipeline, context, host: as in ``addClientHandlers(to:context:host:)``.
+    ///   - pipeline: the channel's pipeline, as in ``addClientHandlers(to:context:host:)``.
+    ///   - context: the TLS context, as there.
+    ///   - host: the host the channel is for, as there.
     ///   - retireOnPolicyChange: whether to close the channel once the manager it was set up
     ///     under is replaced.
     /// - Returns: the host's verification.
