@@ -124,13 +124,43 @@ public final class TrustUpdateClient: Sendable {
         self.clock = clock
         self.logger = logger
         self.metricsFactory = metricsFactory
-        liveTrustManager = LiveTrustManager(floor)
+        switch configuration.rules.beforeFirstUpdate {
+        case .useFloor:
+            liveTrustManager = LiveTrustManager(floor)
+        case .refuseConnections:
+            liveTrustManager = LiveTrustManager(try Self.refusing(floor))
+            state.withLock { $0.status.inForce = .refusingUntilFirstUpdate }
+        }
         let store = try MetadataStore(directory: configuration.metadataDirectory)
         // The targets cache, beside the metadata and as private (MetadataStore makes 0700).
         _ = try MetadataStore(directory: configuration.metadataDirectory + "/targets")
         if let initialRoot = configuration.initialRoot { _ = try store.installInitialRoot(initialRoot) }
         guard store.read("root.json") != nil else {
             throw TUFError(.storeFailure, "no trusted root in \(configuration.metadataDirectory) and no initial root given")
+        }
+    }
+
+    /// The floor's patterns, each refusing its hosts until a delivered policy is applied;
+    /// unmatched hosts refused too.
+    private static func refusing(_ floor: ServerTrustManager) throws(TUFError) -> ServerTrustManager {
+        do {
+            return try ServerTrustManager(
+                policies: Dictionary(uniqueKeysWithValues: floor.policies.map { ($0.pattern.description, HostPolicy(evaluator: UntilFirstUpdate())) }),
+                allHostsMustBeEvaluated: true, denyList: floor.denyList)
+        } catch {
+            throw TUFError(
+                .invalidState, "beforeFirstUpdate is refuseConnections, and the floor names no host pattern to refuse: \(error)")
+        }
+    }
+
+    /// The evaluator of ``TrustUpdateRules/BeforeFirstUpdate/refuseConnections``.
+    struct UntilFirstUpdate: ServerTrustEvaluating {
+        var name: String { "UntilFirstUpdate" }
+        func evaluate(_ trust: PeerTrust, forHost host: String) throws {
+            throw TrustError(
+                .noEvaluatorForHost,
+                "No trust update has been applied yet, and TrustUpdateRules.beforeFirstUpdate refuses connections until one is.",
+                evaluator: name, host: host)
         }
     }
 
@@ -141,7 +171,9 @@ public final class TrustUpdateClient: Sendable {
     public var signingKeys: SigningKeySet { state.withLock { $0.applied.signingKeys } }
 
     /// The delivered policy in force, or nil when the floor alone is.
-    public var deliveredPolicy: TrustPolicyFile? { state.withLock { $0.status.inForce == .delivered || $0.status.inForce == .deliveredPolicyExpired || $0.status.inForce == .deliveredMetadataExpired ? $0.applied.policy : nil } }
+    public var deliveredPolicy: TrustPolicyFile? {
+        state.withLock { [.delivered, .deliveredPolicyExpired, .deliveredMetadataExpired].contains($0.status.inForce) ? $0.applied.policy : nil }
+    }
 
     private var targetDirectory: String { configuration.metadataDirectory + "/targets" }
 
@@ -214,22 +246,33 @@ public final class TrustUpdateClient: Sendable {
 
     /// Reads the targets through `updater` (downloading what is not cached when `downloading`)
     /// and applies them.
-    private func apply(from updater: Updater, downloading: Bool) async throws {
+    ///
+    /// Written without a nested async function or a generic `rethrows` helper: Swift 6.3's
+    /// optimiser crashed splitting this coroutine when it had them (`swift build -c release`).
+    private func apply(from updater: Updater, downloading: Bool) async throws(TUFError) {
         let metadataExpires = await updater.trustedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) }
         let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
-        func bytes(of name: String, required: Bool) async throws -> [UInt8]? {
-            guard let info = try await updater.targetInfo(name) else {
-                if required { throw TUFError(.targetNotFound, "\(name) is not in the repository") }
-                return nil
-            }
-            if let cached = updater.cachedTarget(info, in: targetDirectory) { return cached }
-            guard downloading else { throw TUFError(.storeFailure, "\(name) is not in the local cache") }
-            return try await updater.downloadTarget(info, to: targetDirectory)
+        guard let policyBytes = try await targetBytes(configuration.policyTarget, from: updater, downloading: downloading) else {
+            throw TUFError(.targetNotFound, "\(configuration.policyTarget) is not in the repository")
         }
-        let policyBytes = try await bytes(of: configuration.policyTarget, required: true)!
-        let denyListBytes = try await configuration.denyListTarget.asyncMap { try await bytes(of: $0, required: false) } ?? nil
-        let jwksBytes = try await configuration.signingKeysTarget.asyncMap { try await bytes(of: $0, required: false) } ?? nil
+        var denyListBytes: [UInt8]?
+        if let name = configuration.denyListTarget {
+            denyListBytes = try await targetBytes(name, from: updater, downloading: downloading)
+        }
+        var jwksBytes: [UInt8]?
+        if let name = configuration.signingKeysTarget {
+            jwksBytes = try await targetBytes(name, from: updater, downloading: downloading)
+        }
         apply(policy: policyBytes, denyList: denyListBytes, jwks: jwksBytes, metadataExpires: metadataExpires, targetsVersion: targetsVersion)
+    }
+
+    /// The verified bytes of target `name`: the cached copy when its length and hashes match
+    /// the trusted metadata, else a download (when `downloading`); nil when no role lists it.
+    private func targetBytes(_ name: String, from updater: Updater, downloading: Bool) async throws(TUFError) -> [UInt8]? {
+        guard let info = try await updater.targetInfo(name) else { return nil }
+        if let cached = updater.cachedTarget(info, in: targetDirectory) { return cached }
+        guard downloading else { throw TUFError(.storeFailure, "\(name) is not in the local cache") }
+        return try await updater.downloadTarget(info, to: targetDirectory)
     }
 
     private func apply(policy policyBytes: [UInt8], denyList denyListBytes: [UInt8]?, jwks jwksBytes: [UInt8]?, metadataExpires: Date?, targetsVersion: Int64?) {
@@ -319,8 +362,11 @@ public final class TrustUpdateClient: Sendable {
         }
         guard next != inForce else { return }
         if next == .floorMetadataExpired || next == .floorPolicyExpired {
-            // The floor, with the delivered deny-list: reverting never un-refuses a key.
-            let manager = (try? PolicyFloor.manager(floor: floor, delivered: nil, denyList: denyList, permissions: [])) ?? floor
+            // The floor, with the delivered deny-list: reverting never un-refuses a key. Under
+            // beforeFirstUpdate = refuseConnections the floor is not a policy to connect under,
+            // so the state before the first update comes back instead: every host refused.
+            let withDenyList = (try? PolicyFloor.manager(floor: floor, delivered: nil, denyList: denyList, permissions: [])) ?? floor
+            let manager = configuration.rules.beforeFirstUpdate == .refuseConnections ? (try? Self.refusing(withDenyList)) ?? withDenyList : withDenyList
             let generation = liveTrustManager.replace(with: manager)
             state.withLock { state in
                 state.status.inForce = next
@@ -367,13 +413,6 @@ public final class TrustUpdateClient: Sendable {
         Gauge(label: "servertrust_trust_update_generation", factory: factory).record(Int64(clamping: status.generation))
         Gauge(label: "servertrust_trust_update_consecutive_failures", factory: factory).record(status.consecutiveFailures)
         Gauge(label: "servertrust_trust_update_in_force", dimensions: [("state", status.inForce.rawValue)], factory: factory).record(1)
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }
 

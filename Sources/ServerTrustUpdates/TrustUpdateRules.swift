@@ -57,20 +57,37 @@ public struct TrustUpdateRules: Sendable {
         case keepAppliedPolicy
     }
 
+    /// What is in force before any delivered policy has been applied or restored (the first
+    /// start, with the repository unreachable).
+    public enum BeforeFirstUpdate: Sendable, Hashable {
+        /// The floor (default): the compiled-in policy is the application's own, and governs
+        /// until a delivered one is applied.
+        case useFloor
+        /// Every connection is refused (`TrustError.Code.noEvaluatorForHost`, naming this
+        /// rule) until a delivered policy is applied or restored: for an application whose
+        /// compiled-in pins are placeholders, or that must never talk to a host under a policy
+        /// older than the repository's. The floor's host patterns stay (so a refusal names the
+        /// host's pattern); hosts they do not match are refused too.
+        case refuseConnections
+    }
+
     public var permissions: Permissions
     public var whenPolicyExpires: PolicyExpiry
     public var whenMetadataExpires: MetadataExpiry
+    public var beforeFirstUpdate: BeforeFirstUpdate
 
     /// - Parameters:
     ///   - permissions: weakenings allowed; default none.
     ///   - whenPolicyExpires: default ``PolicyExpiry/revertToFloor``.
     ///   - whenMetadataExpires: default ``MetadataExpiry/revertToFloor``.
+    ///   - beforeFirstUpdate: default ``BeforeFirstUpdate/useFloor``.
     public init(
         permissions: Permissions = [], whenPolicyExpires: PolicyExpiry = .revertToFloor,
-        whenMetadataExpires: MetadataExpiry = .revertToFloor
+        whenMetadataExpires: MetadataExpiry = .revertToFloor, beforeFirstUpdate: BeforeFirstUpdate = .useFloor
     ) {
         self.permissions = permissions
         self.whenPolicyExpires = whenPolicyExpires
         self.whenMetadataExpires = whenMetadataExpires
+        self.beforeFirstUpdate = beforeFirstUpdate
     }
 }

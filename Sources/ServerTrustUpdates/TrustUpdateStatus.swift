@@ -7,6 +7,9 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     public enum InForce: String, Sendable, Codable, Hashable {
         /// The compiled-in floor: no update was ever applied (or none could be restored).
         case floorNoUpdateYet
+        /// Every connection refused: no update was ever applied, and the rules say
+        /// ``TrustUpdateRules/BeforeFirstUpdate/refuseConnections``.
+        case refusingUntilFirstUpdate
         /// A delivered policy, over the floor.
         case delivered
         /// The floor, because the delivered policy's own `expires` date passed

@@ -318,6 +318,27 @@ import Testing
         }
     }
 
+    /// `beforeFirstUpdate: .refuseConnections`: until a delivered policy is applied, the API
+    /// host is refused (naming the rule) although the floor pins its key; then it is accepted.
+    @Test func beforeTheFirstUpdateConnectionsAreRefusedWhenTheRulesSaySo() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(
+            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(beforeFirstUpdate: .refuseConnections))
+        let session = try fixture.apiSession(client)
+        defer { session.shutdown() }
+        #expect(client.status.inForce == .refusingUntilFirstUpdate)
+        let refused = await Self.result(session, fixture.apiURL())
+        #expect(Self.trustCode(refused) == .noEvaluatorForHost, "\(refused)")
+        #expect("\(refused)".contains("beforeFirstUpdate"), "\(refused)")
+
+        fixture.servedState = 0
+        #expect(await client.refresh().lastOutcome == .applied)
+        #expect(try await Self.result(session, fixture.apiURL()).get().trust.isTrusted)
+    }
+
     /// A delivered policy's own `expires` passes: the floor is back (the default).
     @Test func anExpiredPolicyRevertsToTheFloor() async throws {
         let fixture = try Fixture()
