@@ -17,6 +17,8 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
             case staleRequestTime, bodyMismatch
             case missingChallenge, malformedChallenge, malformedKey, malformedIntermediateCertificate
             case keyMismatch, invalidConfiguration, openSSLFailure
+            case missingComponent, absentComponent, unknownKey, algorithmMismatch, unsupportedAlgorithm
+            case expiredSignature, notYetValidSignature, digestMismatch
         }
 
         private let base: Base
@@ -53,6 +55,32 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
         public static let staleRequestTime = Code(.staleRequestTime)
         /// The body is not the one the server signed.
         public static let bodyMismatch = Code(.bodyMismatch)
+
+        // RFC 9421 verification (docs/SIGNED_RESPONSES.md, "RFC 9421 profile"): besides
+        // missingSignature, malformedSignature, nonceMismatch, badSignature, replayedResponse and
+        // bodyMismatch above.
+
+        /// The signature that answers this request does not cover a component the host's policy
+        /// requires (`@status`, a request binding, `content-digest`, or a field the response has
+        /// such as `content-encoding`).
+        public static let missingComponent = Code(.missingComponent)
+        /// The signature covers a field or derived component the message does not have (a
+        /// `content-encoding` stripped on the way), or one this verifier cannot resolve.
+        public static let absentComponent = Code(.absentComponent)
+        /// The signature's `keyid` names no key of the configured key set.
+        public static let unknownKey = Code(.unknownKey)
+        /// The signature's `alg` does not fit its key's type.
+        public static let algorithmMismatch = Code(.algorithmMismatch)
+        /// The algorithm is not one this verifier accepts (`hmac-sha256` without an explicit
+        /// shared secret, `rsa-v1_5-sha256`, an unknown name).
+        public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
+        /// The signature's `expires` has passed, or its `created` is older than the window.
+        public static let expiredSignature = Code(.expiredSignature)
+        /// The signature's `created` lies in the future beyond the clock-skew allowance.
+        public static let notYetValidSignature = Code(.notYetValidSignature)
+        /// The `Content-Digest` field is malformed or names no algorithm this verifier checks
+        /// (`sha-256`, `sha-512`); a digest that does not match the body is ``bodyMismatch``.
+        public static let digestMismatch = Code(.digestMismatch)
 
         // Signing and configuration.
 
@@ -120,6 +148,14 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
     public static let keyMismatch = ResponseSignatureError(.keyMismatch, "")
     public static let invalidConfiguration = ResponseSignatureError(.invalidConfiguration, "")
     public static let openSSLFailure = ResponseSignatureError(.openSSLFailure, "")
+    public static let missingComponent = ResponseSignatureError(.missingComponent, "")
+    public static let absentComponent = ResponseSignatureError(.absentComponent, "")
+    public static let unknownKey = ResponseSignatureError(.unknownKey, "")
+    public static let algorithmMismatch = ResponseSignatureError(.algorithmMismatch, "")
+    public static let unsupportedAlgorithm = ResponseSignatureError(.unsupportedAlgorithm, "")
+    public static let expiredSignature = ResponseSignatureError(.expiredSignature, "")
+    public static let notYetValidSignature = ResponseSignatureError(.notYetValidSignature, "")
+    public static let digestMismatch = ResponseSignatureError(.digestMismatch, "")
 
     public var description: String {
         var text = "Response signature: " + reason

@@ -19,7 +19,7 @@ public final class SignaturePublicKey: @unchecked Sendable {
 
     /// The key's type.
     public let kind: Kind
-    private let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
     private init(takingOwnership pointer: OpaquePointer, kind: Kind) {
         self.pointer = pointer
