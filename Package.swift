@@ -249,6 +249,8 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            // rfc9421_peer.py, the Python RFC 9421 peer the interop tests run (from the source tree).
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         // Runs the built `servertrust` binary against in-process servers; depending on the

@@ -21,11 +21,18 @@ case "$curl_backend" in
     *OpenSSL*) ;;
     *) echo "setup: libcurl's TLS backend is '$curl_backend', ServerTrust needs OpenSSL (libcurl4-openssl-dev)" >&2; exit 1 ;;
 esac
-# python-tuf, pinned, in .venv-tuf (gitignored): ServerTrustTUFTests build their repositories
-# with it. PyPI is the only network access this needs.
+# Python test peers, pinned, in .venv-tuf (gitignored): ServerTrustTUFTests build their
+# repositories with python-tuf, and ServerTrustHTTPTests run
+# Tests/ServerTrustHTTPTests/Fixtures/rfc9421_peer.py (http-message-signatures) as the
+# RFC 9421/9530 interop peer. PyPI is the only network access this needs.
 venv=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv-tuf
-tuf_requirements=(tuf==7.0.1 "securesystemslib[crypto]==1.6.0" cryptography==50.0.2)
-if ! "$venv/bin/python" -c "import tuf, cryptography; assert tuf.__version__ == '7.0.1'" 2>/dev/null; then
+tuf_requirements=(tuf==7.0.1 "securesystemslib[crypto]==1.6.0" cryptography==50.0.2
+    http-message-signatures==3.0.0 http-sf==1.5.0)
+if ! "$venv/bin/python" -c "
+import importlib.metadata as m, tuf, cryptography, http_sf, http_message_signatures
+assert tuf.__version__ == '7.0.1'
+assert m.version('http-message-signatures') == '3.0.0' and m.version('http-sf') == '1.5.0'
+" 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "${tuf_requirements[@]}"
 fi

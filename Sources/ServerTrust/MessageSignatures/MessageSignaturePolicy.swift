@@ -78,6 +78,12 @@ public struct MessageSignaturePolicy: Sendable {
         label = "sig"
     }
 
+    /// The RFC 9421 algorithm a key of `kind` signs and verifies with: `ed25519`,
+    /// `ecdsa-p256-sha256` or `rsa-pss-sha512`.
+    public static func algorithmName(for kind: SignaturePublicKey.Kind) -> String {
+        MessageSignatureVerifier.algorithm(for: kind).name
+    }
+
     /// `@status`, `@method;req`, `@authority;req`, `@path;req`, `@query;req`.
     public static let defaultRequiredComponents: [MessageComponent] = [
         .status, .requestMethod, .requestAuthority, .requestPath, .requestQuery,

@@ -80,6 +80,29 @@ public struct SigningKeySet: Sendable {
         self.keys = keys
     }
 
+    /// A JWKS document (`{"keys":[…]}`) of public keys, one JSON Web Key per line, in the
+    /// order given: what `servertrust keys create-jwk` writes and a trust update publishes as
+    /// `jwks.json`. Read back by ``init(jwks:fileName:)``.
+    /// - Parameter keys: key IDs with their public keys.
+    public static func jwksDocument(_ keys: [(keyID: String, key: SignaturePublicKey)]) -> String {
+        func quoted(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let lines = keys.map { entry in
+            "    {" + entry.key.jsonWebKey(keyID: entry.keyID).map { quoted($0.name) + ": " + quoted($0.value) }.joined(separator: ", ") + "}"
+        }
+        return "{\"keys\": [\n" + lines.joined(separator: ",\n") + "\n]}\n"
+    }
+
     /// RFC 4648 §5, without padding (padding tolerated).
     static func base64URLDecode(_ text: String) -> [UInt8]? {
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

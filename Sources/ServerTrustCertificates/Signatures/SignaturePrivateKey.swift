@@ -154,6 +154,13 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
 }
 
 extension SignaturePublicKey {
+    /// The key as a PEM `PUBLIC KEY` block (SubjectPublicKeyInfo).
+    public var pemRepresentation: String {
+        let pem = withMemoryBIO { PEM_write_bio_PUBKEY($0, pointer) == 1 }
+        guard let pem else { preconditionFailure("OpenSSL cannot write a public key as PEM: \(drainOpenSSLErrors())") }
+        return String(decoding: pem, as: UTF8.self)
+    }
+
     /// The key's public members as a JSON Web Key (RFC 7517/7518/8037), with `kid` and `alg`
     /// (the RFC 9421 algorithm the key is used with), ready for a JWKS document: `OKP`/`Ed25519`
     /// (`x`), `EC`/`P-256` (`x`, `y`) or `RSA` (`n`, `e`), base64url without padding.

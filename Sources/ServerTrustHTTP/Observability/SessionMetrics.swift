@@ -22,6 +22,7 @@ final class SessionMetrics: Sendable {
         static let trustFailures = "servertrust_trust_failures_total"
         static let revocationFetches = "servertrust_revocation_fetches_total"
         static let revocationCacheLookups = "servertrust_revocation_cache_lookups_total"
+        static let signedResponses = "servertrust_signed_responses_total"
     }
 
     private struct Key: Hashable {
@@ -93,6 +94,17 @@ final class SessionMetrics: Sendable {
         case .failure(let error): outcome = error.httpStatus == nil ? error.identifier : "httpStatus"
         }
         counter(Name.revocationFetches, ["kind", kind.description, "outcome", outcome]).increment()
+    }
+
+    // MARK: Signed responses
+
+    /// One response of a signature-checked host was judged: `scheme` is the one that verified
+    /// or failed (`v1`, `rfc9421`), `failure` nil when it verified.
+    func signedResponseChecked(scheme: String, mode: SignedResponsePolicy.Mode, failure: ResponseSignatureError?) {
+        counter(
+            Name.signedResponses,
+            ["scheme", scheme, "result", failure == nil ? "verified" : "failed", "reason", failure?.code.description ?? "none", "mode", mode.description]
+        ).increment()
     }
 
     // MARK: Label values

@@ -35,12 +35,15 @@ extension Session {
         let policy = try self.policy(forRawHost: rawHost, override: override)
         // The session's own list was checked in init; a request's override is checked here.
         let verifiesSignatures = signedResponses.requiresVerification(url)
+        // An RFC 9421 host's signature covers Content-Encoding: the session may decode after
+        // verifying. A v1 (or migrating) host gets nothing decoded (third review, finding 3).
+        let coversEncoding = verifiesSignatures && signedResponses.coversContentEncoding(url)
         let contentDecoding: ContentDecodingPlan
         if let override = request.contentDecoding {
             try ContentDecodingPlan.validate(override, url: absolute)
-            contentDecoding = ContentDecodingPlan(override, verifiesSignatures: verifiesSignatures)
+            contentDecoding = ContentDecodingPlan(override, verifiesSignatures: verifiesSignatures, signatureCoversContentEncoding: coversEncoding)
         } else {
-            contentDecoding = verifiesSignatures ? decodingPlans.checked : decodingPlans.unchecked
+            contentDecoding = !verifiesSignatures ? decodingPlans.unchecked : coversEncoding ? decodingPlans.checkedCoveringEncoding : decodingPlans.checked
         }
         let upload = try self.upload(of: request, url: absolute)
         let release = try bookLoop(for: policy, cacheable: override == nil || PolicyRegistry.cacheIdentity(of: override).cacheable)

@@ -55,7 +55,7 @@ public final class Session: Sendable {
     /// The ``ContentDecodingPlan`` of ``Configuration/contentDecoding``, for a host whose
     /// responses are not signature-checked and for one whose are, made once; a request with
     /// its own ``Request/contentDecoding`` makes its own.
-    let decodingPlans: (unchecked: ContentDecodingPlan, checked: ContentDecodingPlan)
+    let decodingPlans: (unchecked: ContentDecodingPlan, checked: ContentDecodingPlan, checkedCoveringEncoding: ContentDecodingPlan)
 
     /// - Parameters:
     ///   - configuration: settings; the defaults are safe.
@@ -110,7 +110,8 @@ public final class Session: Sendable {
         reportsTrustFailures = configuration.failureReporter != nil || configuration.onTrustFailure != nil
         decodingPlans = (
             ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: false),
-            ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: true)
+            ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: true),
+            ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: true, signatureCoversContentEncoding: true)
         )
         let fetcher = configuration.revocationFetcher ?? CurlRevocationFetcher(userAgent: configuration.userAgent, resolve: configuration.resolve)
         let revocationFetcher = metrics.map { MeteredRevocationFetcher(upstream: fetcher, metrics: $0) } ?? fetcher
@@ -236,7 +237,7 @@ public final class Session: Sendable {
             },
             verify: { hop, request in
                 try signedResponses.verify(
-                    hop.pending, status: hop.head.status, headers: hop.head.headers, body: hop.outcome.body, url: request.url)
+                    hop.pending, status: hop.head.status, headers: hop.head.headers, body: hop.outcome.body, url: request.url, metrics: metrics)
             },
             leave: { _ in })
         // Read in place, not copied out first: a copy of the outcome is a retain and a release

@@ -12,13 +12,21 @@ import ServerTrust
 final class SignedResponseChecker: Sendable {
     fileprivate struct Entry: Sendable {
         let mode: SignedResponsePolicy.Mode
+        let scheme: SignedResponsePolicy.Scheme
+        /// v1's verifier (schemes v1 and either); nil when disabled.
         let verifier: ResponseSignatureVerifier?
+        /// RFC 9421's verifier (schemes rfc9421 and either); nil when disabled.
+        let messageVerifier: MessageSignatureVerifier?
+        let coversContentEncoding: Bool
+
+        var checks: Bool { verifier != nil || messageVerifier != nil }
     }
 
     /// A hop whose response must be verified.
     struct Pending: Sendable {
         fileprivate let entry: Entry
-        let challenge: SignatureChallenge
+        let challenge: SignatureChallenge?
+        let messageChallenge: MessageSignatureChallenge?
     }
 
     /// Nil values where a pattern of the manager's host policies checks no signature: the
@@ -58,10 +66,23 @@ final class SignedResponseChecker: Sendable {
         }
         entries = try policies.mapValues { policy -> Entry? in
             guard let policy else { return nil }
-            let verifier = policy.mode == .disabled ? nil : try ResponseSignatureVerifier(
+            let active = policy.mode != .disabled
+            let usesV1 = active && policy.scheme != .rfc9421
+            let usesRFC9421 = active && policy.scheme != .v1
+            let verifier = usesV1 ? try ResponseSignatureVerifier(
                 roots: policy.roots, freshnessWindow: policy.freshnessWindow, clockSkewAllowance: policy.clockSkewAllowance,
-                clock: configuration.signatureClock)
-            return Entry(mode: policy.mode, verifier: verifier)
+                clock: configuration.signatureClock) : nil
+            var messageVerifier: MessageSignatureVerifier?
+            if usesRFC9421 {
+                guard let messagePolicy = policy.messageSignatures else {
+                    throw ResponseSignatureError(
+                        .invalidConfiguration, "A signed-response policy of scheme \(policy.scheme) needs messageSignatures (an RFC 9421 key set).")
+                }
+                messageVerifier = try MessageSignatureVerifier(policy: messagePolicy, clock: configuration.signatureClock)
+            }
+            return Entry(
+                mode: policy.mode, scheme: policy.scheme, verifier: verifier, messageVerifier: messageVerifier,
+                coversContentEncoding: policy.coversContentEncoding)
         }
         onFailure = configuration.onVerificationFailure
         clock = configuration.signatureClock
@@ -76,65 +97,122 @@ final class SignedResponseChecker: Sendable {
     }
 
     /// Whether responses from `url`'s host are checked (mode informational or enforced).
-    func requiresVerification(_ url: URL) -> Bool { entry(for: url)?.verifier != nil }
+    func requiresVerification(_ url: URL) -> Bool { entry(for: url)?.checks ?? false }
+
+    /// Whether the signature `url`'s host must carry covers `Content-Encoding` whenever a
+    /// response has one, so the session may decode after verifying (RFC 9421 alone).
+    func coversContentEncoding(_ url: URL) -> Bool { entry(for: url)?.coversContentEncoding ?? false }
 
     /// `request` with a fresh nonce and request time when its host's policy asks for a
     /// signature, and what to verify the response against.
     func prepare(_ request: Request) throws(SessionError) -> (Request, Pending?) {
-        guard let entry = entry(for: request.url), entry.verifier != nil else { return (request, nil) }
+        guard let entry = entry(for: request.url), entry.checks else { return (request, nil) }
         // Session.data(for:) reads a streamed or file body into memory first; fail closed if not.
         if let body = request.uploadBody, body.bytes == nil {
             throw SessionError(.invalidRequest, "A streamed body cannot be signed before it is read.", url: request.url.absoluteString)
         }
-        let challenge: SignatureChallenge
-        do {
-            challenge = try SignatureChallenge(
-                method: request.method.sentName, url: request.url, requestBody: request.body ?? [], now: clock())
-        } catch {
-            throw SessionError(.invalidRequest, "Cannot build a signed-response challenge: \(error.reason)", url: request.url.absoluteString, signatureError: error)
-        }
         var sent = request
-        let names = [SignedResponseHeader.nonce, SignedResponseHeader.requestTime].compactMap { HTTPField.Name($0) }
-        sent.headers.removeAll { names.contains($0.name) }
-        for field in challenge.requestHeaders {
-            // The challenge's names are constants and its values base64 and digits; fail closed
-            // all the same rather than send a challenge the server could not match.
+        var challenge: SignatureChallenge?
+        if entry.verifier != nil {
+            let made: SignatureChallenge
+            do {
+                made = try SignatureChallenge(
+                    method: request.method.sentName, url: request.url, requestBody: request.body ?? [], now: clock())
+            } catch {
+                throw SessionError(
+                    .invalidRequest, "Cannot build a signed-response challenge: \(error.reason)", url: request.url.absoluteString, signatureError: error)
+            }
+            let names = [SignedResponseHeader.nonce, SignedResponseHeader.requestTime].compactMap { HTTPField.Name($0) }
+            sent.headers.removeAll { names.contains($0.name) }
+            try Self.append(made.requestHeaders, to: &sent, url: request.url)
+            challenge = made
+        }
+        var messageChallenge: MessageSignatureChallenge?
+        if let messageVerifier = entry.messageVerifier {
+            sent.headers.removeAll { $0.name == Self.acceptSignature }
+            let fields = sent.headers.map { (name: $0.name.rawName, value: $0.value) }
+            guard let described = MessageSignatureRequest(method: request.method.sentName, url: request.url, headers: fields) else {
+                throw SessionError(.invalidRequest, "The URL has no scheme or host to sign a response for.", url: request.url.absoluteString)
+            }
+            let made: MessageSignatureChallenge
+            do {
+                made = try messageVerifier.challenge(for: described)
+            } catch {
+                throw SessionError(
+                    .invalidRequest, "Cannot build an Accept-Signature challenge: \(error.reason)", url: request.url.absoluteString, signatureError: error)
+            }
+            try Self.append([(name: "Accept-Signature", value: made.acceptSignature)], to: &sent, url: request.url)
+            messageChallenge = made
+        }
+        return (sent, Pending(entry: entry, challenge: challenge, messageChallenge: messageChallenge))
+    }
+
+    private static let acceptSignature = HTTPField.Name("Accept-Signature")!
+
+    private static func append(_ fields: [(name: String, value: String)], to request: inout Request, url: URL) throws(SessionError) {
+        for field in fields {
+            // The challenge's names are constants and its values base64, digits and structured
+            // fields; fail closed all the same rather than send one the server could not match.
             guard let name = HTTPField.Name(field.name), HTTPField.isValidValue(field.value) else {
                 throw SessionError(
-                    .invalidRequest, "The signed-response challenge field \"\(field.name)\" cannot be sent as built.", url: request.url.absoluteString)
+                    .invalidRequest, "The signed-response challenge field \"\(field.name)\" cannot be sent as built.", url: url.absoluteString)
             }
-            sent.headers.append(HTTPField(name: name, value: field.value))
+            request.headers.append(HTTPField(name: name, value: field.value))
         }
-        return (sent, Pending(entry: entry, challenge: challenge))
     }
 
     /// The verification of one hop's response. Enforced mode throws on failure; both modes
-    /// report a failure to the hook first.
+    /// report a failure to the hook first, and every outcome to `metrics`.
     func verify(
-        _ pending: Pending?, status: Int, headers: @autoclosure () -> HTTPFields, body: [UInt8], url: URL
+        _ pending: Pending?, status: Int, headers: @autoclosure () -> HTTPFields, body: [UInt8], url: URL, metrics: SessionMetrics? = nil
     ) throws(SessionError) -> ResponseVerification {
         // The fields are made from the bytes received only for a checked host.
-        guard let pending, let verifier = pending.entry.verifier else { return .notRequested }
-        do {
-            // Every field, repeats included in order: a second ETag or Location must reach the
-            // verifier, which refuses it (`duplicateSignedField`).
-            let fields = headers().map { (name: $0.name.rawName, value: $0.value) }
-            try verifier.verify(status: status, headers: fields, body: body, answering: pending.challenge)
-            return .verified
-        } catch {
-            let mode = pending.entry.mode
-            logger.error(
-                "Signed-response verification failed for \(url.host ?? "?")\(mode == .enforced ? "" : ", not enforced"): \(error.reason)",
-                metadata: [
-                    "host": .string(url.host ?? ""), "evaluator": "ResponseSignatureVerifier",
-                    "reason": .string(error.code.description), "mode": .string("\(mode)"), "status": .stringConvertible(status),
-                ])
-            onFailure?(ResponseVerificationFailure(url: url, mode: mode, error: error))
-            guard pending.entry.mode == .enforced else { return .failed(error) }
-            throw SessionError(
-                .responseSignatureInvalid, "The response (status \(status)) failed signature verification: \(error.reason)",
-                url: url.absoluteString, signatureError: error)
+        guard let pending, pending.entry.checks else { return .notRequested }
+        let entry = pending.entry
+        // Every field, repeats included in order: a second ETag or Location, or a second
+        // Signature-Input line, must reach the verifier, which refuses it.
+        let fields = headers().map { (name: $0.name.rawName, value: $0.value) }
+        var failure: ResponseSignatureError?
+        var scheme = entry.scheme
+        if let messageVerifier = entry.messageVerifier, let challenge = pending.messageChallenge {
+            do {
+                try messageVerifier.verify(status: status, headers: fields, body: body, answering: challenge)
+                metrics?.signedResponseChecked(scheme: "rfc9421", mode: entry.mode, failure: nil)
+                return .verified
+            } catch {
+                failure = error
+                scheme = .rfc9421
+            }
         }
+        // Scheme either: v1 is tried when RFC 9421 did not verify; the RFC 9421 failure is the
+        // one reported when the response carried an RFC 9421 signature, else v1's.
+        if let verifier = entry.verifier, let challenge = pending.challenge {
+            do {
+                try verifier.verify(status: status, headers: fields, body: body, answering: challenge)
+                metrics?.signedResponseChecked(scheme: "v1", mode: entry.mode, failure: nil)
+                return .verified
+            } catch {
+                if failure == nil || failure?.code == .missingSignature {
+                    failure = error
+                    scheme = .v1
+                }
+            }
+        }
+        let error = failure ?? ResponseSignatureError(.missingSignature, "The response carries no signature.", status: status)
+        let mode = entry.mode
+        metrics?.signedResponseChecked(scheme: scheme.description, mode: mode, failure: error)
+        logger.error(
+            "Signed-response verification failed for \(url.host ?? "?")\(mode == .enforced ? "" : ", not enforced"): \(error.reason)",
+            metadata: [
+                "host": .string(url.host ?? ""), "evaluator": .string(scheme == .v1 ? "ResponseSignatureVerifier" : "MessageSignatureVerifier"),
+                "reason": .string(error.code.description), "mode": .string("\(mode)"), "status": .stringConvertible(status),
+                "scheme": .string(scheme.description),
+            ])
+        onFailure?(ResponseVerificationFailure(url: url, mode: mode, error: error))
+        guard mode == .enforced else { return .failed(error) }
+        throw SessionError(
+            .responseSignatureInvalid, "The response (status \(status)) failed signature verification: \(error.reason)",
+            url: url.absoluteString, signatureError: error)
     }
 
     /// Refuses to stream from a host whose responses are checked: verification needs the whole

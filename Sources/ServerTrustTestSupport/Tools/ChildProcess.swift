@@ -31,6 +31,7 @@ public enum ChildProcess {
 
     public struct SpawnError: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Runs `executable` with `arguments` to completion, blocking the calling thread.
@@ -85,4 +86,82 @@ public enum ChildProcess {
             }.start()
         }
     }
+}
+
+/// A server a test runs as a child process (a Python interop peer): it prints one line — its
+/// port — on standard output, and serves until its standard input closes.
+///
+/// Its standard error goes to a file (``errorText``), so a full pipe never stalls it; `stop()`
+/// (or `deinit`) closes its input and kills it with SIGKILL.
+public final class ServerProcess: @unchecked Sendable {
+    /// The first line the server printed, without its newline.
+    public let firstLine: String
+    private let pid: pid_t
+    private let inputWrite: Int32
+    private let errorPath: String
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// Starts `executable` and waits for its first line of output.
+    /// - Throws: `ChildProcess.SpawnError` when it cannot start or ends before printing a line.
+    public init(_ executable: String, _ arguments: [String]) throws {
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw ChildProcess.SpawnError(description: "pipe failed: \(errno)") }
+        errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("ServerTrustServer-\(UUID().uuidString).stderr").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        for descriptor in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard spawned == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw ChildProcess.SpawnError(description: "posix_spawn \(executable) failed: \(String(cString: strerror(spawned)))")
+        }
+        _ = fcntl(toChild[1], F_SETFD, FD_CLOEXEC)
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < 4096 {
+            let count = read(fromChild[0], &byte, 1)
+            if count == -1 && errno == EINTR { continue }
+            guard count == 1, byte != 10 else { break }
+            line.append(byte)
+        }
+        close(fromChild[0])
+        self.pid = pid
+        inputWrite = toChild[1]
+        firstLine = String(decoding: line, as: UTF8.self)
+        if firstLine.isEmpty {
+            stop()
+            throw ChildProcess.SpawnError(description: "\(executable) printed nothing: \(errorText)")
+        }
+    }
+
+    /// What the server wrote on standard error so far.
+    public var errorText: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// Ends the server and reaps it.
+    public func stop() {
+        let first = lock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        close(inputWrite)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
+
+    deinit { stop() }
 }
