@@ -27,7 +27,7 @@ fuzz=$repo/Fuzz
 scratch=$fuzz/.build-fuzz
 bin=$scratch/debug
 ledger=$fuzz/runs.tsv
-targets=(pin host-pattern certificate ocsp crl signed-response policy-file tuf-metadata)
+targets=(pin host-pattern certificate ocsp crl signed-response policy-file tuf-metadata message-signature)
 # Per-input time limit (s): the slowest seed runs in well under a second even under ASan.
 timeout_per_input=${FUZZ_TIMEOUT:-10}
 # Swift's own crash backtracer races ASan's and libFuzzer's handlers and buries the report.
@@ -74,10 +74,13 @@ build() {
         echo "error: fuzz-pin has ${counters:-no} coverage counters: ServerTrust was built without coverage" >&2
         exit 2
     fi
-    local seed=$fuzz/Corpus/signed-response/genuine
-    if [[ ! -s $seed ]]; then
-        SERVERTRUST_FUZZ_WRITE_SEED=$seed "$bin/fuzz-signed-response" -runs=0 >/dev/null 2>&1 || true
-    fi
+    local name seed
+    for name in signed-response message-signature; do
+        seed=$fuzz/Corpus/$name/genuine
+        if [[ ! -s $seed ]]; then
+            SERVERTRUST_FUZZ_WRITE_SEED=$seed "$bin/fuzz-$name" -runs=0 >/dev/null 2>&1 || true
+        fi
+    done
 }
 
 # run_target TARGET SECONDS MODE: fuzz, append to the ledger, print one summary line.

@@ -39,7 +39,7 @@ import Testing
         }
     }
 
-    static let targets = ["pin", "host-pattern", "certificate", "ocsp", "crl", "signed-response", "policy-file"]
+    static let targets = ["pin", "host-pattern", "certificate", "ocsp", "crl", "signed-response", "policy-file", "message-signature"]
 
     @Test func theFuzzingSeedsAndFixturesArePresent() throws {
         for target in Self.targets {
@@ -131,6 +131,39 @@ import Testing
             let result = CRLVerifier().verify(crl, for: fixtures.leaf, issuedBy: fixtures.root, at: fixtures.validationTime)
             if case .revoked = result.status { Issue.record("\(url.lastPathComponent): the leaf was reported revoked: \(result)") }
         }
+    }
+
+    /// RFC 9421: each input, as response fields, is judged by `MessageSignatureVerifier` under
+    /// the fuzz target's fixed key, nonce and clock — the genuine seed verifies and nothing
+    /// verifies for another status — and every failure is a verification code with a reason;
+    /// each field value as an `Accept-Signature` or `Content-Digest` fails with its own codes.
+    @Test(arguments: ["Regressions", "Corpus"])
+    func messageSignatureInputsVerifyOnlyAsSignedOrFailWithAReason(folder: String) throws {
+        let key = try SignaturePrivateKey(pem: RFC9421Vectors.testKeyEd25519PrivatePEM)
+        let policy = MessageSignaturePolicy(keys: SigningKeySet(keys: ["fuzz-key": key.publicKey]))
+        let request = MessageSignatureRequest(method: "GET", scheme: "https", host: "fuzz.servertrust.test", path: "/v1/status", query: "a=1")
+        let challenge = MessageSignatureChallenge(nonce: "AAAAAAAAAAAAAAAAAAAAAA", request: request, policy: policy, requestTime: 1_800_000_000)
+        let body = Array(#"{"fuzzed":true}"#.utf8)
+        var verified = 0
+        for url in Self.inputs(folder, "message-signature") {
+            let name = url.lastPathComponent
+            let headers = String(decoding: try Self.bytes(url), as: UTF8.self).split(separator: "\n").map { line -> (name: String, value: String) in
+                guard let colon = line.firstIndex(of: ":") else { return (String(line), "") }
+                return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+            }
+            func verify(status: Int) throws(ResponseSignatureError) {
+                let verifier = try MessageSignatureVerifier(policy: policy, clock: { Date(timeIntervalSince1970: 1_800_000_005) })
+                try verifier.verify(status: status, headers: headers, body: body, answering: challenge)
+            }
+            switch Result(catching: { () throws(ResponseSignatureError) in try verify(status: 200) }) {
+            case .success:
+                verified += 1
+                #expect(throws: ResponseSignatureError.badSignature, "\(name)") { try verify(status: 404) }
+            case .failure(let error):
+                #expect(!error.reason.isEmpty && error.code != .openSSLFailure && error.code != .invalidConfiguration, "\(name): \(error)")
+            }
+        }
+        if folder == "Corpus" { #expect(verified >= 1, "the genuine seed no longer verifies") }
     }
 
     /// Each input either parses into a value that keeps the parser's promises, or fails with
