@@ -170,6 +170,16 @@ public final class TrustUpdateClient: Sendable {
     /// The response-signing keys delivered (empty when none).
     public var signingKeys: SigningKeySet { state.withLock { $0.applied.signingKeys } }
 
+    /// The delivered key set, or `floor` (the application's compiled-in keys) when none is in
+    /// force: before the first update, after a revert to the floor, or when the repository
+    /// publishes no `jwks.json`. What an RFC 9421 policy reads:
+    /// `MessageSignaturePolicy(keyProvider: { client.signingKeys(orFloor: compiledKeys) })`.
+    /// - Parameter floor: the compiled-in key set.
+    public func signingKeys(orFloor floor: SigningKeySet) -> SigningKeySet {
+        let delivered = signingKeys
+        return delivered.keys.isEmpty ? floor : delivered
+    }
+
     /// The delivered policy in force, or nil when the floor alone is.
     public var deliveredPolicy: TrustPolicyFile? {
         state.withLock { [.delivered, .deliveredPolicyExpired, .deliveredMetadataExpired].contains($0.status.inForce) ? $0.applied.policy : nil }
@@ -373,6 +383,9 @@ public final class TrustUpdateClient: Sendable {
                 state.status.generation = generation
                 // The same targets, verified again by a later refresh, are applied again.
                 state.applied.fingerprint = []
+                // Delivered response-signing keys are part of what expired: a frozen client
+                // must not keep trusting a key set its repository may have rotated away from.
+                state.applied.signingKeys = SigningKeySet()
             }
             logger.error(
                 "Trust update expired (\(next.rawValue)): the compiled-in floor is in force again",

@@ -68,6 +68,9 @@ import Testing
         let response = try await session.data(for: Request(url: peer.url("/s/ok?account=7&x=%20y")))
         #expect(response.verification == .verified)
         #expect(response.text == #"{"ok":true,"path":"/s/ok"}"#)
+        // A request body is bound by the client's Content-Digest, covered as "content-digest";req.
+        let posted = try await session.data(for: Request(method: .post, url: peer.url("/s/ok?kind=receipt"), body: Array("receipt=42".utf8)))
+        #expect(posted.verification == .verified)
         // Two signatures, one of them for another nonce: the one carrying ours is chosen.
         let two = try await session.data(for: Request(url: peer.url("/s/two-signatures")))
         #expect(two.verification == .verified)

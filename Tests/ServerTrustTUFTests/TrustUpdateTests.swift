@@ -45,9 +45,14 @@ import Testing
         }
         private let served = Served()
 
+        /// Response-signing keys (RFC 9421), published as `jwks.json`.
+        let signingKey1 = try! SignaturePrivateKey.generate(.ed25519)
+        let signingKey2 = try! SignaturePrivateKey.generate(.ed25519)
+
         /// The published states: 0 pins A (and a backup); 1 pins A and B; 2 replays state 0;
         /// 3 unpins the host; 4 is state 1 plus a deny-list of key A; 5 is a newer format;
-        /// 6 pins A and B and expires in one day.
+        /// 6 pins A and B and expires in one day; 7, 8 and 9 are state 0 with a response-signing
+        /// key set of key 1, keys 1 and 2, and key 2 (a rotation); 10 is state 1 with key 1's set.
         init() throws {
             root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
             leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
@@ -69,6 +74,13 @@ import Testing
                 ["targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}"]],
                 ["targets": ["policy.json": policy([a, b], version: 2)]],
                 ["targets": ["policy.json": policy([a, b], extra: "\"expires\": \"\(tomorrow)\", ")]],
+                ["targets": ["policy.json": policy([a, backup]), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
+                ["targets": [
+                    "policy.json": policy([a, backup]),
+                    "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey), ("k2", signingKey2.publicKey)]),
+                ]],
+                ["targets": ["policy.json": policy([a, backup]), "jwks.json": SigningKeySet.jwksDocument([("k2", signingKey2.publicKey)])]],
+                ["targets": ["policy.json": policy([a, b]), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
             ]
             repository = TUFFixtures.temporaryDirectory("policies")
             let spec = repository + ".spec.json"
@@ -141,6 +153,60 @@ import Testing
         func rotateAPIServerToB() throws {
             try api.replaceIdentity(.init(chain: leafB.chain, privateKeyPEM: leafB.key.pemPrivateKey))
         }
+    }
+
+    /// Response-signing keys delivered as the `jwks.json` target rotate without a new binary: a
+    /// session whose RFC 9421 policy reads `TrustUpdateClient.signingKeys` verifies with the set
+    /// in force at each response.
+    @Test func responseSigningKeysRotateThroughTheDeliveredKeySet() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let signing = Locked((key: fixture.signingKey1, id: "k1"))
+        fixture.api.setHandler { request in
+            let (key, id) = signing.withLock { $0 }
+            let path = String(request.target.prefix { $0 != "?" })
+            let query = request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
+            let received = MessageSignatureRequest(method: request.method, authority: request.header("Host") ?? "", path: path, query: query, headers: request.headers)
+            let headers = [(name: "Content-Type", value: "application/json")]
+            let body = Array(#"{"entitled":true}"#.utf8)
+            let fields = (try? MessageSignatureSigner(key: key, keyID: id).signatureFields(status: 200, headers: headers, body: body, request: received)) ?? []
+            return LocalHTTPResponse(headers: headers + fields, body: .bytes(body))
+        }
+        var configuration = Session.Configuration()
+        configuration.anchors = .bundle(try fixture.root.trustAnchors())
+        configuration.resolve = [fixture.api.resolveEntry(host: TrustUpdateTests.apiHost)]
+        configuration.requestTimeout = .seconds(300)
+        configuration.signedResponses = [
+            TrustUpdateTests.apiHost: SignedResponsePolicy(mode: .enforced, messageSignatures: MessageSignaturePolicy(keyProvider: { client.signingKeys }))
+        ]
+        let session = try Session(configuration: configuration, liveTrustManager: client.liveTrustManager)
+        defer { session.shutdown() }
+        func signatureCode() async -> ResponseSignatureError.Code? {
+            switch await Self.result(session, fixture.apiURL()) {
+            case .success(let response): response.verification == .verified ? nil : .badSignature
+            case .failure(let error): (error as? SessionError)?.signatureError?.code ?? .openSSLFailure
+            }
+        }
+
+        fixture.servedState = 7
+        #expect(await client.refresh().lastOutcome == .applied)
+        #expect(client.signingKeys.keyIDs == ["k1"])
+        #expect(await signatureCode() == nil)
+        // The server moves to key 2 before the clients have it: refused, naming the key.
+        signing.withLock { $0 = (fixture.signingKey2, "k2") }
+        #expect(await signatureCode() == .unknownKey)
+        // The rotation's middle state publishes both keys: key 2 verifies, no restart.
+        fixture.servedState = 8
+        #expect(await client.refresh().lastOutcome == .applied)
+        #expect(await signatureCode() == nil)
+        // Key 1 retired: a response signed with it is refused.
+        fixture.servedState = 9
+        #expect(await client.refresh().lastOutcome == .applied)
+        signing.withLock { $0 = (fixture.signingKey1, "k1") }
+        #expect(await signatureCode() == .unknownKey)
     }
 
     static func result(_ session: Session, _ url: URL, closing: Bool = false) async -> Result<Response, any Error> {
@@ -299,8 +365,9 @@ import Testing
             updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(whenMetadataExpires: behaviour), clock: clock)
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
-        fixture.servedState = 1
+        fixture.servedState = 10
         #expect(await client.refresh().lastOutcome == .applied)
+        #expect(client.signingKeys.keyIDs == ["k1"])
         try fixture.rotateAPIServerToB()
 
         clock.advance(days: 40)  // the repository's metadata expires after 30 days
@@ -312,9 +379,13 @@ import Testing
         case .revertToFloor:
             #expect(status.inForce == .floorMetadataExpired)
             #expect(Self.trustCode(result) == .pinMismatch, "\(result)")
+            // The delivered response-signing keys go with the delivered policy.
+            #expect(client.signingKeys.keyIDs.isEmpty)
+            #expect(client.signingKeys(orFloor: SigningKeySet(keys: ["compiled": fixture.signingKey2.publicKey])).keyIDs == ["compiled"])
         case .keepAppliedPolicy:
             #expect(status.inForce == .deliveredMetadataExpired)
             #expect((try? result.get())?.trust.isTrusted == true, "\(result)")
+            #expect(client.signingKeys.keyIDs == ["k1"])
         }
     }
 

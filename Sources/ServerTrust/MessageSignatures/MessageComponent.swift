@@ -89,6 +89,24 @@ public struct MessageSignatureRequest: Sendable {
         self.headers = headers
     }
 
+    /// The request as a server received it, with its authority as one string (`Host` or
+    /// `:authority`, or the public authority when a proxy in front rewrites it): `name` or
+    /// `name:port`, an IPv6 literal in brackets.
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - scheme: the scheme clients use; default `https`.
+    ///   - authority: the authority; lowercased, a default port dropped.
+    ///   - path: the path as received.
+    ///   - query: the query as received, without `?`, or nil.
+    ///   - headers: the request's fields.
+    public init(
+        method: String, scheme: String = "https", authority: String, path: String, query: String?, headers: [(name: String, value: String)]
+    ) {
+        let split = SignatureChallenge.hostAndPort(authority)
+        self.init(
+            method: method, scheme: scheme, host: split?.host ?? authority, port: split?.port, path: path, query: query, headers: headers)
+    }
+
     /// The request a client sends to `url`: its scheme, host, port, and the percent-encoded path
     /// and query libcurl puts on the request line (`/` for an empty path, literal `.` and `..`
     /// segments removed).

@@ -30,7 +30,8 @@ public struct MessageSignaturePolicy: Sendable {
     /// Tolerance for clocks that disagree, on every time comparison. Default 60 s.
     public var clockSkewAllowance: Duration
     /// `hmac-sha256` keys by `keyid` — an explicit opt-in: with none (the default) an HMAC
-    /// signature is refused (`unsupportedAlgorithm`). A shared secret lets anyone who holds it
+    /// signature is refused (`unknownKey`, or `algorithmMismatch` when its `keyid` names a key
+    /// of the set). A shared secret lets anyone who holds it
     /// sign, the client included; use it only where the client is not the adversary.
     public var sharedSecrets: [String: [UInt8]]
     /// The label of the client's `Accept-Signature` member. Default `sig`. The server may sign

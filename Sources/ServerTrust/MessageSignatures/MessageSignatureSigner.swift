@@ -101,7 +101,10 @@ public struct MessageSignatureSigner: Sendable {
         for item in requested {
             // A requested field the response does not have is left out; the client's policy
             // decides whether that is acceptable.
-            if case .string(let name) = item.value, !name.hasPrefix("@"), item.parameters.isEmpty, !present.contains(name) { continue }
+            if case .string(let name) = item.value, !name.hasPrefix("@") {
+                let requestBound = item.parameters.contains { $0.key == "req" }
+                if requestBound ? MessageSignatureVerifier.combined(name, in: request.headers) == nil : !present.contains(name) { continue }
+            }
             add(item)
         }
         for name in ["content-digest", "content-type", "content-encoding", "location"] where present.contains(name) {

@@ -12,6 +12,36 @@ public struct MessageSignatureChallenge: Sendable {
     public let acceptSignature: String
     /// The request time, seconds since 1970.
     public let requestTime: Int64
+    /// What the accepted signature must cover: the policy's required components, and
+    /// `"content-digest";req` when the request carries a `Content-Digest` (a request body).
+    public let requiredComponents: [MessageComponent]
+
+    /// A challenge with a nonce of the caller's: for replaying a recorded exchange, known-answer
+    /// tests and fuzzing. A live client uses `MessageSignatureVerifier.challenge(for:)`, whose
+    /// nonce is fresh; a repeated nonce makes every response to it replayable.
+    ///
+    /// When `request` has a `Content-Digest` field (the client's digest of the body it sends),
+    /// the signature must also cover it as `"content-digest";req`: the response is then bound to
+    /// the request body, as v1's request digest binds it.
+    /// - Parameters:
+    ///   - nonce: the nonce sent.
+    ///   - request: the request as sent.
+    ///   - policy: the policy whose components the `Accept-Signature` names.
+    ///   - requestTime: seconds since 1970.
+    public init(nonce: String, request: MessageSignatureRequest, policy: MessageSignaturePolicy, requestTime: Int64) {
+        self.nonce = nonce
+        self.request = request
+        self.requestTime = requestTime
+        var required = policy.requiredComponents
+        var accepted = policy.acceptedComponents
+        let bodyDigest = MessageComponent("content-digest", requestBound: true)
+        if MessageSignatureVerifier.combined("content-digest", in: request.headers) != nil, !required.contains(bodyDigest) {
+            required.append(bodyDigest)
+            accepted.append(bodyDigest)
+        }
+        requiredComponents = required
+        acceptSignature = policy.label + "=" + StructuredField.serialize(innerList: accepted.map(\.item), parameters: [("nonce", .string(nonce))])
+    }
 }
 
 /// What a successful RFC 9421 verification established.
@@ -38,9 +68,9 @@ public struct VerifiedMessageSignature: Hashable, Sendable {
 /// ```
 ///
 /// The checks, in order; the first failure is thrown:
-/// 1. `Signature-Input` and `Signature` are present (`missingSignature`), at most
-///    ``maximumFieldLength`` bytes each, parse as Dictionaries with no label twice
-///    (`malformedSignature`);
+/// 1. `Signature-Input` and `Signature` are at most ``maximumFieldLength`` bytes each and parse
+///    as Dictionaries with no label twice (`malformedSignature`), and both are present
+///    (`missingSignature`);
 /// 2. some signature carries the challenge's nonce (`nonceMismatch`); each such signature is
 ///    tried in order, and the first one's failure is reported when none verifies:
 /// 3. its parameters have their types (`malformedSignature`); it covers the required
@@ -48,8 +78,10 @@ public struct VerifiedMessageSignature: Hashable, Sendable {
 ///    (`missingComponent`);
 /// 4. `created` is present, not in the future (`notYetValidSignature`) and not older than the
 ///    window, and `expires` has not passed (`expiredSignature`);
-/// 5. `keyid` names a key (`unknownKey`); `alg`, if given, fits it (`algorithmMismatch`,
-///    `unsupportedAlgorithm`);
+/// 5. `keyid` names a key of the set or, only when configured, a shared secret (`unknownKey`);
+///    `alg`, if given, is the key's algorithm (`algorithmMismatch` for another registered
+///    algorithm, `rsa-v1_5-sha256` and `hmac-sha256` with an asymmetric key included;
+///    `unsupportedAlgorithm` for a name RFC 9421 does not register);
 /// 6. every covered component resolves (`absentComponent`) and the signature verifies over the
 ///    base (`badSignature`);
 /// 7. the body matches the `Content-Digest` (`bodyMismatch`, `digestMismatch`);
@@ -82,11 +114,9 @@ public final class MessageSignatureVerifier: Sendable {
     /// ``MessageSignaturePolicy/acceptedComponents`` with a new nonce.
     /// - Throws: `ResponseSignatureError` `.openSSLFailure` if no random bytes could be drawn.
     public func challenge(for request: MessageSignatureRequest) throws(ResponseSignatureError) -> MessageSignatureChallenge {
-        let nonce = Base64URL.encode(try Ed25519.randomBytes(16))
-        let value = policy.label + "=" + StructuredField.serialize(
-            innerList: policy.acceptedComponents.map(\.item), parameters: [("nonce", .string(nonce))])
-        return MessageSignatureChallenge(
-            nonce: nonce, request: request, acceptSignature: value, requestTime: Int64(clock().timeIntervalSince1970.rounded(.down)))
+        MessageSignatureChallenge(
+            nonce: Base64URL.encode(try Ed25519.randomBytes(16)), request: request, policy: policy,
+            requestTime: Int64(clock().timeIntervalSince1970.rounded(.down)))
     }
 
     /// Verifies a response whose whole body (as received, before any content decoding) is at hand.
@@ -211,7 +241,7 @@ public final class MessageSignatureVerifier: Sendable {
         let covered = Set(candidate.covered.map(StructuredField.serialize))
         let targetURI = covered.contains(MessageComponent.requestTargetURI.description)
         let uriParts: Set<String> = ["@scheme", "@authority", "@path", "@query"]
-        var missing = policy.requiredComponents.filter { required in
+        var missing = challenge.requiredComponents.filter { required in
             !covered.contains(required.description) && !(targetURI && required.isRequestBound && uriParts.contains(required.name))
         }.map(\.description)
         if digest.count > 0 && !covered.contains(MessageComponent.contentDigest.description) {
@@ -249,16 +279,18 @@ public final class MessageSignatureVerifier: Sendable {
         guard let keyID else {
             throw ResponseSignatureError(.unknownKey, "Signature \"\(label)\" has no keyid; this client resolves keys by keyid only.")
         }
-        let base = try SignatureBase(request: challenge.request, response: .init(status: status, headers: headers))
-            .base(covered: candidate.covered, parameters: candidate.parameters)
-        let valid: Bool
+        enum Verification {
+            case hmac([UInt8])
+            case key(SignaturePublicKey, SignatureAlgorithm)
+        }
+        let verification: Verification
         let algorithmName: String
         if let secret = policy.sharedSecrets[keyID] {
             guard algorithm == nil || algorithm == "hmac-sha256" else {
                 throw ResponseSignatureError(.algorithmMismatch, "Signature \"\(label)\" says alg \(algorithm!) but key \"\(keyID)\" is an hmac-sha256 secret.")
             }
             algorithmName = "hmac-sha256"
-            valid = Self.hmacSHA256(key: secret, message: base, matches: signature)
+            verification = .hmac(secret)
         } else {
             guard let key = policy.keys().keys[keyID] else {
                 throw ResponseSignatureError(
@@ -273,7 +305,15 @@ public final class MessageSignatureVerifier: Sendable {
                         : "Signature \"\(label)\" uses alg \"\(algorithm)\", which this client does not accept (ed25519, ecdsa-p256-sha256, rsa-pss-sha512).")
             }
             algorithmName = expected
-            valid = key.isValidSignature(signature, for: base, algorithm: scheme)
+            verification = .key(key, scheme)
+        }
+
+        // The base, and the signature over it.
+        let base = try SignatureBase(request: challenge.request, response: .init(status: status, headers: headers))
+            .base(covered: candidate.covered, parameters: candidate.parameters)
+        let valid = switch verification {
+        case .hmac(let secret): Self.hmacSHA256(key: secret, message: base, matches: signature)
+        case .key(let key, let scheme): key.isValidSignature(signature, for: base, algorithm: scheme)
         }
         guard valid else {
             throw ResponseSignatureError(

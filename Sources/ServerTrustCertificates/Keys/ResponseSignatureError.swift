@@ -7,7 +7,8 @@
 /// can fail here on a connection whose trust evaluation passed.
 ///
 /// Verification checks run in a fixed order and the first failure is reported, so each code
-/// below means "everything before it passed" (see docs/SIGNED_RESPONSES.md, section 7).
+/// below means "everything before it passed" (docs/SIGNED_RESPONSES.md: section 7 for v1,
+/// section 15 for RFC 9421).
 public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An opaque, extensible failure kind.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -26,7 +27,8 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
 
         // Verification (client side), in the order the checks run.
 
-        /// The response has no `X-ServerTrust-Signature` field.
+        /// The response has no `X-ServerTrust-Signature` field (v1), or no `Signature-Input` and
+        /// `Signature` fields (RFC 9421).
         public static let missingSignature = Code(.missingSignature)
         /// A signature field is truncated, garbled, too long, repeated, or has a bad parameter.
         public static let malformedSignature = Code(.malformedSignature)
@@ -71,8 +73,9 @@ public struct ResponseSignatureError: Error, Hashable, Sendable, CustomStringCon
         public static let unknownKey = Code(.unknownKey)
         /// The signature's `alg` does not fit its key's type.
         public static let algorithmMismatch = Code(.algorithmMismatch)
-        /// The algorithm is not one this verifier accepts (`hmac-sha256` without an explicit
-        /// shared secret, `rsa-v1_5-sha256`, an unknown name).
+        /// The signature's `alg` is not an algorithm RFC 9421 registers. (A registered one that
+        /// does not fit the key — `rsa-v1_5-sha256`, or `hmac-sha256` for a `keyid` that is not
+        /// a configured shared secret — is ``algorithmMismatch``.)
         public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
         /// The signature's `expires` has passed, or its `created` is older than the window.
         public static let expiredSignature = Code(.expiredSignature)

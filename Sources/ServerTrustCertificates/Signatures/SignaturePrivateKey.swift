@@ -161,8 +161,9 @@ extension SignaturePublicKey {
         return String(decoding: pem, as: UTF8.self)
     }
 
-    /// The key's public members as a JSON Web Key (RFC 7517/7518/8037), with `kid` and `alg`
-    /// (the RFC 9421 algorithm the key is used with), ready for a JWKS document: `OKP`/`Ed25519`
+    /// The key's public members as a JSON Web Key (RFC 7517/7518/8037), with `kid` and the JOSE
+    /// `alg` of the RFC 9421 algorithm the key is used with (`EdDSA` for `ed25519`, `ES256` for
+    /// `ecdsa-p256-sha256`, `PS512` for `rsa-pss-sha512`), ready for a JWKS document: `OKP`/`Ed25519`
     /// (`x`), `EC`/`P-256` (`x`, `y`) or `RSA` (`n`, `e`), base64url without padding.
     public func jsonWebKey(keyID: String) -> [(name: String, value: String)] {
         var der = withMemoryBIO { i2d_PUBKEY_bio($0, pointer) == 1 } ?? []
@@ -174,10 +175,10 @@ extension SignaturePublicKey {
         }
         switch kind {
         case .ed25519:
-            return [("kty", "OKP"), ("crv", "Ed25519"), ("x", b64url(der.suffix(32))), ("kid", keyID), ("alg", "ed25519")]
+            return [("kty", "OKP"), ("crv", "Ed25519"), ("x", b64url(der.suffix(32))), ("kid", keyID), ("alg", "EdDSA")]
         case .ecdsaP256:
             der = Array(der.suffix(64))
-            return [("kty", "EC"), ("crv", "P-256"), ("x", b64url(der.prefix(32))), ("y", b64url(der.suffix(32))), ("kid", keyID), ("alg", "ecdsa-p256-sha256")]
+            return [("kty", "EC"), ("crv", "P-256"), ("x", b64url(der.prefix(32))), ("y", b64url(der.suffix(32))), ("kid", keyID), ("alg", "ES256")]
         case .rsa:
             func parameter(_ name: String) -> [UInt8] {
                 var number: OpaquePointer?
@@ -187,7 +188,7 @@ extension SignaturePublicKey {
                 _ = BN_bn2bin(number, &bytes)
                 return bytes
             }
-            return [("kty", "RSA"), ("n", b64url(parameter("n"))), ("e", b64url(parameter("e"))), ("kid", keyID), ("alg", "rsa-pss-sha512")]
+            return [("kty", "RSA"), ("n", b64url(parameter("n"))), ("e", b64url(parameter("e"))), ("kid", keyID), ("alg", "PS512")]
         }
     }
 }

@@ -130,6 +130,12 @@ final class SignedResponseChecker: Sendable {
         var messageChallenge: MessageSignatureChallenge?
         if let messageVerifier = entry.messageVerifier {
             sent.headers.removeAll { $0.name == Self.acceptSignature }
+            // A request body is bound the RFC 9530 way: the client's own Content-Digest of the
+            // bytes it sends, which the signature must cover as "content-digest";req.
+            if let body = request.body, !body.isEmpty {
+                sent.headers.removeAll { $0.name == Self.contentDigest }
+                try Self.append([(name: "Content-Digest", value: ContentDigest.fieldValue(of: body))], to: &sent, url: request.url)
+            }
             let fields = sent.headers.map { (name: $0.name.rawName, value: $0.value) }
             guard let described = MessageSignatureRequest(method: request.method.sentName, url: request.url, headers: fields) else {
                 throw SessionError(.invalidRequest, "The URL has no scheme or host to sign a response for.", url: request.url.absoluteString)
@@ -148,6 +154,7 @@ final class SignedResponseChecker: Sendable {
     }
 
     private static let acceptSignature = HTTPField.Name("Accept-Signature")!
+    private static let contentDigest = HTTPField.Name("Content-Digest")!
 
     private static func append(_ fields: [(name: String, value: String)], to request: inout Request, url: URL) throws(SessionError) {
         for field in fields {
