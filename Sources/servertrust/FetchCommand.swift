@@ -19,15 +19,22 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/v1/me -H "Authorization: Bearer $TOKEN" -H "Accept: application/json"
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
               servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
+              servertrust fetch https://api.example.com/v1/licence --signature-keys jwks.json --mode informational
               servertrust fetch https://api.example.com/ --updates-root root.json --updates-url https://tuf.example.com \
                   --updates-dir ~/.servertrust/updates --pin sha256/TUFHOST…=
 
             --updates-root/--updates-url/--updates-dir take the policy from a TUF repository             (BASE/metadata/, BASE/targets/; the target policy.json unless --updates-target names             another): restored from DIR, refreshed, verified and applied over the floor (--policy,             or nothing) as an application's TrustUpdateClient does. --pin and --ca then apply to the             update host; the fetched host is governed by the delivered policy. DIR keeps the             trusted metadata between runs, so a rollback across runs is refused; a failed refresh             leaves the last trusted policy in force and says so on standard error; with no             trusted policy at all, nothing is fetched (exit 1).
 
+            --verify-signature checks the v1 signature (X-ServerTrust-Signature) against a root key; \
+            --signature-keys the RFC 9421 signature (Signature, Content-Digest) against a JWKS key \
+            set; with both, either is accepted, as during a migration. The result goes to standard \
+            error; an enforced failure exits 1 without printing the body.
+
             --compressed asks for every content coding this libcurl decodes (deflate, gzip, and br \
             and zstd when built in) and prints the decoded body; for a host checked with \
-            --verify-signature nothing is asked for and nothing is decoded: the signature does not \
-            cover Content-Encoding, so the body is printed as signed and received.
+            --verify-signature nothing is asked for and nothing is decoded: the v1 signature does \
+            not cover Content-Encoding, so the body is printed as signed and received. RFC 9421 \
+            signatures (--signature-keys alone) cover it: the body is decoded after it is verified.
 
             --client-cert/--client-key (or --client-pkcs12) present a client certificate to the \
             URL's host only, when it asks for one; redirect targets on other hosts get none.
@@ -154,7 +161,7 @@ struct FetchCommand: AsyncParsableCommand {
             let response = try await session.data(for: Request(url: target, headers: requestHeaders))
             await reporting.flush(configuration)
             if json {
-                print(FetchJSON.success(response, events: events, counters: session.counters))
+                print(FetchJSON.success(response, scheme: signature.scheme, events: events, counters: session.counters))
             } else {
                 var output: [UInt8] = []
                 if include {
@@ -168,10 +175,10 @@ struct FetchCommand: AsyncParsableCommand {
             }
         } catch let error as SessionError {
             await reporting.flush(configuration)
-            if json { print(FetchJSON.failure(error, events: events, counters: session.counters)) }
+            if json { print(FetchJSON.failure(error, scheme: signature.scheme, events: events, counters: session.counters)) }
             let status = error.code == .trustEvaluationFailed || error.code == .responseSignatureInvalid ? CommandFailure.rejected
                 : error.code == .invalidRequest ? CommandFailure.usage : CommandFailure.transfer
-            throw CommandFailure(status: status, message: json ? "" : "error: \(error)", hints: json ? [] : Self.hints(for: error, url: target))
+            throw CommandFailure(status: status, message: json ? "" : "error: \(error)", hints: json ? [] : Self.hints(for: error, url: target, scheme: signature.scheme))
         }
     }
 }

@@ -12,13 +12,16 @@ import ServerTrustHTTP
 /// `queued`, `suppressed`, `dropped` or `noReportURI`), `reportQueued`, `reportsSent`,
 /// `reportsDropped`, and `trustResult` (`{result}` with `result` `notRequested`, `verified` or
 /// `failed`, and for a failure `code`, `reason`, `evaluator`).
+///
+/// `scheme` is the signed-response scheme the command asked for (`v1`, `rfc9421`, or `either`
+/// for a migration), written into every verification that was checked; nil leaves it out.
 enum FetchJSON {
-    static func success(_ response: Response, events: FetchTrustEvents, counters: TrustCounters) -> String {
-        JSONText.render(Success(response, reporting: Reporting(result: response.trustResult, events: events, counters: counters)))
+    static func success(_ response: Response, scheme: SignedResponsePolicy.Scheme?, events: FetchTrustEvents, counters: TrustCounters) -> String {
+        JSONText.render(Success(response, scheme: scheme, reporting: Reporting(result: response.trustResult, events: events, counters: counters)))
     }
 
-    static func failure(_ error: SessionError, events: FetchTrustEvents, counters: TrustCounters) -> String {
-        JSONText.render(Failure(error, reporting: Reporting(result: error.rejectedTrust?.result, events: events, counters: counters)))
+    static func failure(_ error: SessionError, scheme: SignedResponsePolicy.Scheme?, events: FetchTrustEvents, counters: TrustCounters) -> String {
+        JSONText.render(Failure(error, scheme: scheme, reporting: Reporting(result: error.rejectedTrust?.result, events: events, counters: counters)))
     }
 
     /// A response: the reporting fields, and `status`, `url` (the final one), `httpVersion`,
@@ -30,9 +33,11 @@ enum FetchJSON {
     struct Success: Encodable {
         let reporting: Reporting
         let response: Response
+        let scheme: SignedResponsePolicy.Scheme?
 
-        init(_ response: Response, reporting: Reporting) {
+        init(_ response: Response, scheme: SignedResponsePolicy.Scheme?, reporting: Reporting) {
             self.response = response
+            self.scheme = scheme
             self.reporting = reporting
         }
 
@@ -50,8 +55,8 @@ enum FetchJSON {
             try container.encode(response.text, forKey: .body)
             try container.encode(Trust(response.trust), forKey: .trust)
             try container.encode(response.hops.map(Trust.init), forKey: .hops)
-            try container.encode(Verification(response.verification), forKey: .verification)
-            try container.encode(response.hopVerifications.map(Verification.init), forKey: .hopVerifications)
+            try container.encode(Verification(response.verification, scheme: scheme), forKey: .verification)
+            try container.encode(response.hopVerifications.map { Verification($0, scheme: scheme) }, forKey: .hopVerifications)
             try container.encode(response.decodedContentEncodings.map(\.name), forKey: .decodedContentEncodings)
         }
     }
@@ -60,7 +65,8 @@ enum FetchJSON {
     /// curlMessage, transportFailure}`, `transportFailure` the kind of a failed transfer or
     /// null), `trust` (for a rejection: `{trusted: false, code, reason, evaluator,
     /// host, configuredPins, chain: [{pin, subject}]}`) and `verification` (for a signature
-    /// failure: `{result: "failed", code, reason, status}`, `status` the HTTP status or null).
+    /// failure: `{result: "failed", scheme, code, reason, status}`, `status` the HTTP status or
+    /// null).
     struct Failure: Encodable {
         struct ErrorObject: Encodable {
             let code: String
@@ -108,17 +114,19 @@ enum FetchJSON {
 
         struct SignatureFailure: Encodable {
             let result = "failed"
+            let scheme: String?
             let code: String
             let reason: String
             let status: Int?
 
             private enum CodingKeys: String, CodingKey {
-                case result, code, reason, status
+                case result, scheme, code, reason, status
             }
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(result, forKey: .result)
+                try container.encodeIfPresent(scheme, forKey: .scheme)
                 try container.encode(code, forKey: .code)
                 try container.encode(reason, forKey: .reason)
                 // Explicitly null: "no response status" is an answer.
@@ -131,13 +139,15 @@ enum FetchJSON {
         let trust: Rejection?
         let verification: SignatureFailure?
 
-        init(_ error: SessionError, reporting: Reporting) {
+        init(_ error: SessionError, scheme: SignedResponsePolicy.Scheme?, reporting: Reporting) {
             self.reporting = reporting
             self.error = ErrorObject(
                 code: error.code.description, reason: error.reason, curlCode: error.curlCode, curlMessage: error.curlMessage,
                 transportFailure: error.transportFailure?.description)
             trust = error.trustError.map(Rejection.init)
-            verification = error.signatureError.map { SignatureFailure(code: $0.code.description, reason: $0.reason, status: $0.status) }
+            verification = error.signatureError.map {
+                SignatureFailure(scheme: scheme?.description, code: $0.code.description, reason: $0.reason, status: $0.status)
+            }
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -284,17 +294,19 @@ enum FetchJSON {
         }
     }
 
-    /// A signed-response result: `{result}`, and for a failure `code` and `reason`.
+    /// A signed-response result: `{result}`, with `scheme` when it was checked under the
+    /// command's scheme, and for a failure `code` and `reason`.
     struct Verification: Encodable {
         let result: String
+        let scheme: String?
         let code: String?
         let reason: String?
 
-        init(_ verification: ResponseVerification) {
+        init(_ verification: ResponseVerification, scheme: SignedResponsePolicy.Scheme?) {
             switch verification {
-            case .notRequested: (result, code, reason) = ("notRequested", nil, nil)
-            case .verified: (result, code, reason) = ("verified", nil, nil)
-            case .failed(let error): (result, code, reason) = ("failed", error.code.description, error.reason)
+            case .notRequested: (result, self.scheme, code, reason) = ("notRequested", nil, nil, nil)
+            case .verified: (result, self.scheme, code, reason) = ("verified", scheme?.description, nil, nil)
+            case .failed(let error): (result, self.scheme, code, reason) = ("failed", scheme?.description, error.code.description, error.reason)
             }
         }
     }

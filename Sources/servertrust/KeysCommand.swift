@@ -3,24 +3,33 @@ import Foundation
 import ServerTrust
 import ServerTrustCodeGeneration
 
-/// `servertrust keys`: the server side of signed responses — make the root key, issue
-/// short-lived intermediate keys, and print the root public key for the client.
+/// `servertrust keys`: the server side of signed responses — the v1 root and intermediate
+/// keys, and the RFC 9421 keys with the JWKS key sets clients verify against.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Create and rotate the Ed25519 keys that sign responses (docs/SIGNED_RESPONSES.md).",
+        abstract: "Create and rotate the keys that sign responses: v1 roots and intermediates, RFC 9421 keys and their JWKS (docs/SIGNED_RESPONSES.md).",
         discussion: """
-            The root key stays offline; it signs intermediate keys, which sign responses and are \
-            rotated often. Clients compile in the root public key only. Key files are written \
-            with mode 0600 and never overwritten. Exit status: 0 success, 2 usage error or \
-            unreadable input.
+            v1 (X-ServerTrust-Signature): the root key stays offline; it signs intermediate keys, \
+            which sign responses and are rotated often. Clients compile in the root public key only.
+
+            RFC 9421 (Signature, Signature-Input, Content-Digest): each server key has a key ID \
+            (kid) that signatures name; clients verify against a JWKS key set. To rotate, publish \
+            a set with the current and the next key (export-jwks), then sign with the next one \
+            once clients have the set, then drop the old key from the set.
+
+            Private key files are written with mode 0600, key sets with 0644; no file is ever \
+            overwritten. Exit status: 0 success, 2 usage error or unreadable input.
 
             Examples:
               servertrust keys create-root --out root.pem
               servertrust keys issue-intermediate --root root.pem --expires 2026-03-01T00:00:00Z --out intermediate.pem
               servertrust keys root-public --root root.pem --swift
+              servertrust keys create-jwk --kid 2026-11 --out 2026-11.pem --jwks jwks.json
+              servertrust keys create-jwk --kid 2027-05 --alg ecdsa-p256-sha256 --out 2027-05.pem
+              servertrust keys export-jwks 2026-11.pem:2026-11 2027-05.pem:2027-05 > jwks.json
             """,
-        subcommands: [CreateRoot.self, IssueIntermediate.self, RootPublic.self]
+        subcommands: [CreateRoot.self, IssueIntermediate.self, RootPublic.self, CreateJWK.self, ExportJWKS.self]
     )
 
     struct CreateRoot: AsyncParsableCommand {
@@ -173,15 +182,21 @@ enum KeyFiles {
     /// Writes `text` to a new file readable by its owner only; an existing file is never
     /// replaced, so a key cannot be lost to a typo.
     static func writePrivate(_ text: String, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try writeNew(text, to: path, mode: 0o600, what: "a key")
+    }
+
+    /// Writes `text` to a new file with `mode` (whatever the umask); an existing file is never
+    /// replaced — `what` names what the refusal protects.
+    static func writeNew(_ text: String, to path: String, mode: mode_t, what: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else {
-            let reason = errno == EEXIST ? "it already exists; refusing to overwrite a key" : String(cString: strerror(errno))
+            let reason = errno == EEXIST ? "it already exists; refusing to overwrite \(what)" : String(cString: strerror(errno))
             throw CommandFailure(status: CommandFailure.usage, message: "error: cannot create \(path): \(reason).")
         }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard fchmod(fd, 0o600) == 0, written == bytes.count, fsync(fd) == 0 else {
+        guard fchmod(fd, mode) == 0, written == bytes.count, fsync(fd) == 0 else {
             unlink(path)
             throw CommandFailure(status: CommandFailure.usage, message: "error: cannot write \(path): \(String(cString: strerror(errno))).")
         }

@@ -51,4 +51,41 @@ enum KeysOutput {
             subjectPublicKeyInfo = Data(key.subjectPublicKeyInfoDER).base64EncodedString()
         }
     }
+
+    /// `keys create-jwk --json`: `file` (the private key), `jwksFile` (the key set's file, or
+    /// null when it was not written), `keyID`, `algorithm` (the RFC 9421 name) and `jwks` (the
+    /// public key set, `{"keys": [{kty, crv, x, …, kid, alg}]}`).
+    struct JWK: Encodable {
+        struct KeySet: Encodable {
+            let keys: [[String: String]]
+        }
+
+        let file: String
+        let jwksFile: String?
+        let keyID: String
+        let algorithm: String
+        let jwks: KeySet
+
+        init(file: String, jwksFile: String?, keyID: String, algorithm: String, keys: [(keyID: String, key: SignaturePublicKey)]) {
+            self.file = file
+            self.jwksFile = jwksFile
+            self.keyID = keyID
+            self.algorithm = algorithm
+            jwks = KeySet(keys: keys.map { entry in
+                Dictionary(entry.key.jsonWebKey(keyID: entry.keyID).map { ($0.name, $0.value) }) { first, _ in first }
+            })
+        }
+
+        private enum CodingKeys: String, CodingKey { case file, jwksFile, keyID, algorithm, jwks }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(file, forKey: .file)
+            // Explicitly null: "printed, not written" is an answer.
+            try container.encode(jwksFile, forKey: .jwksFile)
+            try container.encode(keyID, forKey: .keyID)
+            try container.encode(algorithm, forKey: .algorithm)
+            try container.encode(jwks, forKey: .jwks)
+        }
+    }
 }

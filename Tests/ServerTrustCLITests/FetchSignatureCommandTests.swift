@@ -111,8 +111,8 @@ import Testing
         let object = try Self.json(result.standardOutput)
         #expect(object["status"] as? Int == 200)
         #expect(object["body"] as? String == Self.genuineBody)
-        #expect(object["verification"] as? [String: String] == ["result": "verified"])
-        #expect(object["hopVerifications"] as? [[String: String]] == [["result": "verified"]])
+        #expect(object["verification"] as? [String: String] == ["result": "verified", "scheme": "v1"])
+        #expect(object["hopVerifications"] as? [[String: String]] == [["result": "verified", "scheme": "v1"]])
     }
 
     /// The operator's flow from the command line only: `keys create-root`, `keys
@@ -178,6 +178,7 @@ import Testing
         #expect(error["code"] as? String == "responseSignatureInvalid")
         let verification = try #require(object["verification"] as? [String: Any])
         #expect(verification["result"] as? String == "failed")
+        #expect(verification["scheme"] as? String == "v1")
         #expect(verification["code"] as? String == "bodyMismatch")
         #expect(verification["status"] as? Int == 200)
         #expect(verification["reason"] as? String == Self.bodyMismatchReason)
@@ -196,7 +197,7 @@ import Testing
         #expect(trust["trusted"] as? Bool == true)
         #expect((trust["validatedChain"] as? [[String: String]])?.last?["subject"] == "CN=Corporate Inspection CA")
         #expect(object["verification"] as? [String: String] == [
-            "result": "failed", "code": "bodyMismatch",
+            "result": "failed", "scheme": "v1", "code": "bodyMismatch",
             "reason": Self.bodyMismatchReason,
         ])
     }

@@ -44,13 +44,21 @@ enum FixHint {
         }
     }
 
-    /// Hints for a response that failed its signature check (`fetch --verify-signature`).
-    static func lines(for error: ResponseSignatureError) -> [String] {
+    /// Hints for a response that failed its signature check under `scheme` (`fetch
+    /// --verify-signature`, `--signature-keys`).
+    static func lines(for error: ResponseSignatureError, scheme: SignedResponsePolicy.Scheme) -> [String] {
+        let missing = switch scheme {
+        case .rfc9421: "no RFC 9421 Signature answering this request"
+        case .either: "neither an X-ServerTrust-Signature nor an RFC 9421 Signature answering this request"
+        default: "no X-ServerTrust-Signature"
+        }
         let cause: [String] = switch error.code {
         case .bodyMismatch:
             ["the body changed after the server signed it: something between you and the server rewrote it (a proxy whose CA this machine trusts), or the server compresses after signing"]
         case .missingSignature:
-            ["the response carries no X-ServerTrust-Signature: the server does not sign this route, or something other than the server answered"]
+            ["the response carries \(missing): the server does not sign this route, or something other than the server answered"]
+        case .unknownKey:
+            ["the signature names a key ID that is not in --signature-keys: compare it with the key set the server publishes (`servertrust keys export-jwks`); a key the server never published means the response is forged"]
         case .untrustedIntermediate:
             ["the response is signed under another root: compare --verify-signature with `servertrust keys root-public`; if they match, the response is forged"]
         case .intermediateExpired:
