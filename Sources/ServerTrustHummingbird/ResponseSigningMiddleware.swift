@@ -3,21 +3,29 @@ internal import HTTPTypes
 public import Hummingbird
 public import ServerTrust
 
-/// Signs every response to a request that asked for a signature, with a ``ServerTrust/ResponseSigner``:
-/// the Hummingbird 2 form of what docs/SIGNED_RESPONSES.md asks of a server.
+/// Signs every response to a request that asked for a signature: with an RFC 9421
+/// `MessageSignatureSigner` when the request carries `Accept-Signature`, with a v1
+/// `ResponseSigner` when it carries `X-ServerTrust-Nonce` — the Hummingbird 2 form of what
+/// docs/SIGNED_RESPONSES.md asks of a server.
 ///
 /// ```swift
-/// let signer = try ResponseSigner(pem: String(contentsOfFile: "intermediate.pem", encoding: .utf8))
+/// let key = try SignaturePrivateKey(pem: String(contentsOfFile: "signing.pem", encoding: .utf8))
 /// let router = Router()
-/// router.add(middleware: ResponseSigningMiddleware(signer: signer))
+/// router.add(middleware: ResponseSigningMiddleware(messageSigner: try MessageSignatureSigner(key: key, keyID: "2026-11")))
 /// router.get("/v1/balance") { _, _ in "{\"balance\":\"100.00\"}" }
 /// ```
+///
+/// During a migration give it both signers: each client gets the scheme it asks for.
 ///
 /// Add it *last* among the middleware that change responses (compression, CORS, headers), so
 /// that it signs the bytes that go on the wire: whatever runs outside it and alters the body,
 /// `ETag` or `Location` afterwards breaks the signature, which clients in enforced mode reject.
 ///
-/// For each request carrying `X-ServerTrust-Nonce`, the middleware collects the request body
+/// RFC 9421: for each request carrying `Accept-Signature`, the middleware runs the chain,
+/// collects the response body and adds `Content-Digest` (unless the route set one),
+/// `Signature-Input` and `Signature`, covering what the client asked for with its nonce
+/// (`MessageSignatureSigner` names what it covers). v1: for each request carrying
+/// `X-ServerTrust-Nonce`, the middleware collects the request body
 /// (the signature covers it; the collected body is handed on, so routes still read it), runs
 /// the rest of the chain, collects the response body — up to ``maximumResponseBodySize`` — and
 /// adds `X-ServerTrust-Signature` over the request it received, the status, `ETag`, `Location`
@@ -37,8 +45,11 @@ public import ServerTrust
 /// Streaming responses are buffered to be signed; send large downloads from routes the client
 /// does not require signatures for.
 public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// The signer, for the intermediate key and header version in use.
-    public let signer: ResponseSigner
+    /// The v1 signer, for the intermediate key and header version in use; nil: v1 challenges
+    /// pass through unsigned.
+    public let signer: ResponseSigner?
+    /// The RFC 9421 signer; nil: `Accept-Signature` passes through unsigned.
+    public let messageSigner: MessageSignatureSigner?
     /// The authority clients sign for — `api.example.com`, or `api.example.com:8443` when they
     /// connect to a port other than 443 — when a proxy in front of this server rewrites `Host`;
     /// nil: the `Host` (HTTP/1.1) or `:authority` (HTTP/2) the request arrived with. The port is
@@ -50,6 +61,7 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
     /// The largest response body buffered to be signed. Default 16 MiB.
     public let maximumResponseBodySize: Int
 
+    /// v1 signing.
     /// - Parameters:
     ///   - signer: signs each response.
     ///   - publicHost: see ``publicHost``. Default nil.
@@ -58,16 +70,45 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
     public init(
         signer: ResponseSigner, publicHost: String? = nil, maximumRequestBodySize: Int = 1 << 20, maximumResponseBodySize: Int = 16 << 20
     ) {
+        self.init(
+            signer: signer, messageSigner: nil, publicHost: publicHost, maximumRequestBodySize: maximumRequestBodySize,
+            maximumResponseBodySize: maximumResponseBodySize)
+    }
+
+    /// RFC 9421 signing, and v1 too when `signer` is given (a migration).
+    /// - Parameters:
+    ///   - messageSigner: signs each response that asked with `Accept-Signature`.
+    ///   - signer: signs each response that asked with `X-ServerTrust-Nonce`; default nil.
+    ///   - publicHost: see ``publicHost``. Default nil.
+    ///   - maximumRequestBodySize: see ``maximumRequestBodySize``.
+    ///   - maximumResponseBodySize: see ``maximumResponseBodySize``.
+    public init(
+        messageSigner: MessageSignatureSigner, signer: ResponseSigner? = nil, publicHost: String? = nil, maximumRequestBodySize: Int = 1 << 20,
+        maximumResponseBodySize: Int = 16 << 20
+    ) {
+        self.init(
+            signer: signer, messageSigner: messageSigner, publicHost: publicHost, maximumRequestBodySize: maximumRequestBodySize,
+            maximumResponseBodySize: maximumResponseBodySize)
+    }
+
+    private init(
+        signer: ResponseSigner?, messageSigner: MessageSignatureSigner?, publicHost: String?, maximumRequestBodySize: Int, maximumResponseBodySize: Int
+    ) {
         self.signer = signer
+        self.messageSigner = messageSigner
         self.publicHost = publicHost
         self.maximumRequestBodySize = maximumRequestBodySize
         self.maximumResponseBodySize = maximumResponseBodySize
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.headers[nonceField] != nil else { return try await next(request, context) }
+        let signsV1 = signer != nil && request.headers[nonceField] != nil
+        let signsRFC9421 = messageSigner != nil && request.headers[acceptSignatureField] != nil
+        guard signsV1 || signsRFC9421 else { return try await next(request, context) }
         var request = request
-        let requestBody = try await request.collectBody(upTo: maximumRequestBodySize)
+        // v1 covers the request body; RFC 9421's profile does not (its request binding is the
+        // method, authority, path and query).
+        let requestBody = signsV1 ? try await request.collectBody(upTo: maximumRequestBodySize) : ByteBuffer()
         var response: Response
         do {
             response = try await next(request, context)
@@ -99,6 +140,25 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
             headers.append((name: "Host", value: authority))
         }
         let target = Self.target(of: request)
+        if signsRFC9421, let messageSigner {
+            let authority = publicHost ?? request.head.authority ?? ""
+            let received = MessageSignatureRequest(
+                method: request.method.rawValue, authority: authority, path: target.path, query: target.query, headers: headers)
+            do {
+                for field in try messageSigner.signatureFields(
+                    status: response.status.code, headers: response.headers.map { (name: $0.name.rawName, value: $0.value) },
+                    body: request.method == .head ? [] : Self.bytes(body), request: received)
+                {
+                    guard let name = HTTPField.Name(field.name) else { continue }
+                    response.headers[name] = field.value
+                }
+            } catch {
+                context.logger.error(
+                    "Response sent without an RFC 9421 signature: \(error.description)",
+                    metadata: ["path": "\(request.uri.path)", "reason": "\(error.code)"])
+            }
+        }
+        guard signsV1, let signer else { return response }
         do {
             let signature = try signer.signatureHeaders(
                 method: request.method.rawValue, path: target.path, query: target.query, requestHeaders: headers,
@@ -129,6 +189,7 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
 }
 
 private let nonceField = HTTPField.Name(SignedResponseHeader.nonce)!
+private let acceptSignatureField = HTTPField.Name("Accept-Signature")!
 
 /// Thrown by ``CollectingBodyWriter`` past its limit.
 struct ResponseBodyTooLarge: Error {

@@ -29,10 +29,18 @@ public final class ServerTrustHTTPURLResponse: HTTPURLResponse, @unchecked Senda
     public let hops: [TrustReport]
     /// The header fields as received, in order, repeated fields kept.
     public let headerFields: HTTPFields
+    /// The signed-response verification (v1 or RFC 9421) over every hop: `.verified` only when
+    /// each hop verified (`Response.verification`). An enforced failure never gets here: the
+    /// task fails with `URLError.badServerResponse` and the `SessionError` underneath.
+    public let verification: ResponseVerification
+    /// Each hop's signed-response verification, parallel to ``hops``.
+    public let hopVerifications: [ResponseVerification]
 
     init?(_ response: Response) {
         trust = response.trust
         hops = response.hops
+        verification = response.verification
+        hopVerifications = response.hopVerifications
         headerFields = response.headers
         var fields: [String: String] = [:]
         var names: [String: String] = [:]  // lower-cased → first spelling, as HTTP names are case-insensitive

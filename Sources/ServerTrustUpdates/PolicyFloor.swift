@@ -37,12 +37,13 @@ public enum PolicyFloor {
 
     /// Reads a delivered policy target: its format version first (a newer one is refused as
     /// such, not as invalid), then the whole file.
-    public static func read(_ bytes: [UInt8], name: String) throws(Refusal) -> TrustPolicyFile {
+    /// An RFC 9421 host without inline `keys` reads `signingKeys` (the delivered `jwks.json`).
+    public static func read(_ bytes: [UInt8], name: String, signingKeys: (@Sendable () -> SigningKeySet)? = nil) throws(Refusal) -> TrustPolicyFile {
         if let version = formatVersion(of: bytes), version > TrustPolicyFile.formatVersion {
             throw .newerFormat(version: version)
         }
         do {
-            return try TrustPolicyFile(data: bytes, fileName: name)
+            return try TrustPolicyFile(data: bytes, fileName: name, signingKeys: signingKeys)
         } catch let error as TrustError {
             throw .invalid(error)
         } catch {
@@ -127,6 +128,15 @@ public enum PolicyFloor {
             if let floorSigned = floorPolicy.signedResponses, floorSigned.mode == .enforced, host.policy.signedResponses?.mode != .enforced {
                 found.append(Weakening(
                     permission: .weakerSignedResponses, reason: "\(pattern) does not enforce signed responses, where \(under) does"))
+            } else if let floorSigned = floorPolicy.signedResponses, floorSigned.mode == .enforced, let delivered = host.policy.signedResponses,
+                floorSigned.scheme != .either, delivered.scheme != floorSigned.scheme
+            {
+                // Neither scheme is stronger in general (v1 binds the ETag and the request time,
+                // RFC 9421 Content-Encoding and any server language), and `either` accepts the
+                // weaker of two: a change of scheme is the application's to allow.
+                found.append(Weakening(
+                    permission: .weakerSignedResponses,
+                    reason: "\(pattern) requires \(delivered.scheme) signed responses, where \(under) requires \(floorSigned.scheme)"))
             }
         }
         return found

@@ -302,17 +302,20 @@ public final class TrustUpdateClient: Sendable {
         let keys: SigningKeySet
         let manager: ServerTrustManager
         do {
-            delivered = try PolicyFloor.read(policyBytes, name: configuration.policyTarget)
+            do {
+                keys = try jwksBytes.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") } ?? SigningKeySet()
+            } catch let error as TrustError {
+                throw PolicyFloor.Refusal.invalid(error)
+            }
+            // An RFC 9421 host without inline keys verifies with the key set delivered with the
+            // policy (replaced together with it by the next update).
+            let deliveredKeys = keys
+            delivered = try PolicyFloor.read(policyBytes, name: configuration.policyTarget, signingKeys: { deliveredKeys })
             if let expires = delivered.expires, expires <= now() {
                 throw PolicyFloor.Refusal.invalid(TrustError(.invalidPolicyFile, "\(configuration.policyTarget): expired on \(expires) before it was applied"))
             }
             do {
                 denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
-            } catch let error as TrustError {
-                throw PolicyFloor.Refusal.invalid(error)
-            }
-            do {
-                keys = try jwksBytes.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") } ?? SigningKeySet()
             } catch let error as TrustError {
                 throw PolicyFloor.Refusal.invalid(error)
             }

@@ -104,8 +104,10 @@ import Testing
         let set = try Self.keySet(jwks)
         #expect(set.keyIDs == ["2026-11"])
         #expect(set.keys["2026-11"]?.pemRepresentation == key.publicKey.pemRepresentation)
-        // The set names the RFC 9421 algorithm and holds no private member.
-        #expect(try Self.text(jwks).contains(#""alg": "\#(alg)""#))
+        // The set names the key's JOSE algorithm (RFC 9421 section 3.3.7's mapping) and holds no
+        // private member.
+        let jose = ["ed25519": "EdDSA", "ecdsa-p256-sha256": "ES256", "rsa-pss-sha512": "PS512"][alg]!
+        #expect(try Self.text(jwks).contains(#""alg": "\#(jose)""#))
         #expect(!(try Self.text(jwks)).contains(#""d":"#))
     }
 

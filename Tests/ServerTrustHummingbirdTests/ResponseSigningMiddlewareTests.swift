@@ -26,9 +26,13 @@ import Testing
     }
 
     static func router(signer: ResponseSigner, rewriting: Bool = false, maximumResponseBodySize: Int = 16 << 20) -> Router<BasicRequestContext> {
+        router(ResponseSigningMiddleware(signer: signer, maximumRequestBodySize: 64, maximumResponseBodySize: maximumResponseBodySize), rewriting: rewriting)
+    }
+
+    static func router(_ signing: ResponseSigningMiddleware<BasicRequestContext>, rewriting: Bool = false) -> Router<BasicRequestContext> {
         let router = Router()
         if rewriting { router.add(middleware: BodyRewritingMiddleware()) }
-        router.add(middleware: ResponseSigningMiddleware(signer: signer, maximumRequestBodySize: 64, maximumResponseBodySize: maximumResponseBodySize))
+        router.add(middleware: signing)
         router.get("/v1/balance") { _, _ in
             Response(status: .ok, headers: [.eTag: "\"b7\"", .contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: balance)))
         }
@@ -133,6 +137,63 @@ import Testing
             #expect(response.status == .ok)
             #expect(String(buffer: response.body) == Self.balance)
             #expect(response.headers[HTTPField.Name(SignedResponseHeader.signature)!] == nil)
+        }
+    }
+
+    // MARK: RFC 9421
+
+    static func messageSigner() throws -> (signer: MessageSignatureSigner, keys: SigningKeySet) {
+        let key = try SignaturePrivateKey.generate(.ed25519)
+        return (try MessageSignatureSigner(key: key, keyID: "hb-1"), SigningKeySet(keys: ["hb-1": key.publicKey]))
+    }
+
+    @Test func rfc9421ResponsesVerifyAndABodyRewrittenAfterSigningIsRefused() async throws {
+        let (signer, keys) = try Self.messageSigner()
+        try await Self.application(Self.router(ResponseSigningMiddleware(messageSigner: signer))).test(.live) { client in
+            let base = "http://127.0.0.1:\(try #require(client.port))"
+            let session = try Self.session(.enforced(keys: keys))
+            defer { session.shutdown() }
+            let balance = try await session.get(base + "/v1/balance?account=7&currency=EUR")
+            #expect(balance.verification == .verified)
+            #expect(balance.text == Self.balance)
+            #expect(balance.header("Signature-Input")?.contains(#""@status""#) == true)
+            #expect(balance.header("Content-Digest")?.hasPrefix("sha-256=:") == true)
+            #expect(balance.header(SignedResponseHeader.signature) == nil)
+            for path in ["/v1/stream", "/v1/moved", "/v1/refuse", "/v1/no-such-route"] {
+                let response = try await session.get(base + path)
+                #expect(response.verification == .verified, "\(path)")
+            }
+            let echo = try await session.post(base + "/v1/echo", body: Array("amount=5".utf8))
+            #expect(echo.verification == .verified)
+            #expect(echo.text == "amount=5")
+        }
+        try await Self.application(Self.router(ResponseSigningMiddleware(messageSigner: signer), rewriting: true)).test(.live) { client in
+            let session = try Self.session(.enforced(keys: keys))
+            defer { session.shutdown() }
+            let error = await Self.sessionError { try await session.get("http://127.0.0.1:\(try #require(client.port))/v1/balance") }
+            #expect(error?.signatureError?.code == .bodyMismatch)
+        }
+    }
+
+    /// A migration: the middleware holds both signers and answers each client in its scheme;
+    /// a client on scheme `either` accepts the RFC 9421 signature.
+    @Test func duringAMigrationEachClientGetsTheSchemeItAsksFor() async throws {
+        let (signer, keys) = try Self.messageSigner()
+        let v1 = try SigningKeys()
+        try await Self.application(Self.router(ResponseSigningMiddleware(messageSigner: signer, signer: v1.signer))).test(.live) { client in
+            let url = "http://127.0.0.1:\(try #require(client.port))/v1/balance"
+            let policies: [SignedResponsePolicy] = [
+                .enforced(roots: v1.roots), .enforced(keys: keys),
+                SignedResponsePolicy(migrating: .enforced, roots: v1.roots, messageSignatures: MessageSignaturePolicy(keys: keys)),
+            ]
+            for policy in policies {
+                let session = try Self.session(policy)
+                defer { session.shutdown() }
+                let response = try await session.get(url)
+                #expect(response.verification == .verified, "\(policy.scheme)")
+                #expect((response.header("Signature-Input") != nil) == (policy.scheme != .v1), "\(policy.scheme)")
+                #expect((response.header(SignedResponseHeader.signature) != nil) == (policy.scheme != .rfc9421), "\(policy.scheme)")
+            }
         }
     }
 

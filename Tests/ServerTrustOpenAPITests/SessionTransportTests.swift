@@ -275,6 +275,36 @@ import Testing
         #expect(!exchange.verification.isVerified)
     }
 
+    /// RFC 9421 through the transport: verified before the generated client decodes; a body
+    /// rewritten after signing throws the signature error.
+    @Test func anRFC9421SignedResponseIsVerifiedBeforeTheClientDecodesIt() async throws {
+        let fixture = try OpenAPIFixture()
+        let key = try SignaturePrivateKey.generate(.ecdsaP256)
+        let signer = try MessageSignatureSigner(key: key, keyID: "openapi-1")
+        let tampered = Locked(false)
+        fixture.genuine.setHandler { request in
+            tampered.withLock { $0 }
+                ? messageSignedReply(to: request, signer: signer, body: #"{"balance":"999999.00"}"#, signedBody: #"{"balance":"100.00"}"#)
+                : messageSignedReply(to: request, signer: signer, body: #"{"balance":"100.00"}"#)
+        }
+        let session = try fixture.session(reaching: fixture.genuine) { configuration in
+            configuration.signedResponses = [OpenAPIFixture.host: .enforced(keys: SigningKeySet(keys: ["openapi-1": key.publicKey]))]
+        }
+        defer { session.shutdown() }
+
+        let log = ExchangeLog()
+        let output = try await log.recording { try await fixture.client(session, server: fixture.genuine).getBalance() }
+        #expect(try output.ok.body.json.balance == "100.00")
+        #expect(log.exchanges.first?.verification == .verified)
+        #expect(fixture.genuine.recentRequests.last?.header("Accept-Signature")?.contains("nonce=") == true)
+
+        tampered.withLock { $0 = true }
+        let error = await thrownError { try await fixture.client(session, server: fixture.genuine).getBalance() }
+        let sessionError = try #require((error as? ClientError)?.underlyingError as? SessionError)
+        #expect(sessionError.code == .responseSignatureInvalid)
+        #expect(sessionError.signatureError?.code == .bodyMismatch)
+    }
+
     // MARK: Reports reachable from a middleware
 
     /// Reads the trust report of the one call it forwards, as an auditing middleware would.

@@ -53,6 +53,24 @@ import Testing
         #expect(permissions == [TrustUpdateRules.Permissions.unlistedHosts.rawValue, TrustUpdateRules.Permissions.weakerSignedResponses.rawValue])
     }
 
+    /// The floor enforces v1: a delivered policy that switches the host to RFC 9421 or to
+    /// `either` is a change of scheme the application must allow (each scheme binds what the
+    /// other does not, and `either` accepts the weaker); keeping v1 is not a weakening.
+    @Test(arguments: [("rfc9421", true), ("either", true), ("v1", false)])
+    func aChangeOfSignedResponseSchemeNeedsPermission(scheme: String, weakens: Bool) throws {
+        let key = try SignaturePrivateKey.generate(.ed25519)
+        let jwks = SigningKeySet.jwksDocument([("k1", key.publicKey)])
+        let roots = scheme == "rfc9421" ? "" : "\"roots\": [\"\(Self.rootKey)\"], "
+        let keys = scheme == "v1" ? "" : "\"keys\": \(jwks), "
+        let policy = try Self.delivered("""
+            "api.example.com": {"pins": [{"pin": "\(Self.pinA)"}, {"pin": "\(Self.pinB)"}], "minimumTLSVersion": "1.3",
+                                "signedResponses": {\(roots)\(keys)"mode": "enforced", "scheme": "\(scheme)"}}
+            """)
+        let found = PolicyFloor.weakenings(of: policy, against: try Self.floor())
+        #expect(found.contains { $0.permission == .weakerSignedResponses && $0.reason.contains("requires \(scheme) signed responses") } == weakens, "\(found)")
+        #expect(found.count == (weakens ? 1 : 0), "\(found)")
+    }
+
     /// Rotating pins, adding a host and adding pins under a wildcard the floor leaves to
     /// default validation weaken nothing; floor hosts the policy does not name stay, and the
     /// floor's deny-list joins the delivered one.

@@ -52,7 +52,8 @@ import Testing
         /// The published states: 0 pins A (and a backup); 1 pins A and B; 2 replays state 0;
         /// 3 unpins the host; 4 is state 1 plus a deny-list of key A; 5 is a newer format;
         /// 6 pins A and B and expires in one day; 7, 8 and 9 are state 0 with a response-signing
-        /// key set of key 1, keys 1 and 2, and key 2 (a rotation); 10 is state 1 with key 1's set.
+        /// key set of key 1, keys 1 and 2, and key 2 (a rotation), each requiring RFC 9421 signed
+        /// responses from the API host; 10 is state 1 with key 1's set.
         init() throws {
             root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
             leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
@@ -60,10 +61,12 @@ import Testing
             updateLeaf = try root.issueLeaf(dnsNames: [TrustUpdateTests.updateHost])
             api = try LocalTLSServer(chain: leafA.chain, privateKeyPEM: leafA.key.pemPrivateKey)
             let host = TrustUpdateTests.apiHost
-            func policy(_ pins: [Pin], extra: String = "", version: Int = 1) -> String {
+            func policy(_ pins: [Pin], extra: String = "", version: Int = 1, hostExtra: String = "") -> String {
                 let list = pins.map { "{\"pin\": \"\($0)\"}" }.joined(separator: ", ")
-                return "{\"version\": \(version), \(extra)\"hosts\": {\"\(host)\": {\"pins\": [\(list)]}}}"
+                return "{\"version\": \(version), \(extra)\"hosts\": {\"\(host)\": {\(hostExtra)\"pins\": [\(list)]}}}"
             }
+            // RFC 9421 responses required, with the key set delivered beside the policy.
+            let signed = #""signedResponses": {"mode": "enforced", "scheme": "rfc9421"}, "#
             let a = leafA.certificate.spkiPin, b = leafB.certificate.spkiPin
             let tomorrow = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
             let states: [[String: Any]] = [
@@ -74,12 +77,12 @@ import Testing
                 ["targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}"]],
                 ["targets": ["policy.json": policy([a, b], version: 2)]],
                 ["targets": ["policy.json": policy([a, b], extra: "\"expires\": \"\(tomorrow)\", ")]],
-                ["targets": ["policy.json": policy([a, backup]), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
+                ["targets": ["policy.json": policy([a, backup], hostExtra: signed), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
                 ["targets": [
-                    "policy.json": policy([a, backup]),
+                    "policy.json": policy([a, backup], hostExtra: signed),
                     "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey), ("k2", signingKey2.publicKey)]),
                 ]],
-                ["targets": ["policy.json": policy([a, backup]), "jwks.json": SigningKeySet.jwksDocument([("k2", signingKey2.publicKey)])]],
+                ["targets": ["policy.json": policy([a, backup], hostExtra: signed), "jwks.json": SigningKeySet.jwksDocument([("k2", signingKey2.publicKey)])]],
                 ["targets": ["policy.json": policy([a, b]), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
             ]
             repository = TUFFixtures.temporaryDirectory("policies")
@@ -155,8 +158,9 @@ import Testing
         }
     }
 
-    /// Response-signing keys delivered as the `jwks.json` target rotate without a new binary: a
-    /// session whose RFC 9421 policy reads `TrustUpdateClient.signingKeys` verifies with the set
+    /// A delivered policy requires RFC 9421 signed responses from the API host, and the
+    /// response-signing keys delivered beside it as `jwks.json` rotate without a new binary: the
+    /// session, which has no signed-response configuration of its own, verifies with the set
     /// in force at each response.
     @Test func responseSigningKeysRotateThroughTheDeliveredKeySet() async throws {
         let fixture = try Fixture()
@@ -179,9 +183,6 @@ import Testing
         configuration.anchors = .bundle(try fixture.root.trustAnchors())
         configuration.resolve = [fixture.api.resolveEntry(host: TrustUpdateTests.apiHost)]
         configuration.requestTimeout = .seconds(300)
-        configuration.signedResponses = [
-            TrustUpdateTests.apiHost: SignedResponsePolicy(mode: .enforced, messageSignatures: MessageSignaturePolicy(keyProvider: { client.signingKeys }))
-        ]
         let session = try Session(configuration: configuration, liveTrustManager: client.liveTrustManager)
         defer { session.shutdown() }
         func signatureCode() async -> ResponseSignatureError.Code? {

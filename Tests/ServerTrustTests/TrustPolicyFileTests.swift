@@ -122,6 +122,43 @@ import ServerTrustTestSupport
         #expect(throws: TrustError.unreadableInput) { try TrustPolicyFile(contentsOf: url.appendingPathExtension("missing")) }
     }
 
+    /// RFC 9421 in a policy file: the scheme named, its keys inline (errors naming the policy
+    /// file's lines) or from the key set a trust update delivers beside it.
+    @Test func signedResponsesNameTheirSchemeAndRFC9421KeysComeInlineOrDelivered() throws {
+        let key = try SignaturePrivateKey.generate(.ed25519)
+        let jwks = SigningKeySet.jwksDocument([("k1", key.publicKey)])
+        let inline = try Self.load("""
+            { "version": 1, "hosts": { "api.example.com": {
+                "signedResponses": { "mode": "enforced", "scheme": "rfc9421", "keys": \(jwks), "freshnessSeconds": 120 } } } }
+            """)
+        let policy = try #require(inline.hosts.first?.policy.signedResponses)
+        #expect(policy.scheme == .rfc9421 && policy.mode == .enforced && policy.coversContentEncoding)
+        #expect(policy.messageSignatures?.keys().keyIDs == ["k1"])
+        #expect(policy.messageSignatures?.maximumAge == .seconds(120))
+
+        let text = """
+            { "version": 1, "hosts": { "api.example.com": {
+                "signedResponses": { "mode": "informational", "scheme": "rfc9421" } } } }
+            """
+        let error = #expect(throws: TrustError.invalidPolicyFile) { try Self.load(text) }
+        #expect(error?.reason.contains("policy.json:2") == true && error?.reason.contains("jwks.json") == true, "\(String(describing: error))")
+        let delivered = try TrustPolicyFile(data: Array(text.utf8), signingKeys: { SigningKeySet(keys: ["d1": key.publicKey]) })
+        #expect(delivered.hosts.first?.policy.signedResponses?.messageSignatures?.keys().keyIDs == ["d1"])
+
+        let badKey = #expect(throws: TrustError.invalidPolicyFile) {
+            try Self.load("""
+                { "version": 1, "hosts": { "api.example.com": {
+                    "signedResponses": { "mode": "enforced", "scheme": "either", "roots": ["11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="],
+                      "keys": { "keys": [ { "kty": "OKP", "crv": "Ed448", "x": "AA", "kid": "k" } ] } } } } }
+                """)
+        }
+        #expect(badKey?.reason.hasPrefix("policy.json:3:") == true, "\(String(describing: badKey))")
+        let wrongScheme = #expect(throws: TrustError.invalidPolicyFile) {
+            try Self.load(#"{ "version": 1, "hosts": { "a.example": { "signedResponses": { "mode": "enforced", "scheme": "v2" } } } }"#)
+        }
+        #expect(wrongScheme?.reason.contains("scheme") == true)
+    }
+
     // MARK: Errors
 
     struct BadFile: Sendable, CustomTestStringConvertible {

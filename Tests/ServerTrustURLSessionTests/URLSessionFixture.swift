@@ -23,7 +23,7 @@ struct URLSessionFixture {
     let redirectorRoot: LabCA
     let session: Session
 
-    init(redirectorHandler: LocalHTTPHandler? = nil) throws {
+    init(redirectorHandler: LocalHTTPHandler? = nil, signedResponses: [String: SignedResponsePolicy] = [:]) throws {
         nginx = try NginxInterop.environment()
         let impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root")
         let impostorLeaf = try impostorRoot.issueLeaf(dnsNames: [nginx.host])
@@ -36,6 +36,7 @@ struct URLSessionFixture {
         let nginxRoot = try Certificate.certificates(pemBundle: String(contentsOfFile: nginx.root, encoding: .utf8))
         configuration.anchors = .bundle(try TrustAnchors(nginxRoot + [impostorRoot.certificate, redirectorRoot.certificate]))
         configuration.resolve = nginx.resolve + [impostor.resolveEntry(host: nginx.host), redirector.resolveEntry(host: Self.redirectorHost)]
+        configuration.signedResponses = signedResponses
         session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
             nginx.host: try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin]),
             Self.redirectorHost: try PinnedKeyHashesTrustEvaluator(pins: [redirectorRoot.certificate.spkiPin]),

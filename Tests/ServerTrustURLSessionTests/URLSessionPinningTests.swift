@@ -25,6 +25,32 @@ import Testing
         #expect(served.trust.validatedChain.map(\.pin.description).contains(fixture.nginx.intermediatePin))
     }
 
+    /// RFC 9421 through URLSession: a signed response arrives with its verification; one whose
+    /// body was rewritten after signing fails as a bad server response, the signature error
+    /// underneath, and its body is never delivered.
+    @Test func anRFC9421SignedResponseIsVerifiedAndATamperedOneFails() async throws {
+        let key = try SignaturePrivateKey.generate(.ed25519)
+        let signer = try MessageSignatureSigner(key: key, keyID: "urlsession-1")
+        let fixture = try URLSessionFixture(
+            redirectorHandler: { request in
+                request.path == "/tampered"
+                    ? messageSignedReply(to: request, signer: signer, body: #"{"plan":"pro"}"#, signedBody: #"{"plan":"free"}"#)
+                    : messageSignedReply(to: request, signer: signer, body: #"{"plan":"free"}"#)
+            },
+            signedResponses: [URLSessionFixture.redirectorHost: .enforced(keys: SigningKeySet(keys: ["urlsession-1": key.publicKey]))])
+        defer { fixture.stop() }
+        let (data, response) = try await fixture.urlSession().data(from: fixture.redirectorURL("/plan"))
+        #expect(String(decoding: data, as: UTF8.self) == #"{"plan":"free"}"#)
+        let served = try #require(response as? ServerTrustHTTPURLResponse)
+        #expect(served.verification == .verified)
+        #expect(served.hopVerifications == [.verified])
+
+        let error = try #require(await urlError { try await fixture.urlSession().data(from: fixture.redirectorURL("/tampered")) })
+        #expect(error.code == .badServerResponse)
+        #expect(error.sessionError?.code == .responseSignatureInvalid)
+        #expect(error.sessionError?.signatureError?.code == .bodyMismatch)
+    }
+
     @Test func anImpostorFromATrustedCAIsRejectedWithTheSessionErrorUnderneath() async throws {
         let fixture = try URLSessionFixture()
         defer { fixture.stop() }

@@ -33,8 +33,11 @@ public import Logging
 /// `preferOCSP`, `preferCRL`, `ocsp`, `crl`; `requirePositiveResponse`, `networkAccessDisabled`,
 /// `scope`: `leafOnly` or `wholeChain`; `timeBudgetSeconds`); `reportURIs`;
 /// `minimumTLSVersion` (`"1.2"`, the default, or `"1.3"`); `signedResponses` (`mode`:
-/// `enforced`, `informational` or `disabled`; `roots`: base64 root keys as `servertrust keys`
-/// prints them; optional `freshnessSeconds` and `clockSkewSeconds`). A client identity is not
+/// `enforced`, `informational` or `disabled`; `scheme`: `v1`, the default, `rfc9421` or
+/// `either`; for v1, `roots`: base64 root keys as `servertrust keys` prints them; for RFC 9421,
+/// `keys`: a JWKS object (as `jwks.json`), or none to use the key set a trust update delivers
+/// beside the policy; optional `freshnessSeconds` (v1's window, RFC 9421's maximum age) and
+/// `clockSkewSeconds`). A client identity is not
 /// policy (it holds a private key) and is set in code (``HostPolicy/clientIdentity``). At the top level:
 /// `version` (1), `hosts`, and optionally `reportURIs` and `allHostsMustBeEvaluated`
 /// (default `true`).
@@ -109,7 +112,13 @@ public struct TrustPolicyFile: Sendable {
     ///   - data: the JSON text, UTF-8.
     ///   - fileName: how errors name the file. Default `policy.json`.
     ///   - logger: where the pin-set evaluators log expiry warnings.
-    public init(data: [UInt8], fileName: String = "policy.json", logger: Logger = TrustLogging.defaultLogger) throws {
+    ///   - signingKeys: the response-signing key set an RFC 9421 host without inline `keys` reads
+    ///     at each verification (a trust update's delivered `jwks.json`); nil: such a host is an
+    ///     error.
+    public init(
+        data: [UInt8], fileName: String = "policy.json", logger: Logger = TrustLogging.defaultLogger,
+        signingKeys: (@Sendable () -> SigningKeySet)? = nil
+    ) throws {
         let reader = PolicyFileReader(fileName: fileName)
         let document: LocatedJSON
         do {
@@ -142,7 +151,7 @@ public struct TrustPolicyFile: Sendable {
             case .duplicate(let first, _): throw reader.error(field, "the same pattern as \(first.debugDescription) after normalisation; keep one")
             }
         }
-        let hosts = try entries.map { key, field in try Self.host(try HostPattern(key), field, reader, logger: logger) }
+        let hosts = try entries.map { key, field in try Self.host(try HostPattern(key), field, reader, logger: logger, signingKeys: signingKeys) }
         if hosts.isEmpty, allHostsMustBeEvaluated {
             throw reader.error(hostsField, "no hosts, and allHostsMustBeEvaluated is true: every host would be refused")
         }
@@ -163,7 +172,8 @@ public struct TrustPolicyFile: Sendable {
     private static let pinSetFields = ["pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount"]
 
     private static func host(
-        _ pattern: HostPattern, _ field: PolicyFileReader.Field, _ reader: PolicyFileReader, logger: Logger
+        _ pattern: HostPattern, _ field: PolicyFileReader.Field, _ reader: PolicyFileReader, logger: Logger,
+        signingKeys: (@Sendable () -> SigningKeySet)?
     ) throws -> Host {
         let fields = try reader.object(field, allowed: hostFields)
         let mode = try fields["mode"].map { EnforcementMode(rawValue: try reader.choice($0, ["enforced", "informational"]))! } ?? .enforced
@@ -188,19 +198,23 @@ public struct TrustPolicyFile: Sendable {
         let minimumTLSVersion = try fields["minimumTLSVersion"].map {
             try reader.choice($0, ["1.2", "1.3"]) == "1.3" ? TLSProtocolVersion.tls13 : .tls12
         } ?? .tls12
-        let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader) }
+        let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader, signingKeys: signingKeys) }
         let policy = ServerTrust.HostPolicy(
             evaluator: evaluator, minimumTLSVersion: minimumTLSVersion, signedResponses: signedResponses, reportURIs: reportURIs)
         return Host(pattern: pattern, policy: policy, mode: mode, pinSet: pinSet, canary: canary, revocation: revocation, line: field.line)
     }
 
-    /// `signedResponses`: `{"mode": "enforced" | "informational" | "disabled", "roots": ["<base64 root key>", …],
-    /// "freshnessSeconds": 300, "clockSkewSeconds": 60}`; roots as `servertrust keys` prints them.
-    private static func signedResponsePolicy(_ field: PolicyFileReader.Field, _ reader: PolicyFileReader) throws -> SignedResponsePolicy {
-        let fields = try reader.object(field, allowed: ["mode", "roots", "freshnessSeconds", "clockSkewSeconds"])
+    /// `signedResponses`: `{"mode": "enforced" | "informational" | "disabled", "scheme": "v1" | "rfc9421" | "either",
+    /// "roots": ["<base64 root key>", …], "keys": {JWKS}, "freshnessSeconds": 300, "clockSkewSeconds": 60}`;
+    /// roots as `servertrust keys` prints them.
+    private static func signedResponsePolicy(
+        _ field: PolicyFileReader.Field, _ reader: PolicyFileReader, signingKeys: (@Sendable () -> SigningKeySet)?
+    ) throws -> SignedResponsePolicy {
+        let fields = try reader.object(field, allowed: ["mode", "scheme", "roots", "keys", "freshnessSeconds", "clockSkewSeconds"])
         guard let modeField = fields["mode"] else { throw reader.error(field, "missing field \"mode\"") }
         let modes: [String: SignedResponsePolicy.Mode] = ["enforced": .enforced, "informational": .informational, "disabled": .disabled]
         let mode = modes[try reader.choice(modeField, ["enforced", "informational", "disabled"])]!
+        let scheme = try fields["scheme"].map { try reader.choice($0, ["v1", "rfc9421", "either"]) } ?? "v1"
         var roots: [SignedResponseRoot] = []
         for element in try fields["roots"].map(reader.array) ?? [] {
             do {
@@ -209,11 +223,28 @@ public struct TrustPolicyFile: Sendable {
                 throw reader.error(element, "not a signed-response root key: \(error.reason)")
             }
         }
-        if mode != .disabled, roots.isEmpty { throw reader.error(field, "\"roots\" must name at least one key unless the mode is disabled") }
-        return SignedResponsePolicy(
-            mode: mode, roots: roots,
-            freshnessWindow: .seconds(try fields["freshnessSeconds"].map { try reader.integer($0, in: 1...86_400) } ?? 300),
-            clockSkewAllowance: .seconds(try fields["clockSkewSeconds"].map { try reader.integer($0, in: 0...3_600) } ?? 60))
+        if scheme == "rfc9421", let stray = fields["roots"] { throw reader.error(stray, "v1 root keys, and the scheme is rfc9421 (its keys are \"keys\")") }
+        if scheme == "v1", let stray = fields["keys"] { throw reader.error(stray, "an RFC 9421 key set, and the scheme is v1 (set \"scheme\": \"rfc9421\" or \"either\")") }
+        if mode != .disabled, scheme != "rfc9421", roots.isEmpty {
+            throw reader.error(field, "\"roots\" must name at least one key unless the mode is disabled")
+        }
+        let window: Duration = .seconds(try fields["freshnessSeconds"].map { try reader.integer($0, in: 1...86_400) } ?? 300)
+        let skew: Duration = .seconds(try fields["clockSkewSeconds"].map { try reader.integer($0, in: 0...3_600) } ?? 60)
+        guard scheme != "v1" else { return SignedResponsePolicy(mode: mode, roots: roots, freshnessWindow: window, clockSkewAllowance: skew) }
+        let keyProvider: @Sendable () -> SigningKeySet
+        if let keysField = fields["keys"] {
+            let keys = try SigningKeySet(field: keysField, reader: reader)
+            keyProvider = { keys }
+        } else if let signingKeys {
+            keyProvider = signingKeys
+        } else {
+            throw reader.error(
+                field, "an RFC 9421 policy needs \"keys\" (a JWKS), or a key set delivered with it by a trust update (jwks.json)")
+        }
+        let messageSignatures = MessageSignaturePolicy(keyProvider: keyProvider, maximumAge: window, clockSkewAllowance: skew)
+        return scheme == "rfc9421"
+            ? SignedResponsePolicy(mode: mode, messageSignatures: messageSignatures)
+            : SignedResponsePolicy(migrating: mode, roots: roots, messageSignatures: messageSignatures, freshnessWindow: window, clockSkewAllowance: skew)
     }
 
     /// A ``PinSet`` from `pins` and its sibling fields; the set's own rules (two pins, no

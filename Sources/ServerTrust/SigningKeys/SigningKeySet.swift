@@ -36,7 +36,12 @@ public struct SigningKeySet: Sendable {
         } catch {
             throw reader.error(error.line, "", error.message)
         }
-        let root = PolicyFileReader.Field(node: document, path: "", line: document.line)
+        try self.init(field: PolicyFileReader.Field(node: document, path: "", line: document.line), reader: reader)
+    }
+
+    /// A JWKS object inside a larger JSON document (a policy file's `keys`); errors name its
+    /// lines.
+    init(field root: PolicyFileReader.Field, reader: PolicyFileReader) throws {
         let members = Dictionary(try reader.entries(root).map { ($0.key, $0.field) }) { first, _ in first }
         guard let keysField = members["keys"] else { throw reader.error(root, "missing member \"keys\"") }
         var keys: [String: SignaturePublicKey] = [:]
