@@ -69,7 +69,9 @@ import Testing
         }
     }
 
-    static func deadline() -> ContinuousClock.Instant { ContinuousClock.now + .seconds(60) }
+    /// A budget no load reaches (a full suite beside a benchmark once took over 60 s to start
+    /// one download): tests of the other rules must not be decided by the time rule.
+    static func deadline() -> ContinuousClock.Instant { ContinuousClock.now + .seconds(600) }
 
     @Test func anUpdateHostPinnedToItsKeyRefreshesAndDownloads() async throws {
         let fixture = try Fixture()
