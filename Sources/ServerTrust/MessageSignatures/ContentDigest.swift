@@ -20,18 +20,27 @@ public final class ContentDigest {
         case sha512 = "sha-512"
     }
 
-    private let sha256Context: OpaquePointer
-    private let sha512Context: OpaquePointer
+    private let sha256Context: OpaquePointer?
+    private let sha512Context: OpaquePointer?
+    /// The algorithms computed.
+    public let algorithms: Set<Algorithm>
     /// How many bytes went in.
     public private(set) var count = 0
 
-    /// A fresh computation of both digests.
-    public init() {
-        guard let a = EVP_MD_CTX_new(), let b = EVP_MD_CTX_new(),
-            EVP_DigestInit_ex(a, EVP_sha256(), nil) == 1, EVP_DigestInit_ex(b, EVP_sha512(), nil) == 1
-        else { preconditionFailure("OpenSSL cannot start a SHA-2 digest") }
-        sha256Context = a
-        sha512Context = b
+    /// A fresh computation of `algorithms` (default both). A verifier computes only what the
+    /// received field names (``algorithms(in:)``): SHA-512 of a body nobody asked about is most
+    /// of the cost of checking a large one.
+    public init(algorithms: Set<Algorithm> = Set(Algorithm.allCases)) {
+        func start(_ algorithm: Algorithm, _ digest: OpaquePointer?) -> OpaquePointer? {
+            guard algorithms.contains(algorithm) else { return nil }
+            guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, digest, nil) == 1 else {
+                preconditionFailure("OpenSSL cannot start a SHA-2 digest")
+            }
+            return context
+        }
+        self.algorithms = algorithms
+        sha256Context = start(.sha256, EVP_sha256())
+        sha512Context = start(.sha512, EVP_sha512())
     }
 
     deinit {
@@ -39,12 +48,19 @@ public final class ContentDigest {
         EVP_MD_CTX_free(sha512Context)
     }
 
+    /// The known algorithms a received `Content-Digest` value lists; none for a field that is
+    /// absent or does not parse (``check(_:)`` then refuses it without any hashing).
+    public static func algorithms(in field: String?) -> Set<Algorithm> {
+        guard let field, let members = try? StructuredField.dictionary(field) else { return [] }
+        return Set(members.compactMap { Algorithm(rawValue: $0.key) })
+    }
+
     /// Adds the next bytes of the content.
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         count += bytes.count
-        EVP_DigestUpdate(sha256Context, bytes.baseAddress, bytes.count)
-        EVP_DigestUpdate(sha512Context, bytes.baseAddress, bytes.count)
+        if let sha256Context { EVP_DigestUpdate(sha256Context, bytes.baseAddress, bytes.count) }
+        if let sha512Context { EVP_DigestUpdate(sha512Context, bytes.baseAddress, bytes.count) }
     }
 
     /// Adds the next bytes of the content.
@@ -52,9 +68,10 @@ public final class ContentDigest {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    /// The digests of the content so far (the computation goes on).
+    /// The digests of the content so far (the computation goes on), for ``algorithms``.
     public func digests() -> [Algorithm: [UInt8]] {
-        func finish(_ context: OpaquePointer, _ size: Int) -> [UInt8] {
+        func finish(_ context: OpaquePointer?, _ size: Int) -> [UInt8]? {
+            guard let context else { return nil }
             guard let copy = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL cannot copy a digest") }
             defer { EVP_MD_CTX_free(copy) }
             var out = [UInt8](repeating: 0, count: size)
@@ -64,17 +81,22 @@ public final class ContentDigest {
             }
             return out
         }
-        return [.sha256: finish(sha256Context, 32), .sha512: finish(sha512Context, 64)]
+        var result: [Algorithm: [UInt8]] = [:]
+        result[.sha256] = finish(sha256Context, 32)
+        result[.sha512] = finish(sha512Context, 64)
+        return result
     }
 
     /// The `Content-Digest` field value for the content so far: `sha-256=:…:`.
+    /// - Precondition: `algorithm` is one of ``algorithms``.
     public func fieldValue(_ algorithm: Algorithm = .sha256) -> String {
-        algorithm.rawValue + "=:" + StrictBase64.encode(digests()[algorithm]!) + ":"
+        guard let value = digests()[algorithm] else { preconditionFailure("\(algorithm.rawValue) is not computed by this ContentDigest") }
+        return algorithm.rawValue + "=:" + StrictBase64.encode(value) + ":"
     }
 
     /// The `Content-Digest` value of `body` (`sha-256=:…:`).
     public static func fieldValue(of body: [UInt8], algorithm: Algorithm = .sha256) -> String {
-        let digest = ContentDigest()
+        let digest = ContentDigest(algorithms: [algorithm])
         digest.update(body)
         return digest.fieldValue(algorithm)
     }
@@ -100,7 +122,9 @@ public final class ContentDigest {
             guard case .item(let item) = member, case .bytes(let expected) = item.value else {
                 throw ResponseSignatureError(.digestMismatch, "The Content-Digest member \(key) is not a byte sequence.")
             }
-            let actual = computed[algorithm]!
+            guard let actual = computed[algorithm] else {
+                throw ResponseSignatureError(.digestMismatch, "The Content-Digest member \(key) was not computed for this body (this ContentDigest computes \(algorithms.map(\.rawValue).sorted().joined(separator: ", "))).")
+            }
             guard expected.count == actual.count, CRYPTO_memcmp(expected, actual, actual.count) == 0 else {
                 throw ResponseSignatureError(
                     .bodyMismatch, "The body (\(count) bytes as received) does not match its signed Content-Digest (\(key)): it was altered on the way.")

@@ -239,7 +239,7 @@ struct SignatureBase {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    private static func trimmed(_ value: String) -> String {
+    static func trimmed(_ value: String) -> String {
         let bytes = Array(value.utf8)
         var start = 0
         var end = bytes.count

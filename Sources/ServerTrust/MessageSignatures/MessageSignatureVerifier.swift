@@ -132,7 +132,8 @@ public final class MessageSignatureVerifier: Sendable {
     public func verify(
         status: Int, headers: [(name: String, value: String)], body: [UInt8], answering challenge: MessageSignatureChallenge
     ) throws(ResponseSignatureError) -> VerifiedMessageSignature {
-        let digest = ContentDigest()
+        // Only what the received field names is computed (every algorithm it lists is checked).
+        let digest = ContentDigest(algorithms: ContentDigest.algorithms(in: Self.combined("content-digest", in: headers)))
         digest.update(body)
         return try verify(status: status, headers: headers, contentDigest: digest, answering: challenge)
     }
@@ -355,7 +356,9 @@ public final class MessageSignatureVerifier: Sendable {
     /// All lines of field `name`, trimmed and joined with ", "; nil when there are none.
     static func combined(_ name: String, in headers: [(name: String, value: String)]) -> String? {
         let lower = name.lowercased()
-        let values = headers.filter { $0.name.lowercased() == lower }.map { $0.value.trimmingCharacters(in: .whitespaces) }
+        // RFC 9110 allows only spaces and tabs around a field value: an ASCII trim, not
+        // Foundation's Unicode one (a tenth of a small response's verification on Linux).
+        let values = headers.filter { $0.name.lowercased() == lower }.map { SignatureBase.trimmed($0.value) }
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
