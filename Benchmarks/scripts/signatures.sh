@@ -44,7 +44,7 @@ if [ "$wall_runs" -gt 0 ] && [ -z "${PYTHON:-}" ] && [ ! -x "$python" ]; then "$
 block_function() {
     head -c 1048576 /dev/zero >"$out/zero.bin"
     valgrind --tool=callgrind --callgrind-out-file="$out/dgst-$1.out" openssl dgst "-$1" "$out/zero.bin" >/dev/null 2>&1
-    callgrind_annotate "$out/dgst-$1.out" 2>/dev/null | awk '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ { sub(/^ *[0-9,]+ \([ 0-9.]+%\)  /, ""); print; exit }'
+    callgrind_annotate "$out/dgst-$1.out" 2>/dev/null | awk '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && !done { sub(/^ *[0-9,]+ \([ 0-9.]+%\)  /, ""); print; done = 1 }'
 }
 sha256_fn=$(block_function sha256)
 sha512_fn=$(block_function sha512)
@@ -60,10 +60,11 @@ instructions() {
     }
     awk '/Collected :/ { print $NF }' <<<"$output"
 }
+# (The awk programs read to the end: an early exit would stop callgrind_annotate with SIGPIPE.)
 # cost FILE FUNCTION [inclusive]: FUNCTION's instructions in FILE (self, or inclusive), 0 if absent.
 cost() {
     callgrind_annotate ${3:+--inclusive=yes} --threshold=100 "$1" 2>/dev/null |
-        awk -v f="$2" '{ line = $0; sub(/^ *[0-9,]+ \([ 0-9.]+%\)  /, "", line) } line == f { gsub(",", "", $1); print $1; found = 1; exit } END { if (!found) print 0 }'
+        awk -v f="$2" '{ line = $0; sub(/^ *[0-9,]+ \([ 0-9.]+%\)  /, "", line) } line == f && !found { gsub(",", "", $1); print $1; found = 1 } END { if (!found) print 0 }'
 }
 # row NAME N1 N2 ARGS…: one row of the instruction table; sets per_verification.
 row() {
