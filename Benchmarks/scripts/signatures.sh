@@ -11,7 +11,9 @@
 # Instructions (callgrind), as trust-updates.sh counts requests: signature-bench pre-signs
 # P = N2 responses for N2 distinct nonces and verifies N of them, each once, with the client's
 # one verifier (replay cache included); runs with N1 and N2 do the same start-up and the same
-# preparation, so (I(N2) - I(N1)) / (N2 - N1) is one verification. N1/N2 = 100/300 at 1 KiB,
+# preparation, so (I(N2) - I(N1)) / (N2 - N1) is one verification. The RFC 9421 keys are made
+# once by `openssl genpkey` and read with --key: an RSA key generation in each process would
+# not cancel (its instruction count varies by millions). N1/N2 = 100/300 at 1 KiB,
 # 10/30 at 1 MiB. Each row is split into the signature check (EVP_DigestVerify, inclusive) and
 # the SHA-256 and SHA-512 block functions (self), found by running `openssl dgst` on 1 MiB
 # under callgrind, since Debian's libcrypto has no symbols for them. Under valgrind OpenSSL
@@ -46,6 +48,15 @@ block_function() {
     valgrind --tool=callgrind --callgrind-out-file="$out/dgst-$1.out" openssl dgst "-$1" "$out/zero.bin" >/dev/null 2>&1
     callgrind_annotate "$out/dgst-$1.out" 2>/dev/null | awk '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && !done { sub(/^ *[0-9,]+ \([ 0-9.]+%\)  /, ""); print; done = 1 }'
 }
+for alg in "${algs[@]}"; do
+    case $alg in
+        ed25519) key_options=(-algorithm ed25519) ;;
+        ecdsa-p256) key_options=(-algorithm EC -pkeyopt ec_paramgen_curve:P-256) ;;
+        rsa-pss) key_options=(-algorithm RSA -pkeyopt rsa_keygen_bits:3072) ;;
+        *) echo "signatures.sh: ALGS holds ed25519, ecdsa-p256 and rsa-pss, not $alg" >&2; exit 1 ;;
+    esac
+    openssl genpkey "${key_options[@]}" -out "$out/key-$alg.pem" 2>/dev/null
+done
 sha256_fn=$(block_function sha256)
 sha512_fn=$(block_function sha512)
 
@@ -90,7 +101,7 @@ for size in 1k 1m; do
     row "v1-$size" "$n1" "$n2" --scheme v1 --size "$size"
     total[v1-$size]=$per_verification
     for alg in "${algs[@]}"; do
-        row "rfc9421-$alg-$size" "$n1" "$n2" --scheme rfc9421 --alg "$alg" --size "$size"
+        row "rfc9421-$alg-$size" "$n1" "$n2" --scheme rfc9421 --key "$out/key-$alg.pem" --size "$size"
         total[rfc9421-$alg-$size]=$per_verification
     done
 done
@@ -122,7 +133,7 @@ ours_rfc9421_and_python() {
     local counts alg
     read -r -a counts <<<"$(timing "$1")"
     for alg in "${algs[@]}"; do
-        sample "rfc9421-$alg" "$1" "$2" "${bench[@]}" --scheme rfc9421 --alg "$alg" --size "$1" "${counts[@]}" --time --export "$out/export-$alg-$1"
+        sample "rfc9421-$alg" "$1" "$2" "${bench[@]}" --scheme rfc9421 --key "$out/key-$alg.pem" --size "$1" "${counts[@]}" --time --export "$out/export-$alg-$1"
         sample "python-$alg" "$1" "$2" "$python" "$here/rfc9421/bench.py" "$out/export-$alg-$1"
     done
 }

@@ -65,7 +65,7 @@ final class V1Responses: SignedResponseSet {
     }
 }
 
-/// RFC 9421 with RFC 9530 `Content-Digest`: a key of `kind` in the client's `SigningKeySet`,
+/// RFC 9421 with RFC 9530 `Content-Digest`: the server's `key` in the client's `SigningKeySet`,
 /// the default `MessageSignaturePolicy`. Each challenge is the verifier's
 /// (`challenge(for:)`, a random nonce); the server receives the request with its
 /// `Accept-Signature` and signs with `MessageSignatureSigner`, covering what it asks for.
@@ -79,8 +79,8 @@ final class RFC9421Responses: SignedResponseSet {
     private(set) var requests: [MessageSignatureRequest] = []
     private(set) var responses: [SignedResponse] = []
 
-    init(count: Int, body: [UInt8], kind: SignaturePublicKey.Kind) throws {
-        key = try SignaturePrivateKey.generate(kind)
+    init(count: Int, body: [UInt8], key: SignaturePrivateKey) throws {
+        self.key = key
         let signer = try MessageSignatureSigner(key: key, keyID: keyID)
         verifier = try MessageSignatureVerifier(policy: MessageSignaturePolicy(keys: SigningKeySet(keys: [keyID: key.publicKey])))
         self.body = body

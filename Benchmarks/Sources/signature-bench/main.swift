@@ -4,7 +4,7 @@ import ServerTrust
 // Verification of signed responses, v1 beside RFC 9421 (issue #36):
 //
 //   signature-bench --scheme v1|rfc9421 --size 1k|1m [--count N] [--warmup K] [--prepare P]
-//                   [--alg ed25519|ecdsa-p256|rsa-pss] [--time] [--export DIR]
+//                   [--alg ed25519|ecdsa-p256|rsa-pss | --key PEM-FILE] [--time] [--export DIR]
 //
 // Prepares P (default K + N) responses to P requests of one client, each signed for its own
 // request's nonce, over one body of the given size; then verifies K of them untimed and the
@@ -17,7 +17,9 @@ import ServerTrust
 // user + system time). --export DIR (rfc9421 only) writes the prepared responses first —
 // DIR/responses.json (each request with its Accept-Signature, status, fields, nonce; the
 // key's PEM; the warm-up count) and DIR/body.bin — so that rfc9421/bench.py verifies the very
-// same responses with the Python library. --alg chooses the RFC 9421 key (v1 is Ed25519).
+// same responses with the Python library. --alg chooses the RFC 9421 key, generated at start
+// (v1 is Ed25519); --key reads it instead, which callgrind runs need for RSA: the instructions
+// of an RSA key generation vary from run to run by millions and would not cancel.
 
 struct BenchOptions {
     var scheme = ""
@@ -26,6 +28,7 @@ struct BenchOptions {
     var warmup = 0
     var prepare: Int?
     var algorithm = "ed25519"
+    var keyFile: String?
     var time = false
     var export: String?
 
@@ -49,6 +52,7 @@ struct BenchOptions {
             case "--warmup": warmup = Self.number(value, option)
             case "--prepare": prepare = Self.number(value, option)
             case "--alg": algorithm = value
+            case "--key": keyFile = value
             case "--export": export = value
             default: Self.fail("unknown option \(option)")
             }
@@ -56,7 +60,7 @@ struct BenchOptions {
         guard ["v1", "rfc9421"].contains(scheme) else { Self.fail("--scheme is v1 or rfc9421") }
         guard (prepare ?? warmup + count) >= warmup + count else { Self.fail("--prepare must be at least --warmup + --count") }
         guard export == nil || scheme == "rfc9421" else { Self.fail("--export writes RFC 9421 responses only") }
-        guard scheme == "rfc9421" || algorithm == "ed25519" else { Self.fail("v1 signs with Ed25519 only") }
+        guard scheme == "rfc9421" || (algorithm == "ed25519" && keyFile == nil) else { Self.fail("v1 signs with a generated Ed25519 key only") }
     }
 
     var kind: SignaturePublicKey.Kind {
@@ -93,7 +97,9 @@ do {
     if options.scheme == "v1" {
         set = try V1Responses(count: prepared, body: body)
     } else {
-        let responses = try RFC9421Responses(count: prepared, body: body, kind: options.kind)
+        let key = try options.keyFile.map { try SignaturePrivateKey(pem: String(contentsOfFile: $0, encoding: .utf8)) }
+            ?? SignaturePrivateKey.generate(options.kind)
+        let responses = try RFC9421Responses(count: prepared, body: body, key: key)
         if let directory = options.export {
             try Export.write(responses, warmup: options.warmup, count: options.count, to: directory)
         }
