@@ -157,14 +157,14 @@ wall_ratio() {  # A B SIZE KEY: median over rounds of A's KEY ÷ B's
         END { for (r in A) if ((r in B) && B[r] > 0) print A[r] / B[r] }' "$out/wall.txt" | median
 }
 echo "wall clock (supporting), $wall_runs interleaved rounds, load average $(cut -d' ' -f1-3 /proc/loadavg); µs per verification, medians"
-printf '%-30s %5s %10s %10s %14s %14s %14s %14s\n' client size "wall µs" "CPU µs" "wall ÷ v1" "CPU ÷ v1" "wall ÷ Python" "CPU ÷ Python"
+printf '%-32s %5s %10s %10s %14s %14s %14s %14s\n' client size "wall µs" "CPU µs" "wall ÷ v1" "CPU ÷ v1" "wall ÷ Python" "CPU ÷ Python"
 for size in 1k 1m; do
-    printf '%-30s %5s %10.1f %10.1f\n' "ServerTrust v1" "$size" "$(value v1 "$size" wall_ns)" "$(value v1 "$size" cpu_ns)"
+    printf '%-32s %5s %10.1f %10.1f\n' "ServerTrust v1" "$size" "$(value v1 "$size" wall_ns)" "$(value v1 "$size" cpu_ns)"
     for alg in "${algs[@]}"; do
-        printf '%-30s %5s %10.1f %10.1f %14.3f %14.3f %14.3f %14.3f\n' "ServerTrust RFC 9421 $alg" "$size" \
+        printf '%-32s %5s %10.1f %10.1f %14.3f %14.3f %14.3f %14.3f\n' "ServerTrust RFC 9421 $alg" "$size" \
             "$(value "rfc9421-$alg" "$size" wall_ns)" "$(value "rfc9421-$alg" "$size" cpu_ns)" \
             "$(wall_ratio "rfc9421-$alg" v1 "$size" wall_ns)" "$(wall_ratio "rfc9421-$alg" v1 "$size" cpu_ns)" \
             "$(wall_ratio "rfc9421-$alg" "python-$alg" "$size" wall_ns)" "$(wall_ratio "rfc9421-$alg" "python-$alg" "$size" cpu_ns)"
-        printf '%-30s %5s %10.1f %10.1f\n' "Python $alg" "$size" "$(value "python-$alg" "$size" wall_ns)" "$(value "python-$alg" "$size" cpu_ns)"
+        printf '%-32s %5s %10.1f %10.1f\n' "Python $alg" "$size" "$(value "python-$alg" "$size" wall_ns)" "$(value "python-$alg" "$size" cpu_ns)"
     done
 done
