@@ -37,6 +37,9 @@ let package = Package(
                 .product(name: "ServerTrustHTTP", package: "ServerTrust"),
             ]
         ),
+        // Signed-response verification, v1 beside RFC 9421, and the responses for the Python
+        // peer (scripts/signatures.sh, rfc9421/bench.py). No network.
+        .executableTarget(name: "signature-bench", dependencies: [.product(name: "ServerTrust", package: "ServerTrust")]),
         .executableTarget(name: "urlsession-bench", dependencies: ["BenchSupport"]),
         .executableTarget(
             name: "ahc-bench",
