@@ -24,7 +24,9 @@ public import ServerTrust
 /// RFC 9421: for each request carrying `Accept-Signature`, the middleware runs the chain,
 /// collects the response body and adds `Content-Digest` (unless the route set one),
 /// `Signature-Input` and `Signature`, covering what the client asked for with its nonce
-/// (`MessageSignatureSigner` names what it covers). v1: for each request carrying
+/// (`MessageSignatureSigner` names what it covers); a request whose `Content-Digest` (the
+/// client's binding of its body) does not match the body it sent is refused with `400`, never
+/// signed for. v1: for each request carrying
 /// `X-ServerTrust-Nonce`, the middleware collects the request body
 /// (the signature covers it; the collected body is handed on, so routes still read it), runs
 /// the rest of the chain, collects the response body — up to ``maximumResponseBodySize`` — and
@@ -106,9 +108,22 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
         let signsRFC9421 = messageSigner != nil && request.headers[acceptSignatureField] != nil
         guard signsV1 || signsRFC9421 else { return try await next(request, context) }
         var request = request
-        // v1 covers the request body; RFC 9421's profile does not (its request binding is the
-        // method, authority, path and query).
-        let requestBody = signsV1 ? try await request.collectBody(upTo: maximumRequestBodySize) : ByteBuffer()
+        // v1 covers the request body. RFC 9421 binds it through the client's Content-Digest,
+        // which the signature covers as "content-digest";req: the digest must be the body's, or
+        // the server would sign for a body it did not receive.
+        let requestDigest = signsRFC9421 ? request.headers[contentDigestField] : nil
+        let requestBody = signsV1 || requestDigest != nil ? try await request.collectBody(upTo: maximumRequestBodySize) : ByteBuffer()
+        if let requestDigest {
+            let digest = ContentDigest(algorithms: ContentDigest.algorithms(in: requestDigest))
+            digest.update(Self.bytes(requestBody))
+            do {
+                try digest.check(requestDigest)
+            } catch {
+                context.logger.error(
+                    "Request refused: its Content-Digest does not match its body: \(error.reason)", metadata: ["path": "\(request.uri.path)"])
+                throw HTTPError(.badRequest, message: "The request's Content-Digest does not match its body.")
+            }
+        }
         var response: Response
         do {
             response = try await next(request, context)
@@ -190,6 +205,7 @@ public struct ResponseSigningMiddleware<Context: RequestContext>: RouterMiddlewa
 
 private let nonceField = HTTPField.Name(SignedResponseHeader.nonce)!
 private let acceptSignatureField = HTTPField.Name("Accept-Signature")!
+private let contentDigestField = HTTPField.Name("Content-Digest")!
 
 /// Thrown by ``CollectingBodyWriter`` past its limit.
 struct ResponseBodyTooLarge: Error {

@@ -309,8 +309,11 @@ public final class TrustUpdateClient: Sendable {
             }
             // An RFC 9421 host without inline keys verifies with the key set delivered with the
             // policy (replaced together with it by the next update).
+            // Without a delivered jwks.json such a host is refused (the policy names no keys).
             let deliveredKeys = keys
-            delivered = try PolicyFloor.read(policyBytes, name: configuration.policyTarget, signingKeys: { deliveredKeys })
+            var keyProvider: (@Sendable () -> SigningKeySet)?
+            if jwksBytes != nil { keyProvider = { @Sendable in deliveredKeys } }
+            delivered = try PolicyFloor.read(policyBytes, name: configuration.policyTarget, signingKeys: keyProvider)
             if let expires = delivered.expires, expires <= now() {
                 throw PolicyFloor.Refusal.invalid(TrustError(.invalidPolicyFile, "\(configuration.policyTarget): expired on \(expires) before it was applied"))
             }
@@ -389,6 +392,7 @@ public final class TrustUpdateClient: Sendable {
                 // Delivered response-signing keys are part of what expired: a frozen client
                 // must not keep trusting a key set its repository may have rotated away from.
                 state.applied.signingKeys = SigningKeySet()
+                state.status.signingKeyIDs = []
             }
             logger.error(
                 "Trust update expired (\(next.rawValue)): the compiled-in floor is in force again",

@@ -175,6 +175,25 @@ import Testing
         }
     }
 
+    /// The client binds its body with Content-Digest; a body that no longer matches it (altered
+    /// on the way) is refused with 400, never signed for.
+    @Test func aRequestBodyThatDoesNotMatchItsContentDigestIsRefusedNotSigned() async throws {
+        let (signer, _) = try Self.messageSigner()
+        try await Self.application(Self.router(ResponseSigningMiddleware(messageSigner: signer))).test(.live) { client in
+            let sent = ContentDigest.fieldValue(of: Array("amount=5".utf8))
+            let headers: HTTPFields = [
+                HTTPField.Name("Accept-Signature")!: #"sig=("@status" "content-digest";req);nonce="AAAAAAAAAAAAAAAAAAAAAA""#,
+                HTTPField.Name("Content-Digest")!: sent,
+            ]
+            let altered = try await client.execute(uri: "/v1/echo", method: .post, headers: headers, body: ByteBuffer(string: "amount=500"))
+            #expect(altered.status == .badRequest)
+            #expect(altered.headers[HTTPField.Name("Signature")!] == nil)
+            let genuine = try await client.execute(uri: "/v1/echo", method: .post, headers: headers, body: ByteBuffer(string: "amount=5"))
+            #expect(genuine.status == .created)
+            #expect(genuine.headers[HTTPField.Name("Signature-Input")!]?.contains(#""content-digest";req"#) == true)
+        }
+    }
+
     /// A migration: the middleware holds both signers and answers each client in its scheme;
     /// a client on scheme `either` accepts the RFC 9421 signature.
     @Test func duringAMigrationEachClientGetsTheSchemeItAsksFor() async throws {

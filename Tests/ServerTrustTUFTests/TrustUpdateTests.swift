@@ -53,7 +53,8 @@ import Testing
         /// 3 unpins the host; 4 is state 1 plus a deny-list of key A; 5 is a newer format;
         /// 6 pins A and B and expires in one day; 7, 8 and 9 are state 0 with a response-signing
         /// key set of key 1, keys 1 and 2, and key 2 (a rotation), each requiring RFC 9421 signed
-        /// responses from the API host; 10 is state 1 with key 1's set.
+        /// responses from the API host; 10 is state 1 with key 1's set; 11 requires RFC 9421
+        /// responses with no key set delivered.
         init() throws {
             root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
             leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
@@ -84,6 +85,7 @@ import Testing
                 ]],
                 ["targets": ["policy.json": policy([a, backup], hostExtra: signed), "jwks.json": SigningKeySet.jwksDocument([("k2", signingKey2.publicKey)])]],
                 ["targets": ["policy.json": policy([a, b]), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
+                ["targets": ["policy.json": policy([a, backup], hostExtra: signed)]],
             ]
             repository = TUFFixtures.temporaryDirectory("policies")
             let spec = repository + ".spec.json"
@@ -208,6 +210,13 @@ import Testing
         #expect(await client.refresh().lastOutcome == .applied)
         signing.withLock { $0 = (fixture.signingKey1, "k1") }
         #expect(await signatureCode() == .unknownKey)
+        // A later policy that requires RFC 9421 without delivering keys is refused whole; the
+        // one in force stays.
+        fixture.servedState = 11
+        let refused = await client.refresh()
+        #expect(refused.lastOutcome == .refused)
+        #expect(refused.refusal?.contains("jwks.json") == true, "\(String(describing: refused.refusal))")
+        #expect(client.signingKeys.keyIDs == ["k2"])
     }
 
     static func result(_ session: Session, _ url: URL, closing: Bool = false) async -> Result<Response, any Error> {
@@ -382,6 +391,7 @@ import Testing
             #expect(Self.trustCode(result) == .pinMismatch, "\(result)")
             // The delivered response-signing keys go with the delivered policy.
             #expect(client.signingKeys.keyIDs.isEmpty)
+            #expect(status.signingKeyIDs.isEmpty)
             #expect(client.signingKeys(orFloor: SigningKeySet(keys: ["compiled": fixture.signingKey2.publicKey])).keyIDs == ["compiled"])
         case .keepAppliedPolicy:
             #expect(status.inForce == .deliveredMetadataExpired)

@@ -20,6 +20,15 @@ public enum FuzzInput {
     public static func lines(_ bytes: [UInt8]) -> [String] {
         bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { text(Array($0)) }
     }
+
+    /// Each line as an HTTP field, `Name: value` (no colon: the whole line is the name, the
+    /// value empty), as a client receives response fields.
+    public static func headerFields(_ bytes: [UInt8]) -> [(name: String, value: String)] {
+        lines(bytes).map { line in
+            guard let colon = line.firstIndex(of: ":") else { return (line, "") }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+        }
+    }
 }
 
 /// Crashes with `message` when `condition` is false: an accepted input that breaks a property

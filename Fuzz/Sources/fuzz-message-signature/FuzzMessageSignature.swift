@@ -54,10 +54,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMessageSignature(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = FuzzInput.bytes(start, count)
-    let headers = FuzzInput.lines(bytes).map { line -> (name: String, value: String) in
-        guard let colon = line.firstIndex(of: ":") else { return (line, "") }
-        return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
-    }
+    let headers = FuzzInput.headerFields(bytes)
     if (try? verifier().verify(status: 200, headers: headers, body: Fixed.body, answering: Fixed.challenge)) != nil {
         let input = FuzzInput.text(bytes).debugDescription
         require(bytes.firstRange(of: Fixed.signatureValue.dropFirst(5).dropLast(1)) != nil, "verified without the genuine signature: \(input)")

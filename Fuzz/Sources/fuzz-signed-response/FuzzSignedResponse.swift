@@ -44,10 +44,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSignedResponse(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = FuzzInput.bytes(start, count)
-    let headers = FuzzInput.lines(bytes).map { line -> (name: String, value: String) in
-        guard let colon = line.firstIndex(of: ":") else { return (line, "") }
-        return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
-    }
+    let headers = FuzzInput.headerFields(bytes)
     if (try? verifier().verify(status: 200, headers: headers, body: Fixed.body, answering: Fixed.challenge)) != nil {
         let input = FuzzInput.text(bytes).debugDescription
         require(bytes.firstRange(of: Fixed.certificateBase64) != nil, "verified without the fixed intermediate: \(input)")

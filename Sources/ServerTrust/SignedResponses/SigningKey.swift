@@ -26,17 +26,12 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// - Throws: `ResponseSignatureError.Code.malformedKey` for a missing, encrypted or
     ///   unparseable key, or one that is not Ed25519.
     public init(pem: String) throws(ResponseSignatureError) {
-        let bytes = Array(pem.utf8)
-        guard bytes.count <= 1 << 20 else { throw ResponseSignatureError(.malformedKey, "The PEM text is over 1 MiB.") }
-        let parsed: OpaquePointer? = bytes.withUnsafeBytes { buffer in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(bio) }
-            // A password callback that refuses, so an encrypted key fails instead of prompting
-            // on the terminal (OpenSSL's default callback would).
-            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
-        }
-        guard let parsed else {
-            _ = drainOpenSSLErrors()
+        let parsed: OpaquePointer
+        do {
+            parsed = try PrivateKeyPEM.read(pem)
+        } catch .tooLarge {
+            throw ResponseSignatureError(.malformedKey, "The PEM text is over 1 MiB.")
+        } catch {
             throw ResponseSignatureError(.malformedKey, "No unencrypted PEM PRIVATE KEY block could be read.")
         }
         let key = Ed25519.Key(takingOwnership: parsed)

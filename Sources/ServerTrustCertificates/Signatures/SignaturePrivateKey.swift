@@ -59,16 +59,12 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
     /// - Throws: `SignatureKeyError` `.malformedKey` for a missing, encrypted or unparseable key,
     ///   `.unsupportedKey` for another key type or curve, `.weakKey` for RSA under 2,048 bits.
     public convenience init(pem: String) throws(SignatureKeyError) {
-        let bytes = Array(pem.utf8)
-        guard bytes.count <= 1 << 20 else { throw SignatureKeyError(.malformedKey, "the PEM text is over 1 MiB") }
-        let parsed: OpaquePointer? = bytes.withUnsafeBytes { buffer in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(bio) }
-            // A password callback that refuses, so an encrypted key fails instead of prompting.
-            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
-        }
-        guard let parsed else {
-            _ = drainOpenSSLErrors()
+        let parsed: OpaquePointer
+        do {
+            parsed = try PrivateKeyPEM.read(pem)
+        } catch .tooLarge {
+            throw SignatureKeyError(.malformedKey, "the PEM text is over 1 MiB")
+        } catch {
             throw SignatureKeyError(.malformedKey, "no unencrypted PEM PRIVATE KEY block could be read")
         }
         try self.init(takingOwnership: parsed)
