@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import ServerTrust
 @testable import ServerTrustHTTP
 import ServerTrustTestSupport
@@ -66,6 +67,38 @@ import Testing
         tamper.withLock { $0 = true }
         let failed = await outcome { try await migrating.get(fixture.url("/plan").absoluteString) }.sessionError
         #expect(failed?.signatureError?.code == .bodyMismatch)
+    }
+
+    /// Every judged response is counted by the scheme that decided it, its result and reason:
+    /// `servertrust_signed_responses_total{scheme,result,reason,mode}`.
+    @Test func eachCheckedResponseIsCountedByScheme() async throws {
+        let fixture = try SessionFixture()
+        let signers = Signers()
+        let signer = signers.message
+        let v1Only = Locked(false)
+        let tamper = Locked(false)
+        let v1Keys = signers.v1
+        fixture.server.setHandler { request in
+            if v1Only.withLock({ $0 }) {
+                return SignedReply(body: "{}").response(to: request, defaultSigner: v1Keys.signer)
+            }
+            return tamper.withLock { $0 }
+                ? messageSignedReply(to: request, signer: signer, body: "{}", signedBody: "[]")
+                : messageSignedReply(to: request, signer: signer, body: "{}")
+        }
+        let metrics = TestMetrics()
+        let session = try fixture.signingSession([Self.host: signers.either]) { $0.metricsFactory = metrics }
+        defer { session.shutdown() }
+        _ = try await session.get(fixture.url("/a").absoluteString)
+        tamper.withLock { $0 = true }
+        _ = await outcome { try await session.get(fixture.url("/b").absoluteString) }
+        v1Only.withLock { $0 = true }
+        _ = try await session.get(fixture.url("/c").absoluteString)
+        let name = SessionMetrics.Name.signedResponses
+        #expect(try metrics.expectCounter(name, [("scheme", "rfc9421"), ("result", "verified"), ("reason", "none"), ("mode", "enforced")]).totalValue == 1)
+        #expect(try metrics.expectCounter(name, [("scheme", "rfc9421"), ("result", "failed"), ("reason", "bodyMismatch"), ("mode", "enforced")]).totalValue == 1)
+        #expect(try metrics.expectCounter(name, [("scheme", "v1"), ("result", "verified"), ("reason", "none"), ("mode", "enforced")]).totalValue == 1)
+        #expect(metrics.counters(label: name).count == 3)
     }
 
     /// Content decoding follows the scheme: RFC 9421 covers Content-Encoding, so gzip is asked
