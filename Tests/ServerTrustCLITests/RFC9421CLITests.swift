@@ -33,22 +33,13 @@ import Testing
         return path
     }
 
-    /// `body` with `headers`, signed by `signer` as a server using `MessageSignatureSigner`
-    /// does: the request described as received (method, `https`, the Host field, path, query,
-    /// every field including `Accept-Signature`) and the returned fields added. `sent`, when
-    /// given, replaces the body after signing, as an intercepting proxy would.
+    /// `body` with `headers`, signed by `signer` (ServerTrustTestSupport's `messageSignedReply`);
+    /// `sent`, when given, replaces the body after signing, as an intercepting proxy would.
     static func signedResponse(
         to request: LocalHTTPRequest, by signer: MessageSignatureSigner, headers: [(name: String, value: String)], body: [UInt8],
         sending sent: [UInt8]? = nil
     ) -> LocalHTTPResponse {
-        let query = request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
-        let described = MessageSignatureRequest(
-            method: request.method, scheme: "https", host: request.header("Host") ?? "", path: request.path, query: query,
-            headers: request.headers)
-        guard let fields = try? signer.signatureFields(status: 200, headers: headers, body: body, request: described) else {
-            return LocalHTTPResponse(status: 500, headers: [], body: .bytes(Array("cannot sign\n".utf8)))
-        }
-        return LocalHTTPResponse(status: 200, headers: headers + fields, body: .bytes(sent ?? body))
+        messageSignedReply(to: request, signer: signer, bytes: sent ?? body, signedBytes: body, headers: headers)
     }
 
     /// The fixture's server answering every request with ``genuineBody`` signed by `signer`;

@@ -31,6 +31,14 @@ public enum FuzzInput {
     }
 }
 
+/// `SERVERTRUST_FUZZ_WRITE_SEED=path`: writes a target's genuine input there (from a target's
+/// `LLVMFuzzerInitialize`; scripts/fuzz.sh and Fuzz/make-seeds.sh set it).
+public func writeSeedIfAsked(_ seed: String) {
+    if let path = ProcessInfo.processInfo.environment["SERVERTRUST_FUZZ_WRITE_SEED"] {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(seed.utf8))
+    }
+}
+
 /// Crashes with `message` when `condition` is false: an accepted input that breaks a property
 /// the library promises is a finding, just like a memory error.
 public func require(

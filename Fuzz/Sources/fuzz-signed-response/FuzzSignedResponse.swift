@@ -29,9 +29,7 @@ enum Fixed {
 /// `SERVERTRUST_FUZZ_WRITE_SEED=path` writes the genuine header block there (Fuzz/make-seeds.sh).
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
-    if let path = ProcessInfo.processInfo.environment["SERVERTRUST_FUZZ_WRITE_SEED"] {
-        _ = FileManager.default.createFile(atPath: path, contents: Data(Fixed.seed.utf8))
-    }
+    writeSeedIfAsked(Fixed.seed)
     return 0
 }
 

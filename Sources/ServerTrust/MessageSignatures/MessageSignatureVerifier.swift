@@ -35,7 +35,7 @@ public struct MessageSignatureChallenge: Sendable {
         var required = policy.requiredComponents
         var accepted = policy.acceptedComponents
         let bodyDigest = MessageComponent("content-digest", requestBound: true)
-        if MessageSignatureVerifier.combined("content-digest", in: request.headers) != nil, !required.contains(bodyDigest) {
+        if SignatureBase.fieldValue("content-digest", in: request.headers) != nil, !required.contains(bodyDigest) {
             required.append(bodyDigest)
             accepted.append(bodyDigest)
         }
@@ -133,7 +133,7 @@ public final class MessageSignatureVerifier: Sendable {
         status: Int, headers: [(name: String, value: String)], body: [UInt8], answering challenge: MessageSignatureChallenge
     ) throws(ResponseSignatureError) -> VerifiedMessageSignature {
         // Only what the received field names is computed (every algorithm it lists is checked).
-        let digest = ContentDigest(algorithms: ContentDigest.algorithms(in: Self.combined("content-digest", in: headers)))
+        let digest = ContentDigest(algorithms: ContentDigest.algorithms(in: SignatureBase.fieldValue("content-digest", in: headers)))
         digest.update(body)
         return try verify(status: status, headers: headers, contentDigest: digest, answering: challenge)
     }
@@ -323,7 +323,7 @@ public final class MessageSignatureVerifier: Sendable {
         }
 
         // The body.
-        if let field = Self.combined("content-digest", in: headers) {
+        if let field = SignatureBase.fieldValue("content-digest", in: headers) {
             try digest.check(field)
         }
         return VerifiedMessageSignature(
@@ -353,20 +353,11 @@ public final class MessageSignatureVerifier: Sendable {
         return signature.count == expected.count && CRYPTO_memcmp(signature, expected, expected.count) == 0
     }
 
-    /// All lines of field `name`, trimmed and joined with ", "; nil when there are none.
-    static func combined(_ name: String, in headers: [(name: String, value: String)]) -> String? {
-        let lower = name.lowercased()
-        // RFC 9110 allows only spaces and tabs around a field value: an ASCII trim, not
-        // Foundation's Unicode one (a tenth of a small response's verification on Linux).
-        let values = headers.filter { $0.name.lowercased() == lower }.map { SignatureBase.trimmed($0.value) }
-        return values.isEmpty ? nil : values.joined(separator: ", ")
-    }
-
     /// Field `name` parsed as a Dictionary; nil when absent.
     private static func dictionary(
         _ name: String, in headers: [(name: String, value: String)]
     ) throws(ResponseSignatureError) -> [(key: String, member: StructuredField.Member)]? {
-        guard let value = combined(name, in: headers) else { return nil }
+        guard let value = SignatureBase.fieldValue(name, in: headers) else { return nil }
         guard value.utf8.count <= maximumFieldLength else {
             throw ResponseSignatureError(.malformedSignature, "The \(name) field is \(value.utf8.count) bytes, over the \(maximumFieldLength)-byte limit.")
         }
@@ -378,14 +369,4 @@ public final class MessageSignatureVerifier: Sendable {
     }
 
     private static func seconds(_ duration: Duration) -> Int64 { duration.components.seconds }
-}
-
-/// base64url without padding (RFC 4648 section 5).
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        var text = StrictBase64.encode(bytes)
-        text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
-    }
 }

@@ -58,7 +58,7 @@ public struct SigningKeySet: Sendable {
             guard let ktyField = fields["kty"] else { throw reader.error(element, "missing member \"kty\"") }
             func bytes(_ name: String) throws -> [UInt8] {
                 guard let field = fields[name] else { throw reader.error(element, "missing member \"\(name)\"") }
-                guard let decoded = Self.base64URLDecode(try reader.string(field)) else { throw reader.error(field, "not base64url") }
+                guard let decoded = Base64URL.decode(try reader.string(field)) else { throw reader.error(field, "not base64url") }
                 return decoded
             }
             do {
@@ -106,15 +106,6 @@ public struct SigningKeySet: Sendable {
             "    {" + entry.key.jsonWebKey(keyID: entry.keyID).map { quoted($0.name) + ": " + quoted($0.value) }.joined(separator: ", ") + "}"
         }
         return "{\"keys\": [\n" + lines.joined(separator: ",\n") + "\n]}\n"
-    }
-
-    /// RFC 4648 §5, without padding (padding tolerated).
-    static func base64URLDecode(_ text: String) -> [UInt8]? {
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !standard.contains("=") || standard.hasSuffix("=") else { return nil }
-        standard = standard.trimmingCharacters(in: CharacterSet(charactersIn: "="))
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard).map(Array.init)
     }
 
     /// SubjectPublicKeyInfo of an uncompressed P-256 point, up to the point.

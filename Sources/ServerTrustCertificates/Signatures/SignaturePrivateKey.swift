@@ -163,12 +163,7 @@ extension SignaturePublicKey {
     /// (`x`), `EC`/`P-256` (`x`, `y`) or `RSA` (`n`, `e`), base64url without padding.
     public func jsonWebKey(keyID: String) -> [(name: String, value: String)] {
         var der = withMemoryBIO { i2d_PUBKEY_bio($0, pointer) == 1 } ?? []
-        func b64url(_ bytes: some Collection<UInt8>) -> String {
-            var text = StrictBase64.encode(Array(bytes))
-            text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-            while text.hasSuffix("=") { text.removeLast() }
-            return text
-        }
+        func b64url(_ bytes: some Collection<UInt8>) -> String { Base64URL.encode(bytes) }
         switch kind {
         case .ed25519:
             return [("kty", "OKP"), ("crv", "Ed25519"), ("x", b64url(der.suffix(32))), ("kid", keyID), ("alg", "EdDSA")]

@@ -18,12 +18,20 @@ public func messageSignedReply(
     to request: LocalHTTPRequest, signer: MessageSignatureSigner, status: Int = 200, body: String, signedBody: String? = nil,
     headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
 ) -> LocalHTTPResponse {
+    messageSignedReply(
+        to: request, signer: signer, status: status, bytes: Array(body.utf8), signedBytes: signedBody.map { Array($0.utf8) }, headers: headers)
+}
+
+/// The same with a body of bytes (a compressed one, say).
+public func messageSignedReply(
+    to request: LocalHTTPRequest, signer: MessageSignatureSigner, status: Int = 200, bytes body: [UInt8], signedBytes: [UInt8]? = nil,
+    headers: [(name: String, value: String)]
+) -> LocalHTTPResponse {
     var fields = headers
     if request.header("Accept-Signature") != nil,
-        let signature = try? signer.signatureFields(
-            status: status, headers: headers, body: Array((signedBody ?? body).utf8), request: request.messageSignatureRequest)
+        let signature = try? signer.signatureFields(status: status, headers: headers, body: signedBytes ?? body, request: request.messageSignatureRequest)
     {
         fields += signature
     }
-    return LocalHTTPResponse(status: status, headers: fields, body: .text(body))
+    return LocalHTTPResponse(status: status, headers: fields, body: .bytes(body))
 }
