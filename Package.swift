@@ -173,7 +173,7 @@ let package = Package(
             name: "ServerTrustTUFTests",
             dependencies: [
                 "ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "ServerTrustCodeGeneration",
-                "ServerTrustLab", "servertrust", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "ServerTrustLab", "ServerTrustTestSupport", "servertrust", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Certificates"],
             resources: [.copy("Fixtures")],

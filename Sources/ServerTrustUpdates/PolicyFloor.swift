@@ -93,9 +93,15 @@ public enum PolicyFloor {
         }
     }
 
-    /// Every way `delivered` weakens `floor`, whatever the permissions. Each delivered host is
-    /// compared with the floor policy its pattern falls under (the floor's match for the
-    /// pattern's own name, or for a name under a wildcard).
+    /// Every way `delivered` weakens `floor`, whatever the permissions.
+    ///
+    /// Each delivered host is compared with every floor pattern it takes hosts from
+    /// (``ServerTrust/HostPattern/takesHosts(from:)``: the same pattern, or one it outranks for
+    /// some host they share), as two ``ServerTrust/HostRequirements``, field by field
+    /// (``ServerTrust/HostRequirements/softenings(comparedWith:)``); each softening needs the
+    /// permission of its field. A floor policy whose evaluator ServerTrust cannot describe (a
+    /// custom evaluator) cannot be compared, so replacing it needs
+    /// ``TrustUpdateRules/Permissions/replaceCustomEvaluators``.
     public static func weakenings(of delivered: TrustPolicyFile, against floor: ServerTrustManager) -> [Weakening] {
         var found: [Weakening] = []
         if floor.allHostsMustBeEvaluated, !delivered.allHostsMustBeEvaluated {
@@ -103,50 +109,33 @@ public enum PolicyFloor {
                 permission: .unlistedHosts,
                 reason: "allHostsMustBeEvaluated is false, letting hosts no pattern matches through with default validation"))
         }
+        let floorPolicies = floor.policies
         for host in delivered.hosts {
-            let pattern = host.pattern.description
-            if host.mode == .informational {
-                found.append(Weakening(permission: .reportOnly, reason: "\(pattern) is put in report-only (informational) mode"))
-            }
-            guard let match = try? floor.match(forHost: representative(of: host.pattern)) else { continue }
-            let floorPolicy = match.policy
-            let under = "the floor's \(match.pattern)"
-            let floorGoesBeyondDefault = !(floorPolicy.evaluator is DefaultTrustEvaluator)
-            if floorGoesBeyondDefault, host.pinSet == nil {
-                found.append(Weakening(
-                    permission: .unpinHosts, reason: "\(pattern) gets default validation only, where \(under) uses \(floorPolicy.evaluator.name)"))
-            } else if floorGoesBeyondDefault, let pinSet = host.pinSet, pinSet.expiryBehaviour == .fallBackToDefaultValidation {
-                found.append(Weakening(
-                    permission: .unpinHosts,
-                    reason: "\(pattern)'s pins fall back to default validation when they expire, where \(under) uses \(floorPolicy.evaluator.name)"))
-            }
-            if floorPolicy.minimumTLSVersion > host.policy.minimumTLSVersion {
-                found.append(Weakening(
-                    permission: .lowerTLSVersion,
-                    reason: "\(pattern) accepts \(host.policy.minimumTLSVersion), where \(under) requires \(floorPolicy.minimumTLSVersion)"))
-            }
-            if let floorSigned = floorPolicy.signedResponses, floorSigned.mode == .enforced, host.policy.signedResponses?.mode != .enforced {
-                found.append(Weakening(
-                    permission: .weakerSignedResponses, reason: "\(pattern) does not enforce signed responses, where \(under) does"))
-            } else if let floorSigned = floorPolicy.signedResponses, floorSigned.mode == .enforced, let delivered = host.policy.signedResponses,
-                floorSigned.scheme != .either, delivered.scheme != floorSigned.scheme
-            {
-                // Neither scheme is stronger in general (v1 binds the ETag and the request time,
-                // RFC 9421 Content-Encoding and any server language), and `either` accepts the
-                // weaker of two: a change of scheme is the application's to allow.
-                found.append(Weakening(
-                    permission: .weakerSignedResponses,
-                    reason: "\(pattern) requires \(delivered.scheme) signed responses, where \(under) requires \(floorSigned.scheme)"))
+            for (floorPattern, floorPolicy) in floorPolicies where host.pattern.takesHosts(from: floorPattern) {
+                let under = "the floor's \(floorPattern)"
+                guard let floorRequirements = floorPolicy.requirements else {
+                    found.append(Weakening(
+                        permission: .replaceCustomEvaluators,
+                        reason: "\(host.pattern) replaces \(under), whose evaluator \(floorPolicy.evaluator.name) cannot be compared"))
+                    continue
+                }
+                for softening in host.requirements.softenings(comparedWith: floorRequirements) {
+                    found.append(Weakening(
+                        permission: permission(for: softening.field), reason: "\(host.pattern) " + softening.reason(naming: under)))
+                }
             }
         }
         return found
     }
 
-    /// A name the pattern covers, for finding the floor's policy over it.
-    static func representative(of pattern: HostPattern) -> String {
-        switch pattern.kind {
-        case .exact, .ipAddress, .anyDepthWildcard: pattern.suffix
-        case .singleLabelWildcard: "servertrust-probe." + pattern.suffix
+    /// The permission a softening of `field` needs.
+    static func permission(for field: HostRequirements.Softening.Field) -> TrustUpdateRules.Permissions {
+        switch field {
+        case .validation, .anchors, .pins, .canary: .unpinHosts
+        case .revocation: .weakerRevocation
+        case .minimumTLSVersion: .lowerTLSVersion
+        case .mode: .reportOnly
+        case .signedResponses: .weakerSignedResponses
         }
     }
 }

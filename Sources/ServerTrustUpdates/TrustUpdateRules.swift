@@ -16,9 +16,9 @@ public struct TrustUpdateRules: Sendable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// A host whose floor policy is more than default validation (pins, revocation, a custom
-        /// evaluator) may get default validation only — or pins whose set falls back to default
-        /// validation when it expires.
+        /// A host whose floor policy pins may get default validation only — or pins whose set
+        /// falls back to default validation when it expires; or a chain validated against the
+        /// client's anchors where the floor's names its own, or less validation than the floor's.
         public static let unpinHosts = Permissions(rawValue: 1 << 0)
         /// A host may be put in report-only (`informational`) mode.
         public static let reportOnly = Permissions(rawValue: 1 << 1)
@@ -30,8 +30,19 @@ public struct TrustUpdateRules: Sendable {
         /// A host whose floor policy requires TLS 1.3 may accept TLS 1.2.
         public static let lowerTLSVersion = Permissions(rawValue: 1 << 4)
 
+        /// A host whose floor policy checks revocation may check it less strictly or not at
+        /// all: no revocation, a method or the whole chain no longer checked, soft-fail where
+        /// the floor requires a positive answer, no network fetches, wider clock skew or
+        /// answer age, fewer leaves checked, no OCSP nonce.
+        public static let weakerRevocation = Permissions(rawValue: 1 << 5)
+        /// A host whose floor policy is a custom evaluator (one ServerTrust cannot describe as
+        /// ``ServerTrust/HostRequirements``, so cannot compare) may get a delivered policy.
+        public static let replaceCustomEvaluators = Permissions(rawValue: 1 << 6)
+
         /// Every weakening: a delivered policy can do anything the application's code could.
-        public static let all: Permissions = [.unpinHosts, .reportOnly, .unlistedHosts, .weakerSignedResponses, .lowerTLSVersion]
+        public static let all: Permissions = [
+            .unpinHosts, .reportOnly, .unlistedHosts, .weakerSignedResponses, .lowerTLSVersion, .weakerRevocation, .replaceCustomEvaluators,
+        ]
     }
 
     /// What is in force once a delivered policy's own `expires` date has passed.

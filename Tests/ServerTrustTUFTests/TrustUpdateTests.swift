@@ -3,6 +3,7 @@ import MetricsTestKit
 import ServerTrust
 import ServerTrustHTTP
 import ServerTrustLab
+import ServerTrustTestSupport
 import ServerTrustTUF
 import ServerTrustUpdates
 import Testing
@@ -115,9 +116,12 @@ import Testing
             updates.stop()
         }
 
-        /// The compiled-in floor: the API host pinned to key A and a backup.
-        func floor() throws -> ServerTrustManager {
-            try ServerTrustManager(evaluators: [TrustUpdateTests.apiHost: PinnedKeyHashesTrustEvaluator(pins: [leafA.certificate.spkiPin, backup])])
+        /// The compiled-in floor: the API host pinned to key A and a backup, and `revocation`
+        /// checked after the pins when given.
+        func floor(revocation: RevocationOptions? = nil) throws -> ServerTrustManager {
+            let pins = try PinnedKeyHashesTrustEvaluator(pins: [leafA.certificate.spkiPin, backup])
+            let evaluator: any ServerTrustEvaluating = try revocation.map { try CompositeTrustEvaluator([pins, RevocationTrustEvaluator(options: $0)]) } ?? pins
+            return try ServerTrustManager(evaluators: [TrustUpdateTests.apiHost: evaluator])
         }
 
         /// A session for the update host, pinned to its key.
@@ -133,7 +137,7 @@ import Testing
 
         func client(
             _ session: Session, directory: String, rules: TrustUpdateRules = TrustUpdateRules(), clock: any TUFClock = SystemTUFClock(),
-            metrics: TestMetrics? = nil
+            metrics: TestMetrics? = nil, floorRevocation: RevocationOptions? = nil
         ) throws -> TrustUpdateClient {
             var configuration = TrustUpdateClient.Configuration(
                 metadataDirectory: directory, initialRoot: try InitialRoot(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: repository + "/root.json")))),
@@ -141,7 +145,8 @@ import Testing
             configuration.rules = rules
             configuration.updater.downloadTimeBudget = .seconds(600)
             return try TrustUpdateClient(
-                floor: try floor(), configuration: configuration, fetcher: SessionTUFFetcher(session: session), clock: clock, metricsFactory: metrics)
+                floor: try floor(revocation: floorRevocation), configuration: configuration, fetcher: SessionTUFFetcher(session: session), clock: clock,
+                metricsFactory: metrics)
         }
 
         /// A session for the API host reading the client's live manager.
@@ -321,6 +326,39 @@ import Testing
             updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.unpinHosts]))
         #expect(await permitted.refresh().lastOutcome == .applied)
         #expect(try permitted.liveTrustManager.current.match(forHost: Self.apiHost)?.evaluator is DefaultTrustEvaluator)
+    }
+
+    /// Fourth review, finding 1: the floor pins the API host and requires a positive OCSP
+    /// answer over the whole chain; the repository publishes the same kind of pins and no
+    /// revocation. Without `.weakerRevocation` the update is refused, naming what it drops, and
+    /// a server whose certificate is revoked stays refused; given the permission, the update
+    /// applies and that server is accepted — what the permission lets through.
+    @Test func droppingTheFloorsRevocationCheckNeedsItsPermission() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let revoked = try fixture.root.makeOCSPResponseDER(
+            .revoked(reason: .keyCompromise, date: Date(timeIntervalSinceNow: -600)), for: fixture.leafA.certificate)
+        try fixture.api.replaceIdentity(.init(chain: fixture.leafA.chain, privateKeyPEM: fixture.leafA.key.pemPrivateKey), stapledOCSPResponse: revoked)
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let floorRevocation = RevocationOptions(methods: .ocsp, requirePositiveResponse: true, networkAccessDisabled: true, scope: .wholeChain)
+
+        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"), floorRevocation: floorRevocation)
+        let session = try fixture.apiSession(client)
+        defer { session.shutdown() }
+        fixture.servedState = 1
+        let status = await client.refresh()
+        #expect(status.lastOutcome == .refused)
+        #expect(status.refusal?.contains("\(Self.apiHost) has no revocation checking, where the floor's \(Self.apiHost) checks ocsp, wholeChain, hard-fail, no network") == true, "\(status.refusal ?? "")")
+        #expect(Self.trustCode(await Self.result(session, fixture.apiURL())) == .revoked)
+
+        let permitted = try fixture.client(
+            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.weakerRevocation]),
+            floorRevocation: floorRevocation)
+        let permittedSession = try fixture.apiSession(permitted)
+        defer { permittedSession.shutdown() }
+        #expect(await permitted.refresh().lastOutcome == .applied)
+        #expect(try await Self.result(permittedSession, fixture.apiURL()).get().trust.isTrusted)
     }
 
     /// Key A put on the deny-list while a connection to the server (key A) is kept alive: the

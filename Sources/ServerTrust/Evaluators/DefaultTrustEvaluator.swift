@@ -5,7 +5,7 @@
 /// explicit anchors the evaluator uses the anchors of the ``PeerTrust`` (the session's, or the
 /// system bundle).
 public final class DefaultTrustEvaluator: ServerTrustEvaluating {
-    private let anchors: TrustAnchors?
+    let anchors: TrustAnchors?
     private let validateHost: Bool
 
     /// - Parameter anchors: the CAs to trust; `nil` (the default) trusts the anchors the trust

@@ -42,8 +42,9 @@ public import Logging
 /// `version` (1), `hosts`, and optionally `reportURIs` and `allHostsMustBeEvaluated`
 /// (default `true`).
 ///
-/// Each host becomes one ``HostPolicy`` (``Host/policy``), one to one, whose evaluator is made by
-/// ``HostPolicy/evaluator(pinning:revocation:mode:canary:)``: pins → ``PinSetTrustEvaluator``, none → default
+/// Each host becomes one ``HostRequirements`` (``Host/requirements``) and the ``HostPolicy``
+/// built from it (``Host/policy``), one to one, whose evaluator is made by
+/// ``HostRequirements/makeEvaluator(logger:)``: pins → ``PinSetTrustEvaluator``, none → default
 /// validation; with `revocation`, a ``RevocationTrustEvaluator`` after it; `informational` wraps
 /// all of that as `.composite([.default(), .informational(…)])`, so the host keeps default
 /// validation while the rest is trialled; `canary` wraps the result in a
@@ -58,14 +59,18 @@ public struct TrustPolicyFile: Sendable {
     /// file said to make it (for audits and reports).
     public struct Host: Sendable {
         public let pattern: HostPattern
+        /// What the file requires of the host: the description ``policy``'s evaluator is
+        /// built from, and what a trust update's floor check compares.
+        public let requirements: HostRequirements
         /// The host's policy, as the manager holds it for ``pattern``.
         public let policy: ServerTrust.HostPolicy
-        public let mode: EnforcementMode
-        public let pinSet: PinSet?
-        public let canary: PinSet?
-        public let revocation: RevocationOptions?
         /// The line of the host's key in the file.
         public let line: Int
+
+        public var mode: EnforcementMode { requirements.mode }
+        public var pinSet: PinSet? { requirements.pins }
+        public var canary: PinSet? { requirements.canary }
+        public var revocation: RevocationOptions? { requirements.revocation }
 
         /// The evaluator the manager holds for ``pattern`` (``policy``'s).
         public var evaluator: any ServerTrustEvaluating { policy.evaluator }
@@ -192,16 +197,15 @@ public struct TrustPolicyFile: Sendable {
             throw reader.error(fields["mode"]!, "informational mode trials pins or revocation, and this host has neither")
         }
 
-        let evaluator = try ServerTrust.HostPolicy.evaluator(
-            pinning: try pinSet.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) }, revocation: revocation, mode: mode,
-            canary: try canary.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) })
         let minimumTLSVersion = try fields["minimumTLSVersion"].map {
             try reader.choice($0, ["1.2", "1.3"]) == "1.3" ? TLSProtocolVersion.tls13 : .tls12
         } ?? .tls12
         let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader, signingKeys: signingKeys) }
-        let policy = ServerTrust.HostPolicy(
-            evaluator: evaluator, minimumTLSVersion: minimumTLSVersion, signedResponses: signedResponses, reportURIs: reportURIs)
-        return Host(pattern: pattern, policy: policy, mode: mode, pinSet: pinSet, canary: canary, revocation: revocation, line: field.line)
+        let requirements = HostRequirements(
+            pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, mode: mode, canary: canary,
+            signedResponses: signedResponses)
+        let policy = try ServerTrust.HostPolicy(requirements: requirements, reportURIs: reportURIs, logger: logger)
+        return Host(pattern: pattern, requirements: requirements, policy: policy, line: field.line)
     }
 
     /// `signedResponses`: `{"mode": "enforced" | "informational" | "disabled", "scheme": "v1" | "rfc9421" | "either",

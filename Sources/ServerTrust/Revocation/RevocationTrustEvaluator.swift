@@ -35,7 +35,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     private let fetcher: (any RevocationFetcher)?
     private let cache: RevocationCache
     private let localCRLs: [ProfiledCRL]
-    private let anchors: TrustAnchors?
+    let anchors: TrustAnchors?
 
     /// - Parameters:
     ///   - options: what to check and how; default ``RevocationOptions/softFail``.
