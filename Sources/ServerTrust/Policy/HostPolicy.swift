@@ -109,11 +109,22 @@ extension HostPolicy {
         pinning: (any ServerTrustEvaluating)?, revocation: RevocationOptions? = nil, mode: EnforcementMode = .enforced,
         canary: (any ServerTrustEvaluating)? = nil
     ) throws -> any ServerTrustEvaluating {
-        var checks: [any ServerTrustEvaluating] = [pinning ?? DefaultTrustEvaluator()]
-        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation)) }
+        try evaluator(pinning: pinning, revocation: revocation, mode: mode, canary: canary, anchors: nil)
+    }
+
+    /// The recipe, with the host's own anchors (``HostRequirements/anchors``) for default
+    /// validation and revocation when given.
+    static func evaluator(
+        pinning: (any ServerTrustEvaluating)?, revocation: RevocationOptions?, mode: EnforcementMode, canary: (any ServerTrustEvaluating)?,
+        anchors: TrustAnchors?
+    ) throws -> any ServerTrustEvaluating {
+        var checks: [any ServerTrustEvaluating] = []
+        if anchors != nil || pinning == nil { checks.append(DefaultTrustEvaluator(anchors: anchors)) }
+        if let pinning { checks.append(pinning) }
+        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation, anchors: anchors)) }
         var evaluator: any ServerTrustEvaluating = checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
         if mode == .informational, pinning != nil || revocation != nil {
-            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(), InformationalTrustEvaluator(evaluator)])
+            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(anchors: anchors), InformationalTrustEvaluator(evaluator)])
         }
         if let canary { evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: canary) }
         return evaluator

@@ -104,20 +104,9 @@ public struct HostRequirements: Sendable {
         if mode == .informational, pins == nil, revocation == nil {
             throw TrustError(.invalidConfiguration, "Informational mode trials pins or revocation, and these requirements have neither.")
         }
-        var checks: [any ServerTrustEvaluating] = []
-        if anchors != nil || pins == nil { checks.append(DefaultTrustEvaluator(anchors: anchors)) }
-        if let pins {
-            checks.append(try PinSetTrustEvaluator(pinSet: pins, performDefaultValidation: validation == .anchors, logger: logger))
-        }
-        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation, anchors: anchors)) }
-        var evaluator: any ServerTrustEvaluating = checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
-        if mode == .informational {
-            let trialled = checks.filter { !($0 is DefaultTrustEvaluator) }
-            let trial: any ServerTrustEvaluating = trialled.count == 1 ? trialled[0] : try CompositeTrustEvaluator(trialled)
-            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(anchors: anchors), InformationalTrustEvaluator(trial)])
-        }
-        if let canary { evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: try PinSetTrustEvaluator(pinSet: canary, logger: logger)) }
-        return evaluator
+        return try HostPolicy.evaluator(
+            pinning: try pins.map { try PinSetTrustEvaluator(pinSet: $0, performDefaultValidation: validation == .anchors, logger: logger) },
+            revocation: revocation, mode: mode, canary: try canary.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) }, anchors: anchors)
     }
 }
 
