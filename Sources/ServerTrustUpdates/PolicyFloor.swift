@@ -134,6 +134,7 @@ public enum PolicyFloor {
         case .validation, .anchors, .pins, .canary: .unpinHosts
         case .revocation: .weakerRevocation
         case .minimumTLSVersion: .lowerTLSVersion
+        case .keyExchange: .classicalKeyExchange
         case .mode: .reportOnly
         case .signedResponses: .weakerSignedResponses
         }

@@ -39,9 +39,14 @@ public struct TrustUpdateRules: Sendable {
         /// ``ServerTrust/HostRequirements``, so cannot compare) may get a delivered policy.
         public static let replaceCustomEvaluators = Permissions(rawValue: 1 << 6)
 
+        /// A host whose floor policy requires post-quantum key exchange may accept a classical
+        /// one.
+        public static let classicalKeyExchange = Permissions(rawValue: 1 << 7)
+
         /// Every weakening: a delivered policy can do anything the application's code could.
         public static let all: Permissions = [
             .unpinHosts, .reportOnly, .unlistedHosts, .weakerSignedResponses, .lowerTLSVersion, .weakerRevocation, .replaceCustomEvaluators,
+            .classicalKeyExchange,
         ]
     }
 

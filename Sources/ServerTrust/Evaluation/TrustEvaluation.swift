@@ -71,6 +71,7 @@ extension ResolvedHostPolicy {
                 try denyList.check(validated, host: hostName, evaluator: evaluator.name)
             }
             try checkProtocolVersion(handshake.protocolVersion)
+            try checkKeyExchange(handshake.keyExchangeGroup)
         } catch let error as TrustError {
             failure = error
         } catch {
@@ -91,6 +92,17 @@ extension ResolvedHostPolicy {
         throw TrustError(
             .tlsVersionBelowPolicy,
             "The connection to \(host) negotiated \(version), and its policy requires \(policy.minimumTLSVersion) or later.",
+            evaluator: policy.evaluator.name, host: host.name)
+    }
+
+    /// Refuses a key exchange below the policy's requirement. Unlike the version, an unknown
+    /// group fails a post-quantum requirement: nothing else would check it.
+    private func checkKeyExchange(_ group: String?) throws {
+        guard !policy.keyExchange.isSatisfied(by: group) else { return }
+        throw TrustError(
+            .keyExchangeBelowPolicy,
+            "The connection to \(host) " + (group.map { "negotiated the classical key-exchange group \($0)" } ?? "negotiated a key exchange the transport cannot name")
+                + ", and its policy requires \(policy.keyExchange) key exchange (an ML-KEM group such as X25519MLKEM768).",
             evaluator: policy.evaluator.name, host: host.name)
     }
 

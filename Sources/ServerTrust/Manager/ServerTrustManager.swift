@@ -60,7 +60,8 @@ public final class ServerTrustManager: Sendable {
     /// - Throws: `TrustError` `.invalidHostPattern` naming every invalid pattern and every pair
     ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
     ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
-    ///   since such a manager refuses every host, or for a report URI that is not `https:`.
+    ///   since such a manager refuses every host, for a report URI that is not `https:`, or for a
+    ///   policy requiring post-quantum key exchange on an OpenSSL older than 3.5 (naming it).
     public init(policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()) throws {
         if policies.isEmpty, allHostsMustBeEvaluated {
             throw TrustError(
@@ -75,6 +76,9 @@ public final class ServerTrustManager: Sendable {
             throw error.trustError(subject: nil)
         }
         for entry in table.entries {
+            if let problem = entry.value.keyExchange.unavailability {
+                throw TrustError(.invalidConfiguration, "Host pattern \(entry.pattern) \(problem).")
+            }
             for uri in entry.value.reportURIs where uri.scheme?.lowercased() != "https" || (uri.host ?? "").isEmpty {
                 throw TrustError(
                     .invalidConfiguration,

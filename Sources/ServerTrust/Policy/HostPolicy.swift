@@ -37,6 +37,11 @@ public struct HostPolicy: Sendable {
     /// Where failure reports about the host go (`https:` only), when the client has a reporter
     /// (ServerTrustHTTP's `TrustFailureReporter`); empty (the default) for the reporter's own URIs.
     public var reportURIs: [URL]
+    /// The key exchange a connection to the host must use: ``KeyExchangeRequirement/any`` (the
+    /// default) or ``KeyExchangeRequirement/postQuantum``, which refuses a connection whose
+    /// negotiated group is classical (`TrustError.Code.keyExchangeBelowPolicy`) and is refused
+    /// itself, when the manager is made, on an OpenSSL older than 3.5.
+    public var keyExchange: KeyExchangeRequirement
 
     /// - Parameters:
     ///   - evaluator: the host's evaluator.
@@ -44,15 +49,17 @@ public struct HostPolicy: Sendable {
     ///   - clientIdentity: default none.
     ///   - signedResponses: default `nil` (responses not checked).
     ///   - reportURIs: default none (the reporter's own URIs).
+    ///   - keyExchange: default ``KeyExchangeRequirement/any``.
     public init(
         evaluator: any ServerTrustEvaluating, minimumTLSVersion: TLSProtocolVersion = .tls12, clientIdentity: ClientIdentity? = nil,
-        signedResponses: SignedResponsePolicy? = nil, reportURIs: [URL] = []
+        signedResponses: SignedResponsePolicy? = nil, reportURIs: [URL] = [], keyExchange: KeyExchangeRequirement = .any
     ) {
         self.evaluator = evaluator
         self.minimumTLSVersion = minimumTLSVersion
         self.clientIdentity = clientIdentity
         self.signedResponses = signedResponses
         self.reportURIs = reportURIs
+        self.keyExchange = keyExchange
     }
 
     /// Default validation only: the policy of a host no pattern matches when the manager allows

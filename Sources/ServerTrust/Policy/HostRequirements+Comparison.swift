@@ -5,7 +5,7 @@ extension HostRequirements {
     public struct Softening: Sendable, Hashable, CustomStringConvertible {
         /// The field of ``HostRequirements`` that softens.
         public enum Field: String, Sendable, Hashable, CaseIterable {
-            case validation, anchors, pins, revocation, minimumTLSVersion, mode, canary, signedResponses
+            case validation, anchors, pins, revocation, minimumTLSVersion, keyExchange, mode, canary, signedResponses
         }
 
         public let field: Field
@@ -65,6 +65,9 @@ extension HostRequirements {
             revocation: compare(.revocation, \.revocation, floor, &found, RevocationOptions.softening),
             minimumTLSVersion: compare(.minimumTLSVersion, \.minimumTLSVersion, floor, &found) { mine, floors in
                 mine < floors ? "accepts \(mine), where %FLOOR% requires \(floors)" : nil
+            },
+            keyExchange: compare(.keyExchange, \.keyExchange, floor, &found) { mine, floors in
+                mine < floors ? "accepts \(mine) key exchange, where %FLOOR% requires \(floors)" : nil
             },
             mode: compare(.mode, \.mode, floor, &found) { mine, floors in
                 mine == .informational && floors != .informational ? "is put in report-only (informational) mode, where %FLOOR% enforces" : nil

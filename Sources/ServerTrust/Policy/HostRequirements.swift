@@ -2,8 +2,8 @@ public import Foundation
 public import Logging
 
 /// What a host requires of its servers, as data: how the chain is validated and against which
-/// anchors, its pins, revocation checking, the TLS floor, whether all of that is enforced or
-/// only reported, and the signed responses it expects.
+/// anchors, its pins, revocation checking, the TLS floor and key exchange, whether all of that is
+/// enforced or only reported, and the signed responses it expects.
 ///
 /// A ``HostPolicy``'s evaluator is built from this description
 /// (``HostPolicy/init(requirements:clientIdentity:reportURIs:logger:)``, which a policy file
@@ -51,6 +51,8 @@ public struct HostRequirements: Sendable {
     public var revocation: RevocationOptions?
     /// The lowest TLS version a connection may negotiate.
     public var minimumTLSVersion: TLSProtocolVersion
+    /// The key exchange a connection must use.
+    public var keyExchange: KeyExchangeRequirement
     /// ``EnforcementMode/enforced``, or ``EnforcementMode/informational``: pins and revocation
     /// are trialled (reported, never refused) beside enforced default validation.
     public var mode: EnforcementMode
@@ -65,19 +67,21 @@ public struct HostRequirements: Sendable {
     ///   - pins: default none.
     ///   - revocation: default none.
     ///   - minimumTLSVersion: default TLS 1.2.
+    ///   - keyExchange: default ``KeyExchangeRequirement/any``.
     ///   - mode: default enforced.
     ///   - canary: default none.
     ///   - signedResponses: default none.
     public init(
         validation: Validation = .anchors, anchors: TrustAnchors? = nil, pins: PinSet? = nil, revocation: RevocationOptions? = nil,
-        minimumTLSVersion: TLSProtocolVersion = .tls12, mode: EnforcementMode = .enforced, canary: PinSet? = nil,
-        signedResponses: SignedResponsePolicy? = nil
+        minimumTLSVersion: TLSProtocolVersion = .tls12, keyExchange: KeyExchangeRequirement = .any, mode: EnforcementMode = .enforced,
+        canary: PinSet? = nil, signedResponses: SignedResponsePolicy? = nil
     ) {
         self.validation = validation
         self.anchors = anchors
         self.pins = pins
         self.revocation = revocation
         self.minimumTLSVersion = minimumTLSVersion
+        self.keyExchange = keyExchange
         self.mode = mode
         self.canary = canary
         self.signedResponses = signedResponses
@@ -126,14 +130,15 @@ extension HostPolicy {
     ) throws {
         self.init(
             evaluator: try requirements.makeEvaluator(logger: logger), minimumTLSVersion: requirements.minimumTLSVersion,
-            clientIdentity: clientIdentity, signedResponses: requirements.signedResponses, reportURIs: reportURIs)
+            clientIdentity: clientIdentity, signedResponses: requirements.signedResponses, reportURIs: reportURIs,
+            keyExchange: requirements.keyExchange)
     }
 
     /// What this policy requires, described from its evaluator and settings; nil when the
     /// evaluator is one ServerTrust cannot describe (a custom evaluator, or a composite of two
     /// pinning or two revocation evaluators), which a comparison must then treat as opaque.
     public var requirements: HostRequirements? {
-        var described = HostRequirements(minimumTLSVersion: minimumTLSVersion, signedResponses: signedResponses)
+        var described = HostRequirements(minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, signedResponses: signedResponses)
         guard described.describe(evaluator, trialOnly: false) else { return nil }
         return described
     }

@@ -32,7 +32,8 @@ public import Logging
 /// `informational`); `canary` (a pin set trialled beside the policy); `revocation` (`methods`:
 /// `preferOCSP`, `preferCRL`, `ocsp`, `crl`; `requirePositiveResponse`, `networkAccessDisabled`,
 /// `scope`: `leafOnly` or `wholeChain`; `timeBudgetSeconds`); `reportURIs`;
-/// `minimumTLSVersion` (`"1.2"`, the default, or `"1.3"`); `signedResponses` (`mode`:
+/// `minimumTLSVersion` (`"1.2"`, the default, or `"1.3"`); `keyExchange` (`"any"`, the default,
+/// or `"postQuantum"`, refused on an OpenSSL older than 3.5); `signedResponses` (`mode`:
 /// `enforced`, `informational` or `disabled`; `scheme`: `v1`, the default, `rfc9421` or
 /// `either`; for v1, `roots`: base64 root keys as `servertrust keys` prints them; for RFC 9421,
 /// `keys`: a JWKS object (as `jwks.json`), or none to use the key set a trust update delivers
@@ -172,7 +173,7 @@ public struct TrustPolicyFile: Sendable {
 
     private static let hostFields = [
         "mode", "pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount", "canary", "revocation", "reportURIs",
-        "minimumTLSVersion", "signedResponses",
+        "minimumTLSVersion", "keyExchange", "signedResponses",
     ]
     private static let pinSetFields = ["pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount"]
 
@@ -200,9 +201,11 @@ public struct TrustPolicyFile: Sendable {
         let minimumTLSVersion = try fields["minimumTLSVersion"].map {
             try reader.choice($0, ["1.2", "1.3"]) == "1.3" ? TLSProtocolVersion.tls13 : .tls12
         } ?? .tls12
+        let keyExchange = try fields["keyExchange"].map { KeyExchangeRequirement(rawValue: try reader.choice($0, ["any", "postQuantum"]))! } ?? .any
+        if let field = fields["keyExchange"], let problem = keyExchange.unavailability { throw reader.error(field, problem) }
         let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader, signingKeys: signingKeys) }
         let requirements = HostRequirements(
-            pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, mode: mode, canary: canary,
+            pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, mode: mode, canary: canary,
             signedResponses: signedResponses)
         let policy = try ServerTrust.HostPolicy(requirements: requirements, reportURIs: reportURIs, logger: logger)
         return Host(pattern: pattern, requirements: requirements, policy: policy, line: field.line)

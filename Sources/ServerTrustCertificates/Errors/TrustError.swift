@@ -36,6 +36,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case privateKeyMismatch
             case tlsVersionBelowPolicy
             case deniedKey
+            case keyExchangeBelowPolicy
         }
 
         private let base: Base
@@ -100,6 +101,10 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A certificate of the chain, or its key, is on the trust manager's deny-list
         /// (`KeyDenyList`): refused whatever the host's policy says.
         public static let deniedKey = Code(.deniedKey)
+        /// The connection's key exchange is not what the host's policy requires
+        /// (`HostPolicy.keyExchange`): a classical group where post-quantum key exchange is
+        /// required, or a transport that cannot tell which group was negotiated.
+        public static let keyExchangeBelowPolicy = Code(.keyExchangeBelowPolicy)
 
         public var description: String { base.rawValue }
     }
@@ -204,6 +209,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let privateKeyPassphraseIncorrect = TrustError(.privateKeyPassphraseIncorrect, "")
     public static let privateKeyMismatch = TrustError(.privateKeyMismatch, "")
     public static let tlsVersionBelowPolicy = TrustError(.tlsVersionBelowPolicy, "")
+    public static let keyExchangeBelowPolicy = TrustError(.keyExchangeBelowPolicy, "")
 
     public var description: String {
         var text = ""
