@@ -110,8 +110,10 @@ struct DistinguishedName: Sendable, Hashable {
         var escaped = false
         func endPiece(before next: Unicode.Scalar?) {
             if piece.contains(where: { !$0.properties.isWhitespace }) {
-                if !hasEquals, let last = pieces.last, let separator {
-                    pieces[pieces.count - 1].scalars = last.scalars + [separator] + piece
+                if !hasEquals, !pieces.isEmpty, let separator {
+                    // In place: a long run of such pieces stays linear.
+                    pieces[pieces.count - 1].scalars.append(separator)
+                    pieces[pieces.count - 1].scalars.append(contentsOf: piece)
                 } else {
                     pieces.append((separator, piece, hasEquals))
                 }
@@ -229,7 +231,8 @@ struct DistinguishedName: Sendable, Hashable {
         if let oid = aliases[name.lowercased()] { return oid }
         guard !name.isEmpty, let object = OBJ_txt2obj(name, 0) else { return nil }
         defer { ASN1_OBJECT_free(object) }
-        return oidText(object)
+        let oid = oidText(object)
+        return oid.isEmpty ? nil : oid
     }
 
     private static func oidText(_ object: OpaquePointer?) -> String {
