@@ -28,9 +28,11 @@ public import ServerTrustTUF
 ///   (`TrustPolicyFile`) whose `version` this library reads; a newer format, an invalid file or
 ///   a weakening the rules do not permit is refused and the policy in force stays;
 /// - `denylist.json` (``Configuration/denyListTarget``, optional): a `KeyDenyList`, joined to
-///   the floor's; it is never dropped by a revert to the floor (it only ever refuses);
+///   the floor's; it is never dropped by a revert to the floor (it only ever refuses), nor by a
+///   restart with expired metadata (``restore()``);
 /// - `jwks.json` (``Configuration/signingKeysTarget``, optional): response-signing keys
-///   (`SigningKeySet`), published as ``signingKeys``.
+///   (`SigningKeySet`), published as ``signingKeys``; a compiled-in key it does not hold stays
+///   withdrawn after a revert to the floor (``signingKeys(orFloor:)``).
 ///
 /// A verified change is put in force at once (`LiveTrustManager.replace(with:)`); identical
 /// targets leave the manager (and its connections) alone. Nothing is ever applied from
@@ -83,7 +85,11 @@ public final class TrustUpdateClient: Sendable {
         var policy: TrustPolicyFile?
         var policySHA256: String?
         var denyList: KeyDenyList?
-        var signingKeys = SigningKeySet()
+        /// The delivered key set in force; nil when none is (none delivered, or a revert).
+        var signingKeys: SigningKeySet?
+        /// The key set of the last verified state, nil when it delivered none: after a revert it
+        /// bounds the compiled-in keys (``signingKeys(orFloor:)``).
+        var lastVerifiedSigningKeys: SigningKeySet?
         var fingerprint: [UInt8] = []
     }
 
@@ -167,17 +173,26 @@ public final class TrustUpdateClient: Sendable {
     /// Where the client stands.
     public var status: TrustUpdateStatus { state.withLock { $0.status } }
 
-    /// The response-signing keys delivered (empty when none).
-    public var signingKeys: SigningKeySet { state.withLock { $0.applied.signingKeys } }
+    /// The response-signing keys delivered and in force (empty when none).
+    public var signingKeys: SigningKeySet { state.withLock { $0.applied.signingKeys ?? SigningKeySet() } }
 
-    /// The delivered key set, or `floor` (the application's compiled-in keys) when none is in
-    /// force: before the first update, after a revert to the floor, or when the repository
-    /// publishes no `jwks.json`. What an RFC 9421 policy reads:
+    /// The response-signing keys to verify with: what an RFC 9421 policy reads,
     /// `MessageSignaturePolicy(keyProvider: { client.signingKeys(orFloor: compiledKeys) })`.
+    ///
+    /// - While a delivered state with a `jwks.json` is in force: that set, even empty — a
+    ///   repository that withdraws every key has withdrawn the compiled-in ones too.
+    /// - After a revert to the floor, and after a restart with expired metadata: the compiled-in
+    ///   keys that the last verified `jwks.json` still holds (the same public key, under any key
+    ///   ID). A key the repository withdrew stays withdrawn, as a deny-listed key stays refused;
+    ///   the delivered keys themselves expired with their metadata.
+    /// - Before any verified state, or when the last one published no `jwks.json`: `floor`.
+    ///
     /// - Parameter floor: the compiled-in key set.
     public func signingKeys(orFloor floor: SigningKeySet) -> SigningKeySet {
-        let delivered = signingKeys
-        return delivered.keys.isEmpty ? floor : delivered
+        let (inForce, lastVerified) = state.withLock { ($0.applied.signingKeys, $0.applied.lastVerifiedSigningKeys) }
+        if let inForce { return inForce }
+        guard let lastVerified else { return floor }
+        return floor.keepingKeys(heldBy: lastVerified)
     }
 
     /// The delivered policy in force, or nil when the floor alone is.
@@ -198,14 +213,28 @@ public final class TrustUpdateClient: Sendable {
     // MARK: Restoring
 
     /// Puts the last verified state back in force without the network: the stored metadata,
-    /// loaded through the same checks as a refresh (so expired or torn metadata is refused), and
-    /// the cached targets, checked against its hashes. Call once at start (``run()`` does);
-    /// the status says what happened.
+    /// loaded through the same checks as a refresh (so torn metadata is refused), and the cached
+    /// targets, checked against its hashes. Call once at start (``run()`` does); the status
+    /// says what happened.
+    ///
+    /// When the stored metadata has expired, its policy is not put back (the floor is in force,
+    /// ``TrustUpdateStatus/InForce-swift.enum/floorMetadataExpired``, whatever
+    /// ``TrustUpdateRules/whenMetadataExpires`` says), but what only refuses is: the stored
+    /// metadata is verified again with expiry ignored — signatures, thresholds and versions
+    /// as ever — and its deny-list is joined to the floor's, and its `jwks.json` bounds the
+    /// compiled-in keys (``signingKeys(orFloor:)``). A client kept offline, or an attacker who
+    /// blocks the update host until the metadata expires, cannot get a refused key accepted
+    /// by a restart.
     @discardableResult
     public func restore() async -> TrustUpdateStatus {
         do {
             let updater = try makeUpdater()
-            try await updater.loadStoredMetadata()
+            do throws(TUFError) {
+                try await updater.loadStoredMetadata()
+            } catch where error.code == .expired {
+                try await restoreRefusals(expired: error)
+                return status
+            }
             try await apply(from: updater, downloading: false)
         } catch let error as TUFError {
             logger.notice("No stored trust update restored: \(error.description)", metadata: ["tuf.error": .string("\(error.code)")])
@@ -214,6 +243,72 @@ public final class TrustUpdateClient: Sendable {
             state.withLock { $0.status.lastError = "restore: \(error)" }
         }
         return status
+    }
+
+    /// The part of an expired stored state that only refuses, put in force over the floor:
+    /// the deny-list, and the key set that bounds the compiled-in keys.
+    private func restoreRefusals(expired: TUFError) async throws(TUFError) {
+        // The store is the client's own trusted state, written only after verification; it is
+        // verified again here as a refresh would, except for expiry — which protects against
+        // a network that replays old metadata, not against what this client already trusted.
+        let updater = try Updater(
+            store: try MetadataStore(directory: configuration.metadataDirectory), metadataBaseURL: configuration.metadataBaseURL,
+            targetBaseURL: configuration.targetBaseURL, fetcher: NoDownloads(), clock: ExpiryIgnored(), configuration: configuration.updater)
+        try await updater.loadStoredMetadata()
+        let metadataExpires = await updater.trustedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
+        var denyList: KeyDenyList?
+        var keys: SigningKeySet?
+        do {
+            if let name = configuration.denyListTarget, let bytes = try await targetBytes(name, from: updater, downloading: false) {
+                denyList = try KeyDenyList(data: bytes, fileName: name)
+            }
+            if let name = configuration.signingKeysTarget, let bytes = try await targetBytes(name, from: updater, downloading: false) {
+                keys = try SigningKeySet(jwks: bytes, fileName: name)
+            }
+        } catch let error as TUFError {
+            throw error
+        } catch {
+            throw TUFError(.storeFailure, "a stored target no longer reads: \(error)")
+        }
+        let manager = revertedManager(denyList: denyList)
+        let generation = liveTrustManager.replace(with: manager)
+        state.withLock { state in
+            state.applied = Applied(denyList: denyList, lastVerifiedSigningKeys: keys)
+            state.status.inForce = .floorMetadataExpired
+            state.status.generation = generation
+            state.status.targetsVersion = targetsVersion
+            state.status.metadataExpires = metadataExpires
+            state.status.denyListEntries = manager.denyList.keys.count + manager.denyList.certificates.count
+            state.status.signingKeyIDs = []
+            state.status.lastVerifiedSigningKeyIDs = keys?.keyIDs
+            state.status.lastError = "restore: \(expired.description)"
+        }
+        logger.error(
+            "The stored trust update has expired (\(expired.description)): the compiled-in floor is in force, with the last verified deny-list (\(denyList.map { String($0.keys.count + $0.certificates.count) } ?? "no") entries)",
+            metadata: ["trust_update.generation": .stringConvertible(generation)])
+        record(status)
+    }
+
+    /// The clock of ``restoreRefusals(expired:)``: the beginning of time, so nothing has expired.
+    private struct ExpiryIgnored: TUFClock {
+        func now() -> Int64 { .min }
+    }
+
+    /// The fetcher of ``restoreRefusals(expired:)``: expired metadata vouches for nothing new.
+    private struct NoDownloads: TUFFetching {
+        func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
+            throw TUFError(.downloadFailed, "\(url): nothing is downloaded under expired metadata")
+        }
+    }
+
+    /// What the floor is after a revert: the floor with the delivered deny-list joined to its
+    /// own (a revert never un-refuses a key); under `beforeFirstUpdate = refuseConnections` the
+    /// floor is not a policy to connect under, so the state before the first update comes
+    /// back instead: every host refused.
+    private func revertedManager(denyList: KeyDenyList?) -> ServerTrustManager {
+        let withDenyList = (try? PolicyFloor.manager(floor: floor, delivered: nil, denyList: denyList, permissions: [])) ?? floor
+        return configuration.rules.beforeFirstUpdate == .refuseConnections ? (try? Self.refusing(withDenyList)) ?? withDenyList : withDenyList
     }
 
     // MARK: Refreshing
@@ -299,20 +394,19 @@ public final class TrustUpdateClient: Sendable {
         }
         let delivered: TrustPolicyFile
         let denyList: KeyDenyList?
-        let keys: SigningKeySet
+        let keys: SigningKeySet?
         let manager: ServerTrustManager
         do {
             do {
-                keys = try jwksBytes.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") } ?? SigningKeySet()
+                keys = try jwksBytes.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") }
             } catch let error as TrustError {
                 throw PolicyFloor.Refusal.invalid(error)
             }
             // An RFC 9421 host without inline keys verifies with the key set delivered with the
             // policy (replaced together with it by the next update).
             // Without a delivered jwks.json such a host is refused (the policy names no keys).
-            let deliveredKeys = keys
             var keyProvider: (@Sendable () -> SigningKeySet)?
-            if jwksBytes != nil { keyProvider = { @Sendable in deliveredKeys } }
+            if let deliveredKeys = keys { keyProvider = { @Sendable in deliveredKeys } }
             delivered = try PolicyFloor.read(policyBytes, name: configuration.policyTarget, signingKeys: keyProvider)
             if let expires = delivered.expires, expires <= now() {
                 throw PolicyFloor.Refusal.invalid(TrustError(.invalidPolicyFile, "\(configuration.policyTarget): expired on \(expires) before it was applied"))
@@ -340,7 +434,8 @@ public final class TrustUpdateClient: Sendable {
         let generation = liveTrustManager.replace(with: manager)
         state.withLock { state in
             state.applied = Applied(
-                policy: delivered, policySHA256: hex(sha256(policyBytes)), denyList: denyList, signingKeys: keys, fingerprint: fingerprint)
+                policy: delivered, policySHA256: hex(sha256(policyBytes)), denyList: denyList, signingKeys: keys, lastVerifiedSigningKeys: keys,
+                fingerprint: fingerprint)
             state.status.inForce = .delivered
             state.status.generation = generation
             state.status.policySHA256 = hex(sha256(policyBytes))
@@ -348,7 +443,8 @@ public final class TrustUpdateClient: Sendable {
             state.status.policyExpires = delivered.expires
             state.status.metadataExpires = metadataExpires
             state.status.denyListEntries = manager.denyList.keys.count + manager.denyList.certificates.count
-            state.status.signingKeyIDs = keys.keyIDs
+            state.status.signingKeyIDs = keys?.keyIDs ?? []
+            state.status.lastVerifiedSigningKeyIDs = keys?.keyIDs
             state.status.lastOutcome = .applied
             state.status.refusal = nil
         }
@@ -378,12 +474,7 @@ public final class TrustUpdateClient: Sendable {
         }
         guard next != inForce else { return }
         if next == .floorMetadataExpired || next == .floorPolicyExpired {
-            // The floor, with the delivered deny-list: reverting never un-refuses a key. Under
-            // beforeFirstUpdate = refuseConnections the floor is not a policy to connect under,
-            // so the state before the first update comes back instead: every host refused.
-            let withDenyList = (try? PolicyFloor.manager(floor: floor, delivered: nil, denyList: denyList, permissions: [])) ?? floor
-            let manager = configuration.rules.beforeFirstUpdate == .refuseConnections ? (try? Self.refusing(withDenyList)) ?? withDenyList : withDenyList
-            let generation = liveTrustManager.replace(with: manager)
+            let generation = liveTrustManager.replace(with: revertedManager(denyList: denyList))
             state.withLock { state in
                 state.status.inForce = next
                 state.status.generation = generation
@@ -391,7 +482,8 @@ public final class TrustUpdateClient: Sendable {
                 state.applied.fingerprint = []
                 // Delivered response-signing keys are part of what expired: a frozen client
                 // must not keep trusting a key set its repository may have rotated away from.
-                state.applied.signingKeys = SigningKeySet()
+                // Their withdrawals stay (lastVerifiedSigningKeys bounds the compiled-in keys).
+                state.applied.signingKeys = nil
                 state.status.signingKeyIDs = []
             }
             logger.error(

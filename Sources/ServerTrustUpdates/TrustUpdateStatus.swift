@@ -16,7 +16,8 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
         /// (``TrustUpdateRules/PolicyExpiry/revertToFloor``).
         case floorPolicyExpired
         /// The floor, because the TUF metadata behind the delivered policy expired
-        /// (``TrustUpdateRules/MetadataExpiry/revertToFloor``).
+        /// (``TrustUpdateRules/MetadataExpiry/revertToFloor``, or a start with expired stored
+        /// metadata); the last verified deny-list stays joined to the floor's.
         case floorMetadataExpired
         /// A delivered policy past its own `expires`, kept (``TrustUpdateRules/PolicyExpiry/keepPolicy``).
         case deliveredPolicyExpired
@@ -51,8 +52,13 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     public var metadataExpires: Date?
     /// Entries of the deny-list in force (the floor's and the delivered one).
     public var denyListEntries = 0
-    /// Key IDs of the response-signing keys delivered (JWKS target).
+    /// Key IDs of the response-signing keys delivered and in force (JWKS target).
     public var signingKeyIDs: [String] = []
+    /// Key IDs of the `jwks.json` of the last verified state, nil when it published none. While
+    /// the floor is in force after it (a revert, or a restart with expired metadata), a
+    /// compiled-in key this set does not hold stays withdrawn
+    /// (`TrustUpdateClient.signingKeys(orFloor:)`).
+    public var lastVerifiedSigningKeyIDs: [String]?
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastOutcome: Outcome?

@@ -55,7 +55,8 @@ import Testing
         /// 6 pins A and B and expires in one day; 7, 8 and 9 are state 0 with a response-signing
         /// key set of key 1, keys 1 and 2, and key 2 (a rotation), each requiring RFC 9421 signed
         /// responses from the API host; 10 is state 1 with key 1's set; 11 requires RFC 9421
-        /// responses with no key set delivered.
+        /// responses with no key set delivered; 12 is state 1 with an empty key set (every key
+        /// withdrawn); 13 is state 4 with key 1's set, its timestamp expired a day ago.
         init() throws {
             root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
             leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
@@ -87,6 +88,14 @@ import Testing
                 ["targets": ["policy.json": policy([a, backup], hostExtra: signed), "jwks.json": SigningKeySet.jwksDocument([("k2", signingKey2.publicKey)])]],
                 ["targets": ["policy.json": policy([a, b]), "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)])]],
                 ["targets": ["policy.json": policy([a, backup], hostExtra: signed)]],
+                ["targets": ["policy.json": policy([a, b]), "jwks.json": SigningKeySet.jwksDocument([])]],
+                [
+                    "targets": [
+                        "policy.json": policy([a, b]), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}",
+                        "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)]),
+                    ],
+                    "expired": true,
+                ],
             ]
             repository = TUFFixtures.temporaryDirectory("policies")
             let spec = repository + ".spec.json"
@@ -427,15 +436,111 @@ import Testing
         case .revertToFloor:
             #expect(status.inForce == .floorMetadataExpired)
             #expect(Self.trustCode(result) == .pinMismatch, "\(result)")
-            // The delivered response-signing keys go with the delivered policy.
+            // The delivered response-signing keys go with the delivered policy; of the compiled-in
+            // keys, only those the last verified set holds (key 1, under another key ID) come back.
             #expect(client.signingKeys.keyIDs.isEmpty)
             #expect(status.signingKeyIDs.isEmpty)
-            #expect(client.signingKeys(orFloor: SigningKeySet(keys: ["compiled": fixture.signingKey2.publicKey])).keyIDs == ["compiled"])
+            #expect(status.lastVerifiedSigningKeyIDs == ["k1"])
+            let compiled = SigningKeySet(keys: ["compiled": fixture.signingKey1.publicKey, "retired": fixture.signingKey2.publicKey])
+            #expect(client.signingKeys(orFloor: compiled).keyIDs == ["compiled"])
         case .keepAppliedPolicy:
             #expect(status.inForce == .deliveredMetadataExpired)
             #expect((try? result.get())?.trust.isTrusted == true, "\(result)")
             #expect(client.signingKeys.keyIDs == ["k1"])
         }
+    }
+
+    /// A client restarted after its metadata expired (offline for weeks, or an attacker holding
+    /// a deny-listed key who blocked the update host that long) starts at the floor, says
+    /// `floorMetadataExpired`, and keeps the last verified deny-list: the server of key A, which
+    /// the floor pins, is still refused with `.deniedKey` — before and after a failed refresh.
+    @Test func aRestartWithExpiredMetadataKeepsTheLastVerifiedDenyList() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let clock = TestClock()
+        let directory = TUFFixtures.temporaryDirectory("updates")
+        fixture.servedState = 4
+        let applied = await (try fixture.client(updateSession, directory: directory, clock: clock)).refresh()
+        #expect(applied.lastOutcome == .applied)
+        #expect(applied.denyListEntries == 1)
+
+        clock.advance(days: 40)  // the repository's metadata expires after 30 days
+        fixture.updates.stop()   // and no refresh can succeed
+        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
+        let restored = await restarted.restore()
+        #expect(restored.inForce == .floorMetadataExpired, "\(restored)")
+        #expect(restored.denyListEntries == 1)
+        #expect(restored.lastError?.contains("expired") == true, "\(restored.lastError ?? "")")
+        #expect(restarted.deliveredPolicy == nil)
+        #expect(restarted.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
+        let session = try fixture.apiSession(restarted)
+        defer { session.shutdown() }
+        let refused = await Self.result(session, fixture.apiURL())
+        #expect(Self.trustCode(refused) == .deniedKey, "\(refused)")
+
+        let failed = await restarted.refresh()
+        #expect(failed.lastOutcome == .failed)
+        #expect(failed.inForce == .floorMetadataExpired)
+        let stillRefused = await Self.result(session, fixture.apiURL(), closing: true)
+        #expect(Self.trustCode(stillRefused) == .deniedKey, "\(stillRefused)")
+    }
+
+    /// A delivered `jwks.json` with no key is in force over the compiled-in keys: the repository
+    /// withdrew them all. Before #42 `signingKeys(orFloor:)` brought the compiled-in keys back
+    /// for an empty set; nor do they come back after a restart with expired metadata.
+    @Test func anEmptyDeliveredKeySetWithdrawsEveryCompiledInKey() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let clock = TestClock()
+        let directory = TUFFixtures.temporaryDirectory("updates")
+        let compiled = SigningKeySet(keys: ["k1": fixture.signingKey1.publicKey])
+        let client = try fixture.client(updateSession, directory: directory, clock: clock)
+        #expect(client.signingKeys(orFloor: compiled).keyIDs == ["k1"], "before any update: the compiled-in keys")
+        fixture.servedState = 12
+        let applied = await client.refresh()
+        #expect(applied.lastOutcome == .applied)
+        #expect(applied.lastVerifiedSigningKeyIDs == [])
+        #expect(client.signingKeys.isEmpty)
+        #expect(client.signingKeys(orFloor: compiled).isEmpty)
+
+        clock.advance(days: 40)
+        fixture.updates.stop()
+        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
+        #expect(await restarted.restore().inForce == .floorMetadataExpired)
+        #expect(restarted.signingKeys(orFloor: compiled).isEmpty)
+    }
+
+    /// Compiled-in keys 1 and 2; the repository delivers key 1 only. After a revert to the floor
+    /// (the metadata expired), and in a client restarted on that store, key 1 verifies again
+    /// but key 2 stays withdrawn.
+    @Test func aCompiledInKeyTheRepositoryWithdrewStaysWithdrawnAfterARevertAndARestart() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let clock = TestClock()
+        let directory = TUFFixtures.temporaryDirectory("updates")
+        let compiled = SigningKeySet(keys: ["k1": fixture.signingKey1.publicKey, "k2": fixture.signingKey2.publicKey])
+        let client = try fixture.client(updateSession, directory: directory, clock: clock)
+        fixture.servedState = 10
+        #expect(await client.refresh().lastOutcome == .applied)
+        #expect(client.signingKeys(orFloor: compiled).keyIDs == ["k1"])
+
+        clock.advance(days: 40)
+        fixture.updates.stop()
+        #expect(await client.refresh().inForce == .floorMetadataExpired)
+        #expect(client.signingKeys.isEmpty)
+        #expect(client.signingKeys(orFloor: compiled).keyIDs == ["k1"])
+
+        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
+        let restored = await restarted.restore()
+        #expect(restored.inForce == .floorMetadataExpired)
+        #expect(restored.lastVerifiedSigningKeyIDs == ["k1"])
+        #expect(restarted.signingKeys(orFloor: compiled).keyIDs == ["k1"])
     }
 
     /// `beforeFirstUpdate: .refuseConnections`: until a delivered policy is applied, the API
@@ -561,6 +666,29 @@ import Testing
         let show = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", directory, "show"])
         #expect(show.status == 0, "\(show.output)")
         #expect(show.output.contains("policy.json: verified, sha256"), "\(show.output)")
+
+        // A store whose metadata has expired: `show` says the floor is in force, with the last
+        // verified deny-list and the key IDs that bound the compiled-in keys.
+        let expiredStore = TUFFixtures.temporaryDirectory("cli-expired")
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let behind = TestClock()
+        behind.advance(days: -2)  // state 13's timestamp expired a day ago
+        fixture.servedState = 13
+        #expect(await (try fixture.client(updateSession, directory: expiredStore, clock: behind)).refresh().lastOutcome == .applied)
+        let expired = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", expiredStore, "show"])
+        #expect(expired.status == 0, "\(expired.output)")
+        #expect(expired.output.contains("(EXPIRED)"), "\(expired.output)")
+        #expect(expired.output.contains("the floor is (floorMetadataExpired)"), "\(expired.output)")
+        #expect(expired.output.contains("deny-list entries: 1 (the last verified deny-list, kept)"), "\(expired.output)")
+        #expect(expired.output.contains("compiled-in keys only as the last verified set holds them: k1"), "\(expired.output)")
+        let json = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", expiredStore, "show", "--json"])
+        // Standard error (the client's log) comes first in the output; the report is the rest.
+        let text = json.output.range(of: "\n{").map { String(json.output[$0.lowerBound...]) } ?? json.output
+        let report = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        let trustUpdate = report?["trustUpdate"] as? [String: Any]
+        #expect(trustUpdate?["inForce"] as? String == "floorMetadataExpired", "\(json.output)")
+        #expect(trustUpdate?["denyListEntries"] as? Int == 1, "\(json.output)")
 
         // A fresh store only ever offered a policy in a newer format: nothing trusted, nothing fetched.
         fixture.servedState = 5

@@ -1,3 +1,4 @@
+internal import COpenSSL
 import Foundation
 
 /// Keys and certificates no evaluation may accept: a kill switch for a compromised key or a
@@ -14,9 +15,14 @@ import Foundation
 /// Two kinds of entry:
 /// - an SPKI hash (`sha256/<base64>`, the form of every pin): the key is refused in any
 ///   certificate, leaf, intermediate or root;
-/// - an issuer and serial number: one certificate is refused (the issuer's distinguished name
-///   as `servertrust inspect` prints it, RFC 2253; the serial number in hexadecimal, any case,
-///   `:` separators and leading zeros ignored).
+/// - an issuer and serial number: one certificate is refused. The issuer's distinguished name
+///   is read when the list is and compared by its attributes, RFC 5280's way (case and white
+///   space folded), not as text: RFC 2253 as `servertrust inspect` prints it
+///   (`CN=Example CA,O=Example,C=US`), or as `openssl x509 -issuer -noout` prints it
+///   (`issuer=C = US, O = Example, CN = Example CA`, any `-nameopt` of `RFC2253`, `oneline`,
+///   `multiline`, `compat`); a name that cannot be read is refused, naming the field. The serial
+///   number in hexadecimal, any case, `:` separators, leading zeros and a `serial=` or `0x`
+///   prefix ignored.
 ///
 /// The JSON form (``init(data:fileName:)``):
 ///
@@ -30,24 +36,73 @@ import Foundation
 public struct KeyDenyList: Sendable, Hashable {
     /// One certificate, by its issuer and serial number.
     public struct IssuerAndSerial: Sendable, Hashable, CustomStringConvertible {
-        /// The issuer's distinguished name, RFC 2253 (as `Certificate.issuer`).
+        /// The issuer's distinguished name as the entry wrote it (an `issuer=` prefix removed).
         public let issuer: String
         /// The serial number, upper-case hexadecimal without leading zeros or separators.
         public let serial: String
+        /// ``issuer`` read, as a certificate's issuer is compared with it.
+        let issuerName: DistinguishedName
 
-        /// - Throws: `TrustError` `.invalidConfiguration` for an empty issuer or a serial that
-        ///   is not hexadecimal.
+        /// - Parameters:
+        ///   - issuer: the issuer's distinguished name, RFC 2253 or OpenSSL's one-line form
+        ///     (``KeyDenyList`` lists the forms).
+        ///   - serial: the serial number in hexadecimal.
+        /// - Throws: `TrustError` `.invalidConfiguration` for an issuer that is not a
+        ///   distinguished name (the message shows the accepted forms) or a serial that is not
+        ///   hexadecimal.
         public init(issuer: String, serial: String) throws {
-            let digits = serial.uppercased().filter { $0 != ":" }
-            guard !issuer.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw TrustError(.invalidConfiguration, "A deny-list entry has an empty issuer.")
+            (self.issuer, issuerName) = try Self.readIssuer(issuer)
+            self.serial = try Self.readSerial(serial)
+        }
+
+        private init(issuer: (text: String, name: DistinguishedName), serial: String) {
+            (self.issuer, issuerName) = issuer
+            self.serial = serial
+        }
+
+        /// The issuer as written, without an `issuer=` prefix, and read.
+        fileprivate static func readIssuer(_ issuer: String) throws -> (text: String, name: DistinguishedName) {
+            var text = Substring(issuer).drop { $0.isWhitespace }
+            if text.lowercased().hasPrefix("issuer") {
+                let rest = text.dropFirst("issuer".count).drop { $0 == " " }
+                if rest.first == "=" { text = rest.dropFirst() }
             }
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit }) else {
-                throw TrustError(.invalidConfiguration, "The deny-list serial \(serial.debugDescription) is not hexadecimal.")
+            do {
+                return (text.trimmingCharacters(in: .whitespacesAndNewlines), try DistinguishedName(parsing: String(text)))
+            } catch {
+                throw TrustError(
+                    .invalidConfiguration,
+                    "The deny-list issuer \(issuer.debugDescription) is not a distinguished name: \(error.reason). Write it as RFC 2253 "
+                        + "(\"CN=Example CA,O=Example,C=US\", as servertrust inspect prints it) or as openssl x509 -issuer -noout prints it "
+                        + "(\"issuer=C = US, O = Example, CN = Example CA\").")
             }
-            self.issuer = issuer
-            let trimmed = digits.drop { $0 == "0" }
-            self.serial = trimmed.isEmpty ? "0" : String(trimmed)
+        }
+
+        /// The serial as upper-case hexadecimal without separators, prefix or leading zeros.
+        fileprivate static func readSerial(_ serial: String) throws -> String {
+            var digits = Substring(serial.trimmingCharacters(in: .whitespaces))
+            if digits.lowercased().hasPrefix("serial=") { digits = digits.dropFirst("serial=".count) }
+            if digits.lowercased().hasPrefix("0x") { digits = digits.dropFirst(2) }
+            let hex = digits.uppercased().filter { $0 != ":" }
+            guard !hex.isEmpty, hex.allSatisfy({ $0.isHexDigit }) else {
+                throw TrustError(
+                    .invalidConfiguration,
+                    "The deny-list serial \(serial.debugDescription) is not hexadecimal (write it as openssl x509 -serial -noout prints it, \"serial=0A1B\", or as \"0A:1B\").")
+            }
+            let trimmed = hex.drop { $0 == "0" }
+            return trimmed.isEmpty ? "0" : String(trimmed)
+        }
+
+        /// An entry of the JSON form, each problem named at its own field.
+        fileprivate static func read(issuer: PolicyFileReader.Field, serial: PolicyFileReader.Field, reader: PolicyFileReader) throws -> IssuerAndSerial {
+            let issuerText = try reader.string(issuer), serialText = try reader.string(serial)
+            let readIssuer: (text: String, name: DistinguishedName)
+            do { readIssuer = try Self.readIssuer(issuerText) } catch let error as TrustError { throw reader.error(issuer, error.reason) }
+            do {
+                return IssuerAndSerial(issuer: readIssuer, serial: try Self.readSerial(serialText))
+            } catch let error as TrustError {
+                throw reader.error(serial, error.reason)
+            }
         }
 
         public var description: String { "\(issuer) serial \(serial)" }
@@ -58,8 +113,9 @@ public struct KeyDenyList: Sendable, Hashable {
     /// Refused certificates, by issuer and serial number.
     public let certificates: Set<IssuerAndSerial>
     /// ``certificates`` by serial number: a handshake looks each certificate's serial up once,
-    /// whatever the list's length (a scan cost ≈ 1.4 k instructions per entry and handshake).
-    private let issuersBySerial: [String: Set<String>]
+    /// whatever the list's length (a scan cost ≈ 1.4 k instructions per entry and handshake),
+    /// and reads a certificate's issuer only when its serial is listed.
+    private let entriesBySerial: [String: [IssuerAndSerial]]
 
     /// An empty list.
     public init() {
@@ -72,7 +128,7 @@ public struct KeyDenyList: Sendable, Hashable {
     public init(keys: Set<Pin>, certificates: Set<IssuerAndSerial> = []) {
         self.keys = keys
         self.certificates = certificates
-        issuersBySerial = Dictionary(grouping: certificates, by: \.serial).mapValues { Set($0.map(\.issuer)) }
+        entriesBySerial = Dictionary(grouping: certificates, by: \.serial)
     }
 
     /// Whether the list has no entries (the check then costs nothing).
@@ -89,9 +145,9 @@ public struct KeyDenyList: Sendable, Hashable {
             if !certificates.isEmpty {
                 let trimmed = String(certificate.serialNumber.uppercased().drop { $0 == "0" })
                 let serial = trimmed.isEmpty ? "0" : trimmed
-                if let issuers = issuersBySerial[serial] {
-                    let issuer = certificate.issuer
-                    if issuers.contains(issuer) { return (certificate, "\(issuer) serial \(serial)") }
+                if let entries = entriesBySerial[serial], let name = X509_get_issuer_name(certificate.x509) {
+                    let issuer = DistinguishedName(x509Name: name)
+                    if let entry = entries.first(where: { $0.issuerName.matches(issuer) }) { return (certificate, entry.description) }
                 }
             }
         }
@@ -142,11 +198,7 @@ public struct KeyDenyList: Sendable, Hashable {
             let entry = try reader.object(element, allowed: ["issuer", "serial"])
             guard let issuer = entry["issuer"] else { throw reader.error(element, "missing field \"issuer\"") }
             guard let serial = entry["serial"] else { throw reader.error(element, "missing field \"serial\"") }
-            do {
-                certificates.insert(try IssuerAndSerial(issuer: try reader.string(issuer), serial: try reader.string(serial)))
-            } catch let error as TrustError where error.code != .invalidPolicyFile {
-                throw reader.error(element, error.reason)
-            }
+            certificates.insert(try IssuerAndSerial.read(issuer: issuer, serial: serial, reader: reader))
         }
         self.init(keys: keys, certificates: certificates)
     }

@@ -23,6 +23,17 @@ public struct SigningKeySet: Sendable {
     /// The key IDs, sorted.
     public var keyIDs: [String] { keys.keys.sorted() }
 
+    /// Whether the set holds no key (every signature it checks is `unknownKey`).
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The keys of this set that `other` holds too — the same public key, under any key ID —
+    /// each under its key ID here: the compiled-in keys a delivered set has not withdrawn.
+    /// - Parameter other: the set that bounds this one.
+    public func keepingKeys(heldBy other: SigningKeySet) -> SigningKeySet {
+        let held = Set(other.keys.values.map(\.pemRepresentation))
+        return SigningKeySet(keys: keys.filter { held.contains($0.value.pemRepresentation) })
+    }
+
     /// Reads a JWKS document.
     /// - Parameters:
     ///   - jwks: the JSON text, UTF-8.

@@ -133,7 +133,8 @@ struct UpdatesCommand: AsyncParsableCommand {
 
     /// The trusted role versions, then what a `TrustUpdateClient` on this store would put in
     /// force now (restored offline, every file verified again): the policy target
-    /// (`--target-name`, default policy.json), its deny-list and signing keys.
+    /// (`--target-name`, default policy.json), its deny-list and signing keys — or, once the
+    /// metadata has expired, the floor with the last verified deny-list.
     private func show() async throws {
         let store = try MetadataStore(directory: metadataDirectory)
         let report = try TrustedStateReport(store: store, now: SystemTUFClock().now())
@@ -156,6 +157,13 @@ struct UpdatesCommand: AsyncParsableCommand {
                 print("\(configuration.policyTarget): verified, sha256 \(status.policySHA256 ?? "?"), targets version \(status.targetsVersion.map(String.init) ?? "?")"
                     + (status.policyExpires.map { ", expires \($0.formatted(.iso8601))" } ?? ""))
                 print("deny-list entries: \(status.denyListEntries); signing keys: \(status.signingKeyIDs.isEmpty ? "none" : status.signingKeyIDs.joined(separator: ", "))")
+            } else if status.inForce == .floorMetadataExpired {
+                // What a client starting on this store keeps of it: only what refuses.
+                print("\(configuration.policyTarget): not in force, the stored metadata has expired (\(status.lastError ?? "expired")); the floor is (floorMetadataExpired)")
+                let withdrawn = status.lastVerifiedSigningKeyIDs.map {
+                    "none delivered in force; compiled-in keys only as the last verified set holds them: \($0.isEmpty ? "none" : $0.joined(separator: ", "))"
+                } ?? "none"
+                print("deny-list entries: \(status.denyListEntries) (the last verified deny-list, kept); signing keys: \(withdrawn)")
             } else {
                 print("\(configuration.policyTarget): no verified policy in this store (\(status.lastError ?? status.refusal ?? status.inForce.rawValue))")
             }

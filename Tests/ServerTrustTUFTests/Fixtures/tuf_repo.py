@@ -464,6 +464,8 @@ def policies(out, spec_file):
         r.target_data.clear()
         for name, text in state["targets"].items():
             r.add_target(name, text.encode())
+        # "expired": a timestamp that expired a day ago, for a client whose clock is behind.
+        r.timestamp.signed.expires = PAST if state.get("expired") else FUTURE
         r.publish(f"{out}/{index}")
 
 
