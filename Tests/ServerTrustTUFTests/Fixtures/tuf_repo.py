@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from securesystemslib.formats import encode_canonical
 from securesystemslib.signer import CryptoSigner, SSlibKey
-from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Root, Snapshot,
+from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Root, Signature, Snapshot,
                               SuccinctRoles, TargetFile, Targets, Timestamp)
 from tuf.api.serialization.json import JSONSerializer
 
@@ -352,6 +352,107 @@ def scenario_compiled(out):
     r.sign_root(extra_signers=[old])
     r.bump("timestamp")
     r.publish(f"{out}/1")
+
+
+def alias(key, spell=lambda public: public):
+    """The same public key under a second key ID (GHSA-4f8r-qqr9-fq8j): python-tuf takes any
+    string as a key ID, so a root or a delegator can list one key twice; `spell` may write its
+    value another way."""
+    keyval = {"public": spell(key.keyval["public"])}
+    return SSlibKey(hashlib.sha256(f"alias of {key.keyid}".encode()).hexdigest(), key.keytype, key.scheme, keyval)
+
+
+def sign_twice(md, signer, alias_key):
+    """One signature by `signer` (Ed25519: deterministic), listed under its key ID and under
+    `alias_key`'s, as if two keys had signed."""
+    signature = md.signatures[signer.public_key.keyid].signature
+    md.signatures[alias_key.keyid] = Signature(alias_key.keyid, signature)
+
+
+def resign_file(path, signer, alias_key):
+    md = Metadata.from_file(path)
+    sign_twice(md, signer, alias_key)
+    open(path, "wb").write(SER.serialize(md))
+
+
+def scenario_samekey_timestamp(out, spell=lambda public: public):
+    """The initial root lists the timestamp key under two key IDs with a threshold of 2; the
+    timestamp is signed once, the signature listed under both IDs."""
+    r = Repo()
+    key = r.signers["timestamp"][0]
+    twin = alias(key.public_key, spell)
+    r.root.signed.add_key(twin, "timestamp")
+    r.root.signed.roles["timestamp"].threshold = 2
+    r.sign_root()
+    r.write_initial_root(out)
+    r.publish(f"{out}/0")
+    resign_file(f"{out}/0/metadata/timestamp.json", key, twin)
+
+
+def scenario_samekey_timestamp_uppercase(out):
+    """samekey_timestamp with the second ID's copy of the key written in upper-case hex."""
+    scenario_samekey_timestamp(out, spell=str.upper)
+
+
+def scenario_samekey_root(out):
+    """Root version 2 lists its one new root key under two key IDs with a threshold of 2; it is
+    signed by the trusted version 1's key and once by the new key, under both IDs."""
+    r = Repo()
+    r.write_initial_root(out)
+    old = r.signers["root"][0]
+    new = CryptoSigner.generate_ed25519()
+    twin = alias(new.public_key)
+    r.root.signed.revoke_key(old.public_key.keyid, "root")
+    r.root.signed.add_key(new.public_key, "root")
+    r.root.signed.add_key(twin, "root")
+    r.root.signed.roles["root"].threshold = 2
+    r.root.signed.version += 1
+    r.signers["root"] = [new]
+    r.sign_root(extra_signers=[old])
+    sign_twice(r.root, new, twin)
+    r.roots[2] = SER.serialize(r.root)
+    r.publish(f"{out}/0")
+
+
+def scenario_samekey_delegated(out):
+    """The role "policies" (policy.json) is delegated to one key under two key IDs with a
+    threshold of 2, and signed once, the signature listed under both IDs."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("policies", ["policy.json"])
+    key = r.delegated["policies"][1][0]
+    twin = alias(key.public_key)
+    r.targets.signed.add_key(twin, "policies")
+    r.targets.signed.delegations.roles["policies"].threshold = 2
+    r.add_target("policy.json", b"delegated\n", role="policies")
+    r.publish(f"{out}/0")
+    resign_file(f"{out}/0/metadata/1.policies.json", key, twin)
+
+
+def scenario_distinctkeys(out):
+    """The control of the samekey scenarios: two distinct keys and a threshold of 2 for the
+    timestamp, for root version 2 and for the delegated role "policies", each signed by both."""
+    r = Repo()
+    r.write_initial_root(out)
+    old = r.signers["root"][0]
+    roots = [CryptoSigner.generate_ed25519(), CryptoSigner.generate_ed25519()]
+    r.root.signed.revoke_key(old.public_key.keyid, "root")
+    for s in roots:
+        r.root.signed.add_key(s.public_key, "root")
+    r.root.signed.roles["root"].threshold = 2
+    second = CryptoSigner.generate_ed25519()
+    r.root.signed.add_key(second.public_key, "timestamp")
+    r.root.signed.roles["timestamp"].threshold = 2
+    r.root.signed.version += 1
+    r.signers["root"] = roots
+    r.sign_root(extra_signers=[old])
+    r.delegate("policies", ["policy.json"])
+    extra = CryptoSigner.generate_ed25519()
+    r.targets.signed.add_key(extra.public_key, "policies")
+    r.delegated["policies"][1].append(extra)
+    r.targets.signed.delegations.roles["policies"].threshold = 2
+    r.add_target("policy.json", b"delegated\n", role="policies")
+    r.publish(f"{out}/0", timestamp_signers=r.signers["timestamp"] + [second])
 
 
 def scenario_roots(out):
