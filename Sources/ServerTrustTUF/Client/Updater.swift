@@ -121,10 +121,8 @@ public actor Updater {
     }
 
     private func loadRoot() async throws(TUFError) {
-        let lower = trusted.root.signed.version + 1
-        let upper = lower + Int64(configuration.maximumRootRotations)
-        var version = lower
-        while version < upper {
+        for _ in 0..<configuration.maximumRootRotations {
+            let version = try trusted.root.signed.nextVersion()
             let bytes: [UInt8]
             do throws(TUFError) {
                 bytes = try await download(metadataURL("root", version: version), maximumLength: configuration.rootMaximumLength)
@@ -134,7 +132,6 @@ public actor Updater {
             }
             try trusted.updateRoot(bytes)
             try store.write("root.json", bytes)
-            version += 1
         }
     }
 

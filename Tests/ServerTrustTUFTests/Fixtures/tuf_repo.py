@@ -455,6 +455,20 @@ def scenario_distinctkeys(out):
     r.publish(f"{out}/0", timestamp_signers=r.signers["timestamp"] + [second])
 
 
+def scenario_maxversion(out):
+    """Root versions at the top of 64 bits: the initial root is version 2^63 - 2; state 0 also
+    publishes version 2^63 - 1, the largest a version can be."""
+    r = Repo()
+    r.root.signed.version = 2**63 - 2
+    r.roots = {}
+    r.sign_root()
+    os.makedirs(out, exist_ok=True)
+    open(os.path.join(out, "root.json"), "wb").write(r.roots[2**63 - 2])
+    r.root.signed.version += 1
+    r.sign_root()
+    r.publish(f"{out}/0")
+
+
 def scenario_roots(out):
     """Root files for the build-time check (no repository): OUT/<case>.tufroot.json."""
     os.makedirs(out, exist_ok=True)
