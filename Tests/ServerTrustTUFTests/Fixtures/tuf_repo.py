@@ -21,7 +21,7 @@
                                  (Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json): the
                                  same bytes on every run, so scripts/check-generated.sh checks it
 """
-import copy, hashlib, http.server, json, os, socketserver, sys, threading, time
+import base64, copy, hashlib, http.server, json, os, socketserver, sys, threading, time
 from datetime import datetime, timedelta, timezone
 
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -32,6 +32,7 @@ from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Ro
                               SuccinctRoles, TargetFile, Targets, Timestamp)
 from tuf.api.serialization.json import JSONSerializer
 
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
 FUTURE = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=30)
 PAST = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
 SER = JSONSerializer(compact=True)
@@ -466,6 +467,24 @@ def scenario_maxversion(out):
     open(os.path.join(out, "root.json"), "wb").write(r.roots[2**63 - 2])
     r.root.signed.version += 1
     r.sign_root()
+    r.publish(f"{out}/0")
+
+
+# policy.json of scenario_delegatedexpiry: the two pins DelegatedExpiryTests' floor pins.
+DELEGATED_POLICY = json.dumps({"version": 1, "hosts": {"api.servertrust.test": {"pins": [
+    {"pin": "sha256/" + base64.b64encode(bytes([1]) * 32).decode()},
+    {"pin": "sha256/" + base64.b64encode(bytes([2]) * 32).decode()}]}}}).encode()
+
+
+def scenario_delegatedexpiry(out):
+    """policy.json is delivered by the delegated role "policies", which expires in 2 days (the
+    top-level metadata in 30); file.txt is listed by the top-level targets."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.add_target("file.txt", b"top-level\n")
+    r.delegate("policies", ["policy.json"])
+    r.delegated["policies"][0].signed.expires = NOW + timedelta(days=2)
+    r.add_target("policy.json", DELEGATED_POLICY, role="policies")
     r.publish(f"{out}/0")
 
 
