@@ -16,6 +16,10 @@
                                  old metadata, validly signed); OUT/root.json, OUT/<i>/…
     tuf_repo.py vectors OUT      known-answer vectors: canonical JSON and signatures by
                                  securesystemslib
+    tuf_repo.py find DIR STATE TARGET
+                                 python-tuf's own client (ngclient) over the files of a generated
+                                 scenario DIR: prints {"sha256": …} of the target it finds,
+                                 {"found": false}, or {"error": <exception class>}
     tuf_repo.py compiled-root [--output FILE]
                                  the fixture root compiled into the tests by ServerTrustPinsPlugin
                                  (Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json): the
@@ -488,6 +492,57 @@ def scenario_delegatedexpiry(out):
     r.publish(f"{out}/0")
 
 
+def scenario_twodelegators(out):
+    """One role name delegated by two delegators with different keys: targets delegates "*" to
+    A, then B; A delegates "*" to shared (key SA, which signs it); B delegates "*" to shared
+    (another key) and then to Z, which lists wanted.txt. A walk that skips a visited role name
+    (python-tuf 7) finds wanted.txt in Z; one that tracks (role, delegator) loads shared again
+    for B and refuses its signature."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("A", ["*"])
+    r.delegate("B", ["*"])
+    shared_a, shared_b = CryptoSigner.generate_ed25519(), CryptoSigner.generate_ed25519()
+    for parent, signer, children in (("A", shared_a, ["shared"]), ("B", shared_b, ["shared", "Z"])):
+        md = r.delegated[parent][0]
+        md.signed.delegations = Delegations(keys={}, roles={})
+        for child in children:
+            md.signed.delegations.roles[child] = DelegatedRole(child, [], 1, False, paths=["*"])
+        md.signed.add_key(signer.public_key, "shared")
+    z = CryptoSigner.generate_ed25519()
+    r.delegated["B"][0].signed.add_key(z.public_key, "Z")
+    r.delegated["shared"] = (Metadata(Targets(expires=FUTURE)), [shared_a])
+    r.delegated["Z"] = (Metadata(Targets(expires=FUTURE)), [z])
+    r.add_target("other.txt", b"in shared\n", role="shared")
+    r.add_target("wanted.txt", b"in Z\n", role="Z")
+    r.publish(f"{out}/0")
+
+
+def find(directory, state, target):
+    """python-tuf's Updater over local files (no network), as the oracle of the walk."""
+    from tuf.ngclient import FetcherInterface, Updater
+    from tuf.api import exceptions
+
+    class FileFetcher(FetcherInterface):
+        def _fetch(self, url):
+            path = os.path.join(directory, url.removeprefix("file://"))
+            if not os.path.isfile(path):
+                raise exceptions.DownloadHTTPError(f"{url} not found", 404)
+            return iter([open(path, "rb").read()])
+
+    import tempfile
+    store = tempfile.mkdtemp()
+    updater = Updater(store, f"file://{state}/metadata/", fetcher=FileFetcher(),
+                      bootstrap=open(os.path.join(directory, "root.json"), "rb").read())
+    try:
+        updater.refresh()
+        info = updater.get_targetinfo(target)
+    except Exception as e:
+        print(json.dumps({"error": type(e).__name__, "reason": str(e)}))
+        return
+    print(json.dumps({"sha256": info.hashes["sha256"]} if info else {"found": False}))
+
+
 def scenario_roots(out):
     """Root files for the build-time check (no repository): OUT/<case>.tufroot.json."""
     os.makedirs(out, exist_ok=True)
@@ -615,6 +670,8 @@ def serve(directory):
 if __name__ == "__main__":
     if sys.argv[1] == "compiled-root":
         compiled_root(sys.argv[2:])
+    elif sys.argv[1] == "find":
+        find(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1] == "policies":
         policies(sys.argv[2], sys.argv[3])
     else:
