@@ -18,7 +18,8 @@ public struct TUFError: Error, Hashable, Sendable, CustomStringConvertible {
         /// float, too deep, trailing data.
         public static let malformedJSON = Code(.malformedJSON)
         /// JSON that is not metadata of the expected role and shape (a missing field, a wrong
-        /// type, an unsupported `spec_version`, a version below 1).
+        /// type, an unsupported `spec_version`, a version below 1, a trusted root at the
+        /// largest version, which no next root could follow).
         public static let malformedMetadata = Code(.malformedMetadata)
         /// Fewer valid signatures by the delegated keys than the role's threshold.
         public static let unsignedMetadata = Code(.unsignedMetadata)

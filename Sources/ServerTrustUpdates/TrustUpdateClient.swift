@@ -355,7 +355,6 @@ public final class TrustUpdateClient: Sendable {
     /// Written without a nested async function or a generic `rethrows` helper: Swift 6.3's
     /// optimiser crashed splitting this coroutine when it had them (`swift build -c release`).
     private func apply(from updater: Updater, downloading: Bool) async throws(TUFError) {
-        let metadataExpires = await updater.trustedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) }
         let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
         guard let policyBytes = try await targetBytes(configuration.policyTarget, from: updater, downloading: downloading) else {
             throw TUFError(.targetNotFound, "\(configuration.policyTarget) is not in the repository")
@@ -368,6 +367,9 @@ public final class TrustUpdateClient: Sendable {
         if let name = configuration.signingKeysTarget {
             jwksBytes = try await targetBytes(name, from: updater, downloading: downloading)
         }
+        // After the reads: a delegated role that delivered a target expires with the metadata.
+        let read = [configuration.policyTarget] + [configuration.denyListTarget, configuration.signingKeysTarget].compactMap { $0 }
+        let metadataExpires = await updater.trustedUntil(forTargets: read).map { Date(timeIntervalSince1970: TimeInterval($0)) }
         apply(policy: policyBytes, denyList: denyListBytes, jwks: jwksBytes, metadataExpires: metadataExpires, targetsVersion: targetsVersion)
     }
 

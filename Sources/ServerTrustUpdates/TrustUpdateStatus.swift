@@ -48,7 +48,8 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     public var targetsVersion: Int64?
     /// The delivered policy's own `expires`.
     public var policyExpires: Date?
-    /// When the trusted TUF metadata behind the policy expires.
+    /// When the trusted TUF metadata behind the policy expires: the top-level roles, and each
+    /// delegated role on the path that delivered a target.
     public var metadataExpires: Date?
     /// Entries of the deny-list in force (the floor's and the delivered one).
     public var denyListEntries = 0

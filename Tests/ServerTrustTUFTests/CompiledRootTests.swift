@@ -26,7 +26,7 @@ import Testing
     func updater(_ store: MetadataStore, state: Int) throws -> Updater {
         try Updater(
             store: store, initialRoot: try InitialRoot(base64: Certificates.sampleTUFRoot), metadataBaseURL: "repo://\(state)/metadata",
-            targetBaseURL: "repo://\(state)/targets", fetcher: UpdaterLibraryTests.FileFetcher(base: "\(TUFFixtures.repositories)/compiled"))
+            targetBaseURL: "repo://\(state)/targets", fetcher: FileFetcher(base: "\(TUFFixtures.repositories)/compiled"))
     }
 
     // MARK: - Build time

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTrustTUF
 import Testing
 
 /// The package root, the python-tuf virtual environment scripts/setup.sh makes, and the
@@ -31,6 +32,24 @@ enum TUFFixtures {
     /// One loopback HTTP server over ``repositories`` for the whole test process.
     static let server: RepositoryServer = RepositoryServer(directory: repositories)
 
+    /// The time now, in seconds since the Unix epoch.
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// An ``Updater`` over the files of one generated scenario state (``FileFetcher``, no HTTP),
+    /// its store started from the scenario's initial root.
+    static func updater(_ scenario: String, state: Int = 0, clock: Int64 = now, store directory: String = temporaryDirectory("store")) throws -> Updater {
+        let store = try MetadataStore(directory: directory)
+        let root = try InitialRoot(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: "\(repositories)/\(scenario)/root.json"))))
+        return try Updater(
+            store: store, initialRoot: root, metadataBaseURL: "repo://\(state)/metadata", targetBaseURL: "repo://\(state)/targets",
+            fetcher: FileFetcher(base: "\(repositories)/\(scenario)"), clock: FixedClock(seconds: clock))
+    }
+
+    /// The bytes of a generated file, `<scenario>/…`.
+    static func file(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: "\(repositories)/\(path)")))
+    }
+
     static func binary() -> String {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("servertrust").path,
@@ -42,6 +61,22 @@ enum TUFFixtures {
         }
         return found
     }
+}
+
+/// Files of a generated repository as the transport: `repo://<state>/…` is `base/<state>/…`.
+struct FileFetcher: TUFFetching {
+    let base: String
+    func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
+        let path = base + "/" + url.dropFirst("repo://".count)
+        guard let data = FileManager.default.contents(atPath: path) else { throw TUFError(.notFound, url) }
+        guard data.count <= maximumLength else { throw TUFError(.downloadTooLarge, url) }
+        return Array(data)
+    }
+}
+
+struct FixedClock: TUFClock {
+    let seconds: Int64
+    func now() -> Int64 { seconds }
 }
 
 /// `tuf_repo.py serve`: a python http.server on 127.0.0.1, with endless and slow files.

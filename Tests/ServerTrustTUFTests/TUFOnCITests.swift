@@ -58,11 +58,6 @@ import ServerTrustHTTP
         }
     }
 
-    struct FixedClock: TUFClock {
-        let seconds: Int64
-        func now() -> Int64 { seconds }
-    }
-
     /// An updater for `variant` that starts, as a shipped application does, from the first root
     /// tuf-on-ci published (metadata/1.root.json).
     func updater(_ variant: String, at seconds: Int64) throws -> Updater {

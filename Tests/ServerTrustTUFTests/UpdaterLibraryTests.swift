@@ -5,21 +5,6 @@ import ServerTrustTUF
 /// The library API with an injected fetcher (files of a generated repository state, no HTTP)
 /// and an injected clock.
 @Suite struct UpdaterLibraryTests {
-    struct FileFetcher: TUFFetching {
-        let base: String
-        func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
-            let path = base + "/" + url.dropFirst("repo://".count)
-            guard let data = FileManager.default.contents(atPath: path) else { throw TUFError(.notFound, url) }
-            guard data.count <= maximumLength else { throw TUFError(.downloadTooLarge, url) }
-            return Array(data)
-        }
-    }
-
-    struct FixedClock: TUFClock {
-        let seconds: Int64
-        func now() -> Int64 { seconds }
-    }
-
     func updater(state: Int, clock: Int64, store directory: String) throws -> Updater {
         let store = try MetadataStore(directory: directory)
         if store.read("root.json") == nil {

@@ -99,6 +99,12 @@ public final class SignaturePublicKey: @unchecked Sendable {
         }
     }
 
+    /// Whether `other` is the same public key (OpenSSL's `EVP_PKEY_eq`): the same key material,
+    /// whatever encoding, key ID or signature scheme it was read under.
+    public func isSameKey(as other: SignaturePublicKey) -> Bool {
+        EVP_PKEY_eq(pointer, other.pointer) == 1
+    }
+
     /// Whether `signature` is a valid signature of `message` under this key with `algorithm`.
     ///
     /// `false` — never a throw — for a signature that does not verify, an algorithm that does

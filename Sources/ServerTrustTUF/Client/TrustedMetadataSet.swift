@@ -38,10 +38,11 @@ public struct TrustedMetadataSet: Sendable {
     @discardableResult
     public mutating func updateRoot(_ bytes: [UInt8]) throws(TUFError) -> Metadata<Root> {
         guard timestamp == nil else { throw TUFError(.invalidState, "cannot update root after timestamp") }
+        let expected = try root.signed.nextVersion()
         let new = try Metadata<Root>(bytes: bytes, parser: parser)
         try root.signed.verify(.root, payload: new.signedBytes, signatures: new.signatures)
-        guard new.signed.version == root.signed.version + 1 else {
-            throw TUFError(.rollback, "expected root version \(root.signed.version + 1), got \(new.signed.version)")
+        guard new.signed.version == expected else {
+            throw TUFError(.rollback, "expected root version \(expected), got \(new.signed.version)")
         }
         try new.signed.verify(.root, payload: new.signedBytes, signatures: new.signatures)
         root = new

@@ -86,13 +86,27 @@ public actor Updater {
         refreshed = true
     }
 
-    /// The earliest `expires` of the trusted timestamp, snapshot and top-level targets (seconds
-    /// since the Unix epoch): after it, what they describe is no longer trusted. Nil before they
-    /// are loaded.
+    /// The earliest `expires` of the trusted root, timestamp, snapshot and top-level targets
+    /// (seconds since the Unix epoch): after it, what they describe is no longer trusted. Nil
+    /// before they are loaded. A target delivered by a delegated role is trusted only until
+    /// ``trustedUntil(forTargets:)``.
     public var trustedUntil: Int64? {
         guard let timestamp = trusted.timestamp, let snapshot = trusted.snapshot, let targets = trusted.targets["targets"] else { return nil }
         return min(timestamp.signed.common.expires, snapshot.signed.common.expires, targets.metadata.signed.common.expires, trusted.root.signed.common.expires)
     }
+
+    /// ``trustedUntil``, or earlier when a delegated role on the path that delivered one of
+    /// `paths` expires earlier: the specification trusts no expired delegated role, so what it
+    /// delivered is trusted no longer than it is. Only targets ``targetInfo(_:)`` found count;
+    /// nil before the top-level metadata is loaded.
+    public func trustedUntil(forTargets paths: [String]) -> Int64? {
+        guard let topLevel = trustedUntil else { return nil }
+        return paths.compactMap { delegationPathExpires[$0] }.reduce(topLevel, min)
+    }
+
+    /// The earliest `expires` of the targets roles from the top-level one to the role that
+    /// listed the target, by the target paths ``targetInfo(_:)`` found.
+    private var delegationPathExpires: [String: Int64] = [:]
 
     /// Client workflow 5.3–5.6: root (through every intermediate version), timestamp,
     /// snapshot, top-level targets.
@@ -121,10 +135,8 @@ public actor Updater {
     }
 
     private func loadRoot() async throws(TUFError) {
-        let lower = trusted.root.signed.version + 1
-        let upper = lower + Int64(configuration.maximumRootRotations)
-        var version = lower
-        while version < upper {
+        for _ in 0..<configuration.maximumRootRotations {
+            let version = try trusted.root.signed.nextVersion()
             let bytes: [UInt8]
             do throws(TUFError) {
                 bytes = try await download(metadataURL("root", version: version), maximumLength: configuration.rootMaximumLength)
@@ -134,7 +146,6 @@ public actor Updater {
             }
             try trusted.updateRoot(bytes)
             try store.write("root.json", bytes)
-            version += 1
         }
     }
 
@@ -194,17 +205,21 @@ public actor Updater {
         if !refreshed { try await refresh() }
         let lock = try store.lock()
         defer { withExtendedLifetime(lock) {} }
-        var toVisit: [(role: String, delegator: String)] = [("targets", "root")]
+        var toVisit: [(role: String, delegator: String, pathExpires: Int64)] = [("targets", "root", .max)]
         var visited = Set<String>()
-        while visited.count <= configuration.maximumDelegations, let (role, delegator) = toVisit.popLast() {
+        while visited.count <= configuration.maximumDelegations, let (role, delegator, parentPathExpires) = toVisit.popLast() {
             if visited.contains(role) { continue }
             let targets = try await loadTargets(role, delegator: delegator)
-            if let target = targets.targets[path] { return target }
+            let pathExpires = min(parentPathExpires, targets.common.expires)
+            if let target = targets.targets[path] {
+                delegationPathExpires[path] = pathExpires
+                return target
+            }
             visited.insert(role)
             if let delegations = targets.delegations {
-                var children: [(role: String, delegator: String)] = []
+                var children: [(role: String, delegator: String, pathExpires: Int64)] = []
                 for (child, terminating) in delegations.rolesFor(targetPath: path) {
-                    children.append((child, role))
+                    children.append((child, role, pathExpires))
                     if terminating {
                         toVisit.removeAll()
                         break

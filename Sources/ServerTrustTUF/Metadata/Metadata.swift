@@ -103,6 +103,15 @@ public struct Root: SignedMetadata {
         self.roles = roles
     }
 
+    /// The version the next root must have. A root at the largest version there is has none:
+    /// its keys could never be rotated, so it is refused here rather than overflowing.
+    func nextVersion() throws(TUFError) -> Int64 {
+        guard common.version < Int64.max else {
+            throw TUFError(.malformedMetadata, "root version \(common.version) is the largest a version can be: no root can follow it, so its keys could never be rotated")
+        }
+        return common.version + 1
+    }
+
     func verify(_ role: RoleType, payload: [UInt8], signatures: [String: String]) throws(TUFError) {
         try verifyThreshold(role: roles[role]!, keys: keys, roleName: role.rawValue, payload: payload, signatures: signatures)
     }

@@ -71,15 +71,27 @@ public struct TUFRole: Sendable {
     }
 }
 
-/// Counts the role's keys with a valid signature over `payload` (each key ID once) and throws
-/// ``TUFError/Code/unsignedMetadata`` below the threshold: python-tuf's `verify_delegate`.
+/// Counts the distinct keys of the role with a valid signature over `payload` and throws
+/// ``TUFError/Code/unsignedMetadata`` below the threshold: python-tuf's `verify_delegate`, except
+/// that a key listed under several key IDs counts once (python-tuf 7 counts key IDs; go-tuf
+/// fixed it as GHSA-4f8r-qqr9-fq8j). A threshold of n asks for n key holders, so keys are told
+/// apart by their key material, not by the key ID, type, scheme or spelling that names them.
 func verifyThreshold(role: TUFRole, keys: [String: TUFKey], roleName: String, payload: [UInt8], signatures: [String: String]) throws(TUFError) {
-    var valid = 0
+    var signers: [(keyID: String, key: SignaturePublicKey)] = []
+    var countedOnce: [String] = []
     for keyID in role.keyIDs {
-        guard let key = keys[keyID], let signature = signatures[keyID] else { continue }
-        if key.verifies(signatureHex: signature, payload: payload) { valid += 1 }
+        guard let key = keys[keyID], let signature = signatures[keyID], let publicKey = key.verifier?.key,
+            key.verifies(signatureHex: signature, payload: payload)
+        else { continue }
+        if let first = signers.first(where: { $0.key.isSameKey(as: publicKey) }) {
+            countedOnce.append("key ID \(keyID) is the same key as \(first.keyID), counted once")
+        } else {
+            signers.append((keyID, publicKey))
+        }
     }
-    guard valid >= role.threshold else {
-        throw TUFError(.unsignedMetadata, "\(roleName): \(valid) valid signature(s), threshold \(role.threshold)")
+    guard signers.count >= role.threshold else {
+        throw TUFError(
+            .unsignedMetadata,
+            (["\(roleName): \(signers.count) valid signature(s), threshold \(role.threshold)"] + countedOnce).joined(separator: "; "))
     }
 }

@@ -16,22 +16,27 @@
                                  old metadata, validly signed); OUT/root.json, OUT/<i>/…
     tuf_repo.py vectors OUT      known-answer vectors: canonical JSON and signatures by
                                  securesystemslib
+    tuf_repo.py find DIR STATE TARGET
+                                 python-tuf's own client (ngclient) over the files of a generated
+                                 scenario DIR: prints {"sha256": …} of the target it finds,
+                                 {"found": false}, or {"error": <exception class>}
     tuf_repo.py compiled-root [--output FILE]
                                  the fixture root compiled into the tests by ServerTrustPinsPlugin
                                  (Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json): the
                                  same bytes on every run, so scripts/check-generated.sh checks it
 """
-import copy, hashlib, http.server, json, os, socketserver, sys, threading, time
+import base64, copy, hashlib, http.server, json, os, socketserver, sys, threading, time
 from datetime import datetime, timedelta, timezone
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from securesystemslib.formats import encode_canonical
 from securesystemslib.signer import CryptoSigner, SSlibKey
-from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Root, Snapshot,
+from tuf.api.metadata import (DelegatedRole, Delegations, Metadata, MetaFile, Root, Signature, Snapshot,
                               SuccinctRoles, TargetFile, Targets, Timestamp)
 from tuf.api.serialization.json import JSONSerializer
 
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
 FUTURE = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=30)
 PAST = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
 SER = JSONSerializer(compact=True)
@@ -354,6 +359,190 @@ def scenario_compiled(out):
     r.publish(f"{out}/1")
 
 
+def alias(key, spell=lambda public: public):
+    """The same public key under a second key ID (GHSA-4f8r-qqr9-fq8j): python-tuf takes any
+    string as a key ID, so a root or a delegator can list one key twice; `spell` may write its
+    value another way."""
+    keyval = {"public": spell(key.keyval["public"])}
+    return SSlibKey(hashlib.sha256(f"alias of {key.keyid}".encode()).hexdigest(), key.keytype, key.scheme, keyval)
+
+
+def sign_twice(md, signer, alias_key):
+    """One signature by `signer` (Ed25519: deterministic), listed under its key ID and under
+    `alias_key`'s, as if two keys had signed."""
+    signature = md.signatures[signer.public_key.keyid].signature
+    md.signatures[alias_key.keyid] = Signature(alias_key.keyid, signature)
+
+
+def resign_file(path, signer, alias_key):
+    md = Metadata.from_file(path)
+    sign_twice(md, signer, alias_key)
+    open(path, "wb").write(SER.serialize(md))
+
+
+def scenario_samekey_timestamp(out, spell=lambda public: public):
+    """The initial root lists the timestamp key under two key IDs with a threshold of 2; the
+    timestamp is signed once, the signature listed under both IDs."""
+    r = Repo()
+    key = r.signers["timestamp"][0]
+    twin = alias(key.public_key, spell)
+    r.root.signed.add_key(twin, "timestamp")
+    r.root.signed.roles["timestamp"].threshold = 2
+    r.sign_root()
+    r.write_initial_root(out)
+    r.publish(f"{out}/0")
+    resign_file(f"{out}/0/metadata/timestamp.json", key, twin)
+
+
+def scenario_samekey_timestamp_uppercase(out):
+    """samekey_timestamp with the second ID's copy of the key written in upper-case hex."""
+    scenario_samekey_timestamp(out, spell=str.upper)
+
+
+def scenario_samekey_root(out):
+    """Root version 2 lists its one new root key under two key IDs with a threshold of 2; it is
+    signed by the trusted version 1's key and once by the new key, under both IDs."""
+    r = Repo()
+    r.write_initial_root(out)
+    old = r.signers["root"][0]
+    new = CryptoSigner.generate_ed25519()
+    twin = alias(new.public_key)
+    r.root.signed.revoke_key(old.public_key.keyid, "root")
+    r.root.signed.add_key(new.public_key, "root")
+    r.root.signed.add_key(twin, "root")
+    r.root.signed.roles["root"].threshold = 2
+    r.root.signed.version += 1
+    r.signers["root"] = [new]
+    r.sign_root(extra_signers=[old])
+    sign_twice(r.root, new, twin)
+    r.roots[2] = SER.serialize(r.root)
+    r.publish(f"{out}/0")
+
+
+def scenario_samekey_delegated(out):
+    """The role "policies" (policy.json) is delegated to one key under two key IDs with a
+    threshold of 2, and signed once, the signature listed under both IDs."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("policies", ["policy.json"])
+    key = r.delegated["policies"][1][0]
+    twin = alias(key.public_key)
+    r.targets.signed.add_key(twin, "policies")
+    r.targets.signed.delegations.roles["policies"].threshold = 2
+    r.add_target("policy.json", b"delegated\n", role="policies")
+    r.publish(f"{out}/0")
+    resign_file(f"{out}/0/metadata/1.policies.json", key, twin)
+
+
+def scenario_distinctkeys(out):
+    """The control of the samekey scenarios: two distinct keys and a threshold of 2 for the
+    timestamp, for root version 2 and for the delegated role "policies", each signed by both."""
+    r = Repo()
+    r.write_initial_root(out)
+    old = r.signers["root"][0]
+    roots = [CryptoSigner.generate_ed25519(), CryptoSigner.generate_ed25519()]
+    r.root.signed.revoke_key(old.public_key.keyid, "root")
+    for s in roots:
+        r.root.signed.add_key(s.public_key, "root")
+    r.root.signed.roles["root"].threshold = 2
+    second = CryptoSigner.generate_ed25519()
+    r.root.signed.add_key(second.public_key, "timestamp")
+    r.root.signed.roles["timestamp"].threshold = 2
+    r.root.signed.version += 1
+    r.signers["root"] = roots
+    r.sign_root(extra_signers=[old])
+    r.delegate("policies", ["policy.json"])
+    extra = CryptoSigner.generate_ed25519()
+    r.targets.signed.add_key(extra.public_key, "policies")
+    r.delegated["policies"][1].append(extra)
+    r.targets.signed.delegations.roles["policies"].threshold = 2
+    r.add_target("policy.json", b"delegated\n", role="policies")
+    r.publish(f"{out}/0", timestamp_signers=r.signers["timestamp"] + [second])
+
+
+def scenario_maxversion(out):
+    """Root versions at the top of 64 bits: the initial root is version 2^63 - 2; state 0 also
+    publishes version 2^63 - 1, the largest a version can be."""
+    r = Repo()
+    r.root.signed.version = 2**63 - 2
+    r.roots = {}
+    r.sign_root()
+    os.makedirs(out, exist_ok=True)
+    open(os.path.join(out, "root.json"), "wb").write(r.roots[2**63 - 2])
+    r.root.signed.version += 1
+    r.sign_root()
+    r.publish(f"{out}/0")
+
+
+# policy.json of scenario_delegatedexpiry: the two pins DelegatedExpiryTests' floor pins.
+DELEGATED_POLICY = json.dumps({"version": 1, "hosts": {"api.servertrust.test": {"pins": [
+    {"pin": "sha256/" + base64.b64encode(bytes([1]) * 32).decode()},
+    {"pin": "sha256/" + base64.b64encode(bytes([2]) * 32).decode()}]}}}).encode()
+
+
+def scenario_delegatedexpiry(out):
+    """policy.json is delivered by the delegated role "policies", which expires in 2 days (the
+    top-level metadata in 30); file.txt is listed by the top-level targets."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.add_target("file.txt", b"top-level\n")
+    r.delegate("policies", ["policy.json"])
+    r.delegated["policies"][0].signed.expires = NOW + timedelta(days=2)
+    r.add_target("policy.json", DELEGATED_POLICY, role="policies")
+    r.publish(f"{out}/0")
+
+
+def scenario_twodelegators(out):
+    """One role name delegated by two delegators with different keys: targets delegates "*" to
+    A, then B; A delegates "*" to shared (key SA, which signs it); B delegates "*" to shared
+    (another key) and then to Z, which lists wanted.txt. A walk that skips a visited role name
+    (python-tuf 7) finds wanted.txt in Z; one that tracks (role, delegator) loads shared again
+    for B and refuses its signature."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("A", ["*"])
+    r.delegate("B", ["*"])
+    shared_a, shared_b = CryptoSigner.generate_ed25519(), CryptoSigner.generate_ed25519()
+    for parent, signer, children in (("A", shared_a, ["shared"]), ("B", shared_b, ["shared", "Z"])):
+        md = r.delegated[parent][0]
+        md.signed.delegations = Delegations(keys={}, roles={})
+        for child in children:
+            md.signed.delegations.roles[child] = DelegatedRole(child, [], 1, False, paths=["*"])
+        md.signed.add_key(signer.public_key, "shared")
+    z = CryptoSigner.generate_ed25519()
+    r.delegated["B"][0].signed.add_key(z.public_key, "Z")
+    r.delegated["shared"] = (Metadata(Targets(expires=FUTURE)), [shared_a])
+    r.delegated["Z"] = (Metadata(Targets(expires=FUTURE)), [z])
+    r.add_target("other.txt", b"in shared\n", role="shared")
+    r.add_target("wanted.txt", b"in Z\n", role="Z")
+    r.publish(f"{out}/0")
+
+
+def find(directory, state, target):
+    """python-tuf's Updater over local files (no network), as the oracle of the walk."""
+    from tuf.ngclient import FetcherInterface, Updater
+    from tuf.api import exceptions
+
+    class FileFetcher(FetcherInterface):
+        def _fetch(self, url):
+            path = os.path.join(directory, url.removeprefix("file://"))
+            if not os.path.isfile(path):
+                raise exceptions.DownloadHTTPError(f"{url} not found", 404)
+            return iter([open(path, "rb").read()])
+
+    import tempfile
+    store = tempfile.mkdtemp()
+    updater = Updater(store, f"file://{state}/metadata/", fetcher=FileFetcher(),
+                      bootstrap=open(os.path.join(directory, "root.json"), "rb").read())
+    try:
+        updater.refresh()
+        info = updater.get_targetinfo(target)
+    except Exception as e:
+        print(json.dumps({"error": type(e).__name__, "reason": str(e)}))
+        return
+    print(json.dumps({"sha256": info.hashes["sha256"]} if info else {"found": False}))
+
+
 def scenario_roots(out):
     """Root files for the build-time check (no repository): OUT/<case>.tufroot.json."""
     os.makedirs(out, exist_ok=True)
@@ -483,6 +672,8 @@ def serve(directory):
 if __name__ == "__main__":
     if sys.argv[1] == "compiled-root":
         compiled_root(sys.argv[2:])
+    elif sys.argv[1] == "find":
+        find(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1] == "policies":
         policies(sys.argv[2], sys.argv[3])
     else:
