@@ -105,6 +105,14 @@ import Testing
         ])
     }
 
+    /// Dropping a post-quantum key-exchange requirement is a softening of its own field.
+    @Test func droppingPostQuantumKeyExchangeIsASoftening() {
+        let found = HostRequirements().softenings(comparedWith: HostRequirements(keyExchange: .postQuantum))
+        #expect(found.map(\.field) == [.keyExchange])
+        #expect(found.map(\.reason) == ["accepts any key exchange, where the floor requires postQuantum"])
+        #expect(HostRequirements(keyExchange: .postQuantum).softenings(comparedWith: HostRequirements()).isEmpty)
+    }
+
     /// A floor with its own anchors: the client's anchors, or anchors it does not list, widen
     /// who can vouch for the host; a subset of its anchors does not.
     @Test func wideningTheAnchorsIsASoftening() throws {
