@@ -46,6 +46,18 @@ final class CLIFixture: Sendable {
         try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey).port
     }
 
+    /// The key exchange the fixture's server (OpenSSL on both ends) negotiates, as `inspect`
+    /// prints it and as its JSON reports it, for ``GoldenText``: OpenSSL 3.5 and later offer
+    /// the post-quantum hybrid first, OpenSSL 3.0 has none (issue #43). A platform whose
+    /// group differs from its documented one fails the golden comparison.
+    static var negotiatedGroupText: [String: String] {
+        KeyExchangeRequirement.isAvailable
+            ? ["X25519MLKEM768 (post-quantum key exchange)": "<group>",
+               "\"keyExchangeGroup\" : \"X25519MLKEM768\",\n    \"postQuantumKeyExchange\" : true,": "<group>"]
+            : ["X25519 (classical key exchange)": "<group>",
+               "\"keyExchangeGroup\" : \"X25519\",\n    \"postQuantumKeyExchange\" : false,": "<group>"]
+    }
+
     /// Placeholders for the fixture's volatile literals, for ``GoldenText``.
     var literals: [String: String] { [caFile: "<ca>"] }
 }

@@ -7,7 +7,7 @@ import Testing
         let result = CommandRunner.run(["inspect", fixture.url()] + fixture.trusting)
         #expect(result.status == 0, "\(result)")
         #expect(result.standardError.isEmpty, "\(result)")
-        expectGolden(result.standardOutput, Self.trustedGolden, literals: fixture.literals)
+        expectGolden(result.standardOutput, Self.trustedGolden, literals: fixture.literals.merging(CLIFixture.negotiatedGroupText) { $1 })
     }
 
     @Test func reportsAnUntrustedChainWithoutBlockingAndExitsOne() throws {
@@ -90,6 +90,7 @@ import Testing
           request       HEAD / → 200 (HTTP/1.1)
           host          cli.servertrust.test
           anchors       <ca>
+          negotiated    TLS 1.3, TLS_AES_256_GCM_SHA384, <group>
 
         Default checks (reported, not enforced)
           chain         passed  validates to CN=CLI Test Root (3 certificates): signatures, validity, serverAuth

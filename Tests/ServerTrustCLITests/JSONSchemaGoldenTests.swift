@@ -30,6 +30,12 @@ import Testing
               },
               "host" : "cli.servertrust.test",
               "method" : "HEAD",
+              "negotiated" : {
+                "applicationProtocol" : "http/1.1",
+                "cipherSuite" : "TLS_AES_256_GCM_SHA384",
+                <group>
+                "protocol" : "TLS 1.3"
+              },
               "passesDefaultValidation" : true,
               "presentedChain" : [
                 {
@@ -176,7 +182,7 @@ import Testing
               "validationTime" : "<date>"
             }
 
-            """, literals: fixture.literals)
+            """, literals: fixture.literals.merging(CLIFixture.negotiatedGroupText) { $1 })
     }
 
     @Test func pinsJSON() throws {

@@ -74,6 +74,8 @@ public struct ChainInspection: Sendable, Encodable {
     public let stapledOCSP: Check
     /// The stapled OCSP response as received.
     public let stapledOCSPResponse: [UInt8]?
+    /// What the handshake negotiated: protocol, cipher suite, key-exchange group, ALPN.
+    public let handshake: HandshakeEvidence
 
     /// Whether a client with default validation would accept the server.
     public var passesDefaultValidation: Bool { chain.passed && hostName.passed }
@@ -90,6 +92,7 @@ public struct ChainInspection: Sendable, Encodable {
         validationTime = trust.validationTime
         presentedChain = trust.presentedChain
         stapledOCSPResponse = trust.stapledOCSPResponse
+        handshake = trust.handshake
         var validated: [Certificate] = []
         do {
             // Both evaluators validate against the trust's anchors, so OpenSSL runs once and the
@@ -163,7 +166,16 @@ public struct ChainInspection: Sendable, Encodable {
     // MARK: JSON
 
     private enum CodingKeys: String, CodingKey {
-        case host, validationTime, passesDefaultValidation, checks, presentedChain, validatedChain
+        case host, validationTime, passesDefaultValidation, checks, negotiated, presentedChain, validatedChain
+    }
+
+    /// The negotiated parameters, as `inspect --json` reports them.
+    private struct Negotiated: Encodable {
+        let `protocol`: String?
+        let cipherSuite: String?
+        let keyExchangeGroup: String?
+        let postQuantumKeyExchange: Bool
+        let applicationProtocol: String?
     }
 
     private struct Checks: Encodable {
@@ -195,6 +207,12 @@ public struct ChainInspection: Sendable, Encodable {
         try container.encode(validationTime, forKey: .validationTime)
         try container.encode(passesDefaultValidation, forKey: .passesDefaultValidation)
         try container.encode(Checks(chain: chain, host: hostName, stapledOCSP: stapledOCSP), forKey: .checks)
+        try container.encode(
+            Negotiated(
+                protocol: handshake.protocolVersion?.description, cipherSuite: handshake.cipherSuite, keyExchangeGroup: handshake.keyExchangeGroup,
+                postQuantumKeyExchange: handshake.keyExchangeGroup.map(KeyExchangeRequirement.isPostQuantum(group:)) ?? false,
+                applicationProtocol: handshake.applicationProtocol),
+            forKey: .negotiated)
         try container.encode(presentedChain.map { CertificateInspection($0, now: validationTime) }, forKey: .presentedChain)
         let validated = zip(validatedChain, presentedIndices).map { certificate, index in
             ValidatedEntry(certificate: CertificateInspection(certificate, now: validationTime), presentedIndex: index)

@@ -22,6 +22,12 @@ struct InspectionReport {
         }
         lines.append("  host          \(observation.host)")
         lines.append("  anchors       \(result.anchorsOrigin)")
+        let handshake = observation.handshake
+        if let group = handshake.keyExchangeGroup {
+            let kind = KeyExchangeRequirement.isPostQuantum(group: group) ? "post-quantum" : "classical"
+            let negotiated = [handshake.protocolVersion?.description, handshake.cipherSuite].compactMap { $0 } + ["\(group) (\(kind) key exchange)"]
+            lines.append("  negotiated    " + negotiated.joined(separator: ", "))
+        }
         lines.append("")
         lines.append(style.bold("Default checks") + " (reported, not enforced)")
         lines.append(checkLine("chain", observation.chain, style: style))
