@@ -229,7 +229,8 @@ public final class TrustUpdateClient: Sendable {
     /// targets, checked against its hashes. Call once at start (``run()`` does); the status
     /// says what happened.
     ///
-    /// When the stored metadata has expired, its policy is not put back (the floor is in force,
+    /// When the stored metadata has expired — the top-level roles, or a delegated role on the
+    /// path of a target read — its policy is not put back (the floor is in force,
     /// ``TrustUpdateStatus/InForce-swift.enum/floorMetadataExpired``, whatever
     /// ``TrustUpdateRules/whenMetadataExpires`` says), but what only refuses is: the stored
     /// metadata is verified again with expiry ignored — signatures, thresholds and versions
@@ -247,14 +248,17 @@ public final class TrustUpdateClient: Sendable {
     @discardableResult
     public func restore() async -> TrustUpdateStatus {
         do {
-            let updater = try makeUpdater(fetcher: fetcher, clock: clock)
+            // Nothing downloaded: a delegated role whose stored copy has expired is not fetched
+            // again (an update host that does not answer would hold the restore up).
+            let updater = try makeUpdater(fetcher: NoDownloads(), clock: clock)
             do throws(TUFError) {
                 try await updater.loadStoredMetadata()
+                try await apply(from: updater, downloading: false)
             } catch {
-                guard error.code == .expired, try await restoreRefusals(after: error) else { throw error }
-                return status
+                // The top-level metadata, or a delegated role on a target's path (refused when
+                // the walk loads it), may have expired: then what only refuses is restored.
+                guard try await restoreRefusals(after: error) else { throw error }
             }
-            try await apply(from: updater, downloading: false)
         } catch let error as TUFError {
             logger.notice("No stored trust update restored: \(error.description)", metadata: ["tuf.error": .string("\(error.code)")])
             state.withLock { $0.status.lastError = "restore: \(error.description)" }
@@ -313,10 +317,11 @@ public final class TrustUpdateClient: Sendable {
         func now() -> Int64 { .min }
     }
 
-    /// The fetcher of ``restoreRefusals(after:)``: expired metadata vouches for nothing new.
+    /// The fetcher of ``restore()``: it puts back what the store holds, and expired metadata
+    /// vouches for nothing new.
     private struct NoDownloads: TUFFetching {
         func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
-            throw TUFError(.downloadFailed, "\(url): nothing is downloaded under expired metadata")
+            throw TUFError(.downloadFailed, "\(url): restore() downloads nothing")
         }
     }
 

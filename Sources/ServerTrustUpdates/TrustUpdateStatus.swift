@@ -21,7 +21,8 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
         case floorPolicyExpired
         /// The floor, because the TUF metadata behind the delivered policy expired
         /// (``TrustUpdateRules/MetadataExpiry/revertToFloor``, or a start with expired stored
-        /// metadata); the last verified deny-list stays joined to the floor's.
+        /// metadata: the top-level roles, or a delegated role that delivered a target); the last
+        /// verified deny-list stays joined to the floor's.
         case floorMetadataExpired
         /// A delivered policy past its own `expires`, kept (``TrustUpdateRules/PolicyExpiry/keepPolicy``).
         case deliveredPolicyExpired
