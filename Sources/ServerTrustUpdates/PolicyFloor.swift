@@ -80,17 +80,21 @@ public enum PolicyFloor {
             }
             allHostsMustBeEvaluated = delivered.allHostsMustBeEvaluated
         }
-        let keys = floor.denyList.keys.union(denyList?.keys ?? [])
-        let certificates = floor.denyList.certificates.union(denyList?.certificates ?? [])
         do {
             return try ServerTrustManager(
-                policies: policies, allHostsMustBeEvaluated: allHostsMustBeEvaluated,
-                denyList: KeyDenyList(keys: keys, certificates: certificates))
+                policies: policies, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: Self.denyList(floor: floor, delivered: denyList))
         } catch let error as TrustError {
             throw .unusable(error)
         } catch {
             throw .unusable(TrustError(.invalidConfiguration, "\(error)"))
         }
+    }
+
+    /// The deny-list in force with `delivered`: the union of the floor's and `delivered`.
+    public static func denyList(floor: ServerTrustManager, delivered: KeyDenyList?) -> KeyDenyList {
+        KeyDenyList(
+            keys: floor.denyList.keys.union(delivered?.keys ?? []),
+            certificates: floor.denyList.certificates.union(delivered?.certificates ?? []))
     }
 
     /// Every way `delivered` weakens `floor`, whatever the permissions.

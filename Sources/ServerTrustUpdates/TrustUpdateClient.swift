@@ -25,18 +25,23 @@ public import ServerTrustTUF
 /// signatures, thresholds, versions, expiry — rollback, freeze and mix-and-match refused),
 /// then reads the targets:
 /// - `policy.json` (``Configuration/policyTarget``, required): a policy file
-///   (`TrustPolicyFile`) whose `version` this library reads; a newer format, an invalid file or
-///   a weakening the rules do not permit is refused and the policy in force stays;
+///   (`TrustPolicyFile`) whose `version` this library reads; a newer format, an invalid file, a
+///   policy past its own `expires` or a weakening the rules do not permit is refused and the
+///   policy in force stays;
 /// - `denylist.json` (``Configuration/denyListTarget``, optional): a `KeyDenyList`, joined to
-///   the floor's; it is never dropped by a revert to the floor (it only ever refuses), nor by a
-///   restart with expired metadata (``restore()``);
+///   the floor's. It only ever refuses, so it is put in force from every verified state —
+///   also when the policy beside it is refused or expired, under the policy in force — and is
+///   never dropped by a revert to the floor, nor by a restart with expired metadata
+///   (``restore()``);
 /// - `jwks.json` (``Configuration/signingKeysTarget``, optional): response-signing keys
-///   (`SigningKeySet`), published as ``signingKeys``; a compiled-in key it does not hold stays
-///   withdrawn after a revert to the floor (``signingKeys(orFloor:)``).
+///   (`SigningKeySet`), published as ``signingKeys`` with the policy it came with; a compiled-in
+///   key it does not hold stays withdrawn after a revert to the floor, also when that policy
+///   was refused (``signingKeys(orFloor:)``).
 ///
 /// A verified change is put in force at once (`LiveTrustManager.replace(with:)`); identical
-/// targets leave the manager (and its connections) alone. Nothing is ever applied from
-/// unverified bytes; every failure leaves the policy in force as it was, and says so in
+/// targets leave the manager (and its connections) alone. Of a state whose policy is refused,
+/// only what refuses is put in force (the deny-list, the key withdrawals). Nothing is ever
+/// applied from unverified bytes; every failure leaves the policy in force as it was, and says so in
 /// ``status``, the log and the metrics (`servertrust_trust_updates_total{outcome}`,
 /// `servertrust_trust_update_generation`, `servertrust_trust_update_consecutive_failures`).
 public final class TrustUpdateClient: Sendable {
@@ -181,10 +186,12 @@ public final class TrustUpdateClient: Sendable {
     ///
     /// - While a delivered state with a `jwks.json` is in force: that set, even empty — a
     ///   repository that withdraws every key has withdrawn the compiled-in ones too.
-    /// - After a revert to the floor, and after a restart with expired metadata: the compiled-in
+    /// - After a revert to the floor, after a restart with expired metadata, and while the floor
+    ///   is in force because the verified policy was refused or has expired: the compiled-in
     ///   keys that the last verified `jwks.json` still holds (the same public key, under any key
-    ///   ID). A key the repository withdrew stays withdrawn, as a deny-listed key stays refused;
-    ///   the delivered keys themselves expired with their metadata.
+    ///   ID) — the newest verified state's, whether its policy was applied or not. A key the
+    ///   repository withdrew stays withdrawn, as a deny-listed key stays refused; the delivered
+    ///   keys themselves are in force only with the policy they came with.
     /// - Before any verified state, or when the last one published no `jwks.json`: `floor`.
     ///
     /// - Parameter floor: the compiled-in key set.
@@ -197,12 +204,17 @@ public final class TrustUpdateClient: Sendable {
 
     /// The delivered policy in force, or nil when the floor alone is.
     public var deliveredPolicy: TrustPolicyFile? {
-        state.withLock { [.delivered, .deliveredPolicyExpired, .deliveredMetadataExpired].contains($0.status.inForce) ? $0.applied.policy : nil }
+        state.withLock { Self.deliveredStates.contains($0.status.inForce) ? $0.applied.policy : nil }
     }
 
     private var targetDirectory: String { configuration.metadataDirectory + "/targets" }
 
-    private func makeUpdater() throws(TUFError) -> Updater {
+    /// The targets a state is read from: the policy, and the deny-list and key set when configured.
+    private var targetNames: [String] {
+        [configuration.policyTarget] + [configuration.denyListTarget, configuration.signingKeysTarget].compactMap { $0 }
+    }
+
+    private func makeUpdater(fetcher: any TUFFetching, clock: any TUFClock) throws(TUFError) -> Updater {
         try Updater(
             store: try MetadataStore(directory: configuration.metadataDirectory), metadataBaseURL: configuration.metadataBaseURL,
             targetBaseURL: configuration.targetBaseURL, fetcher: fetcher, clock: clock, configuration: configuration.updater)
@@ -217,7 +229,8 @@ public final class TrustUpdateClient: Sendable {
     /// targets, checked against its hashes. Call once at start (``run()`` does); the status
     /// says what happened.
     ///
-    /// When the stored metadata has expired, its policy is not put back (the floor is in force,
+    /// When the stored metadata has expired — the top-level roles, or a delegated role on the
+    /// path of a target read — its policy is not put back (the floor is in force,
     /// ``TrustUpdateStatus/InForce-swift.enum/floorMetadataExpired``, whatever
     /// ``TrustUpdateRules/whenMetadataExpires`` says), but what only refuses is: the stored
     /// metadata is verified again with expiry ignored — signatures, thresholds and versions
@@ -225,17 +238,27 @@ public final class TrustUpdateClient: Sendable {
     /// compiled-in keys (``signingKeys(orFloor:)``). A client kept offline, or an attacker who
     /// blocks the update host until the metadata expires, cannot get a refused key accepted
     /// by a restart.
+    ///
+    /// When the metadata is valid but its policy cannot be put back — past its own `expires`
+    /// (``TrustUpdateStatus/InForce-swift.enum/floorPolicyExpired``, whatever
+    /// ``TrustUpdateRules/whenPolicyExpires`` says), or refused by this release's floor and
+    /// rules (``TrustUpdateStatus/InForce-swift.enum/floorNoUpdateYet``, outcome
+    /// ``TrustUpdateStatus/Outcome/refused``) — the same holds: its deny-list and key
+    /// withdrawals are in force over the floor.
     @discardableResult
     public func restore() async -> TrustUpdateStatus {
         do {
-            let updater = try makeUpdater()
+            // Nothing downloaded: a delegated role whose stored copy has expired is not fetched
+            // again (an update host that does not answer would hold the restore up).
+            let updater = try makeUpdater(fetcher: NoDownloads(), clock: clock)
             do throws(TUFError) {
                 try await updater.loadStoredMetadata()
-            } catch where error.code == .expired {
-                try await restoreRefusals(expired: error)
-                return status
+                try await apply(from: updater, downloading: false)
+            } catch {
+                // The top-level metadata, or a delegated role on a target's path (refused when
+                // the walk loads it), may have expired: then what only refuses is restored.
+                guard try await restoreRefusals(after: error) else { throw error }
             }
-            try await apply(from: updater, downloading: false)
         } catch let error as TUFError {
             logger.notice("No stored trust update restored: \(error.description)", metadata: ["tuf.error": .string("\(error.code)")])
             state.withLock { $0.status.lastError = "restore: \(error.description)" }
@@ -247,15 +270,20 @@ public final class TrustUpdateClient: Sendable {
 
     /// The part of an expired stored state that only refuses, put in force over the floor:
     /// the deny-list, and the key set that bounds the compiled-in keys.
-    private func restoreRefusals(expired: TUFError) async throws(TUFError) {
+    ///
+    /// - Parameter failure: why the stored state could not be restored.
+    /// - Returns: false, restoring nothing, when the stored state has not expired (`failure` is
+    ///   the reason).
+    private func restoreRefusals(after failure: TUFError) async throws(TUFError) -> Bool {
         // The store is the client's own trusted state, written only after verification; it is
         // verified again here as a refresh would, except for expiry — which protects against
         // a network that replays old metadata, not against what this client already trusted.
-        let updater = try Updater(
-            store: try MetadataStore(directory: configuration.metadataDirectory), metadataBaseURL: configuration.metadataBaseURL,
-            targetBaseURL: configuration.targetBaseURL, fetcher: NoDownloads(), clock: ExpiryIgnored(), configuration: configuration.updater)
+        let updater = try makeUpdater(fetcher: NoDownloads(), clock: ExpiryIgnored())
         try await updater.loadStoredMetadata()
-        let metadataExpires = await updater.trustedUntil.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        // Every target's path is walked, so its delegated roles count towards the expiry.
+        for name in targetNames { _ = try await updater.targetInfo(name) }
+        guard let expiry = await updater.trustedUntil(forTargets: targetNames), expiry <= clock.now() else { return false }
+        let metadataExpires = Date(timeIntervalSince1970: TimeInterval(expiry))
         let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
         var denyList: KeyDenyList?
         var keys: SigningKeySet?
@@ -271,34 +299,29 @@ public final class TrustUpdateClient: Sendable {
         } catch {
             throw TUFError(.storeFailure, "a stored target no longer reads: \(error)")
         }
-        let manager = revertedManager(denyList: denyList)
-        let generation = liveTrustManager.replace(with: manager)
+        let generation = applyRefusals(denyList: denyList, keys: keys, floorStatus: .floorMetadataExpired)
         state.withLock { state in
-            state.applied = Applied(denyList: denyList, lastVerifiedSigningKeys: keys)
-            state.status.inForce = .floorMetadataExpired
-            state.status.generation = generation
             state.status.targetsVersion = targetsVersion
             state.status.metadataExpires = metadataExpires
-            state.status.denyListEntries = manager.denyList.keys.count + manager.denyList.certificates.count
-            state.status.signingKeyIDs = []
-            state.status.lastVerifiedSigningKeyIDs = keys?.keyIDs
-            state.status.lastError = "restore: \(expired.description)"
+            state.status.lastError = "restore: the stored metadata expired on \(metadataExpires) (\(failure.description))"
         }
         logger.error(
-            "The stored trust update has expired (\(expired.description)): the compiled-in floor is in force, with the last verified deny-list (\(denyList.map { String($0.keys.count + $0.certificates.count) } ?? "no") entries)",
-            metadata: ["trust_update.generation": .stringConvertible(generation)])
+            "The stored trust update has expired (\(failure.description)): the compiled-in floor is in force, with the last verified deny-list (\(denyList.map { String($0.keys.count + $0.certificates.count) } ?? "no") entries)",
+            metadata: ["trust_update.generation": .stringConvertible(generation ?? status.generation)])
         record(status)
+        return true
     }
 
-    /// The clock of ``restoreRefusals(expired:)``: the beginning of time, so nothing has expired.
+    /// The clock of ``restoreRefusals(after:)``: the beginning of time, so nothing has expired.
     private struct ExpiryIgnored: TUFClock {
         func now() -> Int64 { .min }
     }
 
-    /// The fetcher of ``restoreRefusals(expired:)``: expired metadata vouches for nothing new.
+    /// The fetcher of ``restore()``: it puts back what the store holds, and expired metadata
+    /// vouches for nothing new.
     private struct NoDownloads: TUFFetching {
         func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
-            throw TUFError(.downloadFailed, "\(url): nothing is downloaded under expired metadata")
+            throw TUFError(.downloadFailed, "\(url): restore() downloads nothing")
         }
     }
 
@@ -319,7 +342,7 @@ public final class TrustUpdateClient: Sendable {
     public func refresh() async -> TrustUpdateStatus {
         state.withLock { $0.status.lastAttempt = now() }
         do {
-            let updater = try makeUpdater()
+            let updater = try makeUpdater(fetcher: fetcher, clock: clock)
             try await updater.refresh()
             try await apply(from: updater, downloading: true)
             state.withLock { state in
@@ -368,8 +391,7 @@ public final class TrustUpdateClient: Sendable {
             jwksBytes = try await targetBytes(name, from: updater, downloading: downloading)
         }
         // After the reads: a delegated role that delivered a target expires with the metadata.
-        let read = [configuration.policyTarget] + [configuration.denyListTarget, configuration.signingKeysTarget].compactMap { $0 }
-        let metadataExpires = await updater.trustedUntil(forTargets: read).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        let metadataExpires = await updater.trustedUntil(forTargets: targetNames).map { Date(timeIntervalSince1970: TimeInterval($0)) }
         apply(policy: policyBytes, denyList: denyListBytes, jwks: jwksBytes, metadataExpires: metadataExpires, targetsVersion: targetsVersion)
     }
 
@@ -394,16 +416,22 @@ public final class TrustUpdateClient: Sendable {
             logger.debug("Trust update: the repository holds the policy in force")
             return
         }
-        let delivered: TrustPolicyFile
+        // What only refuses is read first: it is put in force even when the policy is not.
         let denyList: KeyDenyList?
         let keys: SigningKeySet?
-        let manager: ServerTrustManager
         do {
-            do {
-                keys = try jwksBytes.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") }
-            } catch let error as TrustError {
-                throw PolicyFloor.Refusal.invalid(error)
-            }
+            keys = try jwksBytes.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") }
+            denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
+        } catch let error as TrustError {
+            reportRefusal(PolicyFloor.Refusal.invalid(error).description)
+            return
+        } catch {
+            reportRefusal("\(error)")
+            return
+        }
+        let delivered: TrustPolicyFile
+        let manager: ServerTrustManager
+        do throws(PolicyFloor.Refusal) {
             // An RFC 9421 host without inline keys verifies with the key set delivered with the
             // policy (replaced together with it by the next update).
             // Without a delivered jwks.json such a host is refused (the policy names no keys).
@@ -411,26 +439,14 @@ public final class TrustUpdateClient: Sendable {
             if let deliveredKeys = keys { keyProvider = { @Sendable in deliveredKeys } }
             delivered = try PolicyFloor.read(policyBytes, name: configuration.policyTarget, signingKeys: keyProvider)
             if let expires = delivered.expires, expires <= now() {
-                throw PolicyFloor.Refusal.invalid(TrustError(.invalidPolicyFile, "\(configuration.policyTarget): expired on \(expires) before it was applied"))
-            }
-            do {
-                denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
-            } catch let error as TrustError {
-                throw PolicyFloor.Refusal.invalid(error)
+                reportRefusal("it expired on \(expires)")
+                applyRefusals(denyList: denyList, keys: keys, floorStatus: .floorPolicyExpired)
+                return
             }
             manager = try PolicyFloor.manager(floor: floor, delivered: delivered, denyList: denyList, permissions: configuration.rules.permissions)
-        } catch let refusal as PolicyFloor.Refusal {
-            state.withLock { state in
-                state.status.lastOutcome = .refused
-                state.status.refusal = refusal.description
-            }
-            logger.warning("Trust update refused: \(configuration.policyTarget) \(refusal.description)")
-            return
         } catch {
-            state.withLock { state in
-                state.status.lastOutcome = .refused
-                state.status.refusal = "\(error)"
-            }
+            reportRefusal(error.description)
+            applyRefusals(denyList: denyList, keys: keys, floorStatus: nil)
             return
         }
         let generation = liveTrustManager.replace(with: manager)
@@ -454,6 +470,60 @@ public final class TrustUpdateClient: Sendable {
             "Trust update applied: \(configuration.policyTarget) (targets version \(targetsVersion.map(String.init) ?? "?")) is in force",
             metadata: ["trust_update.generation": .stringConvertible(generation), "trust_update.policy_sha256": .string(hex(sha256(policyBytes)))])
     }
+
+    /// A verified state whose policy is not applied: the status, the log.
+    private func reportRefusal(_ reason: String) {
+        state.withLock { state in
+            state.status.lastOutcome = .refused
+            state.status.refusal = reason
+        }
+        logger.warning("Trust update refused: \(configuration.policyTarget) \(reason)")
+    }
+
+    /// Puts in force what only refuses from a verified state whose policy is not put in force
+    /// (refused, expired, or behind expired metadata): its deny-list, joined to the floor's under
+    /// the policy in force, and its key set as the bound of the compiled-in keys
+    /// (``signingKeys(orFloor:)``). Nothing else of that state — its policy, its keys as keys to
+    /// verify with — is put in force, and a delivered policy in force stays.
+    ///
+    /// The deny-list in force is thus always the newest verified state's, whether its policy was
+    /// applied or not: what a restart, which reads only the newest, puts back too.
+    ///
+    /// - Parameter floorStatus: what ``TrustUpdateStatus/inForce`` says from now on when the
+    ///   floor is in force; nil leaves it as it is.
+    /// - Returns: the manager's new generation, or nil when the deny-list in force is unchanged
+    ///   (the manager, and its connections, are left alone).
+    @discardableResult
+    private func applyRefusals(denyList: KeyDenyList?, keys: SigningKeySet?, floorStatus: TrustUpdateStatus.InForce?) -> UInt64? {
+        let (inForce, current) = state.withLock { ($0.status.inForce, $0.applied.denyList) }
+        var generation: UInt64?
+        if denyList != current {
+            // The policies in force with another deny-list: built from them, they cannot fail.
+            let manager = (try? liveTrustManager.current.replacing(denyList: PolicyFloor.denyList(floor: floor, delivered: denyList))) ?? revertedManager(denyList: denyList)
+            generation = liveTrustManager.replace(with: manager)
+        }
+        let entries = liveTrustManager.current.denyList.keys.count + liveTrustManager.current.denyList.certificates.count
+        state.withLock { state in
+            state.applied.denyList = denyList
+            state.applied.lastVerifiedSigningKeys = keys
+            // The targets in force are no longer the newest verified ones: the same targets,
+            // verified again by a later refresh, are applied again.
+            state.applied.fingerprint = []
+            if let generation { state.status.generation = generation }
+            if let floorStatus, !Self.deliveredStates.contains(inForce) { state.status.inForce = floorStatus }
+            state.status.denyListEntries = entries
+            state.status.lastVerifiedSigningKeyIDs = keys?.keyIDs
+        }
+        if let generation {
+            logger.notice(
+                "Trust update: the verified deny-list is in force (\(entries) entries), the policy in force stays",
+                metadata: ["trust_update.generation": .stringConvertible(generation)])
+        }
+        return generation
+    }
+
+    /// The states in which a delivered policy is in force.
+    private static let deliveredStates: Set<TrustUpdateStatus.InForce> = [.delivered, .deliveredPolicyExpired, .deliveredMetadataExpired]
 
     // MARK: Expiry
 

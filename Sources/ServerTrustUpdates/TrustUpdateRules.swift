@@ -56,7 +56,10 @@ public struct TrustUpdateRules: Sendable {
         /// rotated to keys only the delivered policy pinned are refused until a fresh policy
         /// arrives.
         case revertToFloor
-        /// The expired policy stays in force, and the status says so.
+        /// The expired policy stays in force, and the status says so. A process that starts
+        /// with an expired policy, or a refresh at the floor that finds one, puts the floor in
+        /// force either way (with the deny-list verified beside it): an expired policy is never
+        /// put in force anew.
         case keepPolicy
     }
 

@@ -5,7 +5,9 @@ public import Foundation
 public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     /// Which policy is in force.
     public enum InForce: String, Sendable, Codable, Hashable {
-        /// The compiled-in floor: no update was ever applied (or none could be restored).
+        /// The compiled-in floor: no update was ever applied (or none could be restored). When a
+        /// verified policy was refused (``Outcome/refused``), the deny-list verified with it is
+        /// joined to the floor's.
         case floorNoUpdateYet
         /// Every connection refused: no update was ever applied, and the rules say
         /// ``TrustUpdateRules/BeforeFirstUpdate/refuseConnections``.
@@ -13,11 +15,14 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
         /// A delivered policy, over the floor.
         case delivered
         /// The floor, because the delivered policy's own `expires` date passed
-        /// (``TrustUpdateRules/PolicyExpiry/revertToFloor``).
+        /// (``TrustUpdateRules/PolicyExpiry/revertToFloor``, or a start — or a refresh at the
+        /// floor — that finds the verified policy already expired); the last verified deny-list
+        /// stays joined to the floor's.
         case floorPolicyExpired
         /// The floor, because the TUF metadata behind the delivered policy expired
         /// (``TrustUpdateRules/MetadataExpiry/revertToFloor``, or a start with expired stored
-        /// metadata); the last verified deny-list stays joined to the floor's.
+        /// metadata: the top-level roles, or a delegated role that delivered a target); the last
+        /// verified deny-list stays joined to the floor's.
         case floorMetadataExpired
         /// A delivered policy past its own `expires`, kept (``TrustUpdateRules/PolicyExpiry/keepPolicy``).
         case deliveredPolicyExpired
@@ -31,8 +36,9 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
         case applied
         /// The repository holds what is already in force.
         case unchanged
-        /// A verified policy was not applied: a newer format, invalid, or weakening the floor
-        /// without permission (``TrustUpdateStatus/refusal``). The policy in force stays.
+        /// A verified policy was not applied: a newer format, invalid, past its own `expires`,
+        /// or weakening the floor without permission (``TrustUpdateStatus/refusal``). The policy
+        /// in force stays; the deny-list and key withdrawals verified with it are put in force.
         case refused
         /// The refresh failed (network, TUF verification: rollback, freeze, bad signatures…);
         /// the policy in force stays (``TrustUpdateStatus/lastError``).

@@ -1,5 +1,7 @@
 import Foundation
 import ServerTrust
+import ServerTrustHTTP
+import ServerTrustLab
 import ServerTrustTUF
 import ServerTrustUpdates
 import Testing
@@ -55,5 +57,39 @@ import Testing
         client.checkExpiry()
         #expect(client.status.inForce == .floorMetadataExpired)
         #expect(client.liveTrustManager.generation == 3)
+    }
+
+    /// A client restarted after the delegated role that delivered policy.json expired (the
+    /// top-level metadata valid for 27 more days) restores as after expired top-level metadata:
+    /// the floor, `floorMetadataExpired` (the role's expiry reported), and the deny-list of the
+    /// stored state — the server of key A, which the floor pins, refused with `.deniedKey`.
+    @Test func aRestartAfterTheDelegatedRoleExpiredKeepsTheLastVerifiedDenyList() async throws {
+        let fixture = try TrustUpdateTests.Fixture()
+        defer { fixture.stop() }
+        let updateSession = try fixture.updateSession()
+        defer { updateSession.shutdown() }
+        let clock = TrustUpdateTests.TestClock()
+        let directory = TUFFixtures.temporaryDirectory("updates")
+        fixture.servedState = 16
+        let applied = await (try fixture.client(updateSession, directory: directory, clock: clock)).refresh()
+        #expect(applied.lastOutcome == .applied, "\(applied)")
+        #expect(applied.denyListEntries == 1)
+        let roleExpires = try #require(applied.metadataExpires)
+        #expect(roleExpires < Date().addingTimeInterval(3 * 86_400), "the role's 2 days, not the top-level 30")
+
+        clock.advance(days: 3)
+        fixture.updates.stop()
+        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
+        let restored = await restarted.restore()
+        #expect(restored.inForce == .floorMetadataExpired, "\(restored)")
+        #expect(restored.denyListEntries == 1)
+        #expect(restored.metadataExpires == roleExpires)
+        #expect(restored.lastError?.contains("expired") == true, "\(restored.lastError ?? "")")
+        #expect(restarted.deliveredPolicy == nil)
+        #expect(restarted.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
+        let session = try fixture.apiSession(restarted)
+        defer { session.shutdown() }
+        let refused = await TrustUpdateTests.result(session, fixture.apiURL())
+        #expect(TrustUpdateTests.trustCode(refused) == .deniedKey, "\(refused)")
     }
 }

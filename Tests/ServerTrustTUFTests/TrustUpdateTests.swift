@@ -56,7 +56,10 @@ import Testing
         /// key set of key 1, keys 1 and 2, and key 2 (a rotation), each requiring RFC 9421 signed
         /// responses from the API host; 10 is state 1 with key 1's set; 11 requires RFC 9421
         /// responses with no key set delivered; 12 is state 1 with an empty key set (every key
-        /// withdrawn); 13 is state 4 with key 1's set, its timestamp expired a day ago.
+        /// withdrawn); 13 is state 4 with key 1's set, its timestamp expired a day ago; 14 is state 6
+        /// (expiring in one day) with state 13's deny-list and key set; 15 is state 3 (the host
+        /// unpinned) with the deny-list of key A and key 2's set; 16 is state 4 with policy.json
+        /// delivered by the delegated role "policies", which expires in 2 days.
         init() throws {
             root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
             leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
@@ -95,6 +98,18 @@ import Testing
                         "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)]),
                     ],
                     "expired": true,
+                ],
+                ["targets": [
+                    "policy.json": policy([a, b], extra: "\"expires\": \"\(tomorrow)\", "), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}",
+                    "jwks.json": SigningKeySet.jwksDocument([("k1", signingKey1.publicKey)]),
+                ]],
+                ["targets": [
+                    "policy.json": "{\"version\": 1, \"hosts\": {\"\(host)\": {}}}", "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}",
+                    "jwks.json": SigningKeySet.jwksDocument([("k2", signingKey2.publicKey)]),
+                ]],
+                [
+                    "targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}"],
+                    "delegated": ["names": ["policy.json"], "expiresInDays": 2],
                 ],
             ]
             repository = TUFFixtures.temporaryDirectory("policies")

@@ -13,7 +13,10 @@
                                  JSON list of states, each {"targets": {name: text}} (every state
                                  a new targets, snapshot and timestamp version publishing exactly
                                  those targets) or {"replay": k} (state k's files served again:
-                                 old metadata, validly signed); OUT/root.json, OUT/<i>/…
+                                 old metadata, validly signed); OUT/root.json, OUT/<i>/…. A
+                                 state's "delegated": {"names": [...], "expiresInDays": n} lists
+                                 those targets in the delegated role "policies" instead, which
+                                 expires n days from now (the top-level metadata in 30)
     tuf_repo.py vectors OUT      known-answer vectors: canonical JSON and signatures by
                                  securesystemslib
     tuf_repo.py find DIR STATE TARGET
@@ -651,8 +654,16 @@ def policies(out, spec_file):
             r.bump("timestamp", "snapshot", "targets")
         r.targets.signed.targets.clear()
         r.target_data.clear()
+        delegated = state.get("delegated", {"names": []})
+        if delegated["names"]:
+            if "policies" not in r.delegated:
+                r.delegate("policies", delegated["names"])
+            else:
+                r.bump("policies")
+            r.delegated["policies"][0].signed.targets.clear()
+            r.delegated["policies"][0].signed.expires = NOW + timedelta(days=delegated["expiresInDays"])
         for name, text in state["targets"].items():
-            r.add_target(name, text.encode())
+            r.add_target(name, text.encode(), role="policies" if name in delegated["names"] else None)
         # "expired": a timestamp that expired a day ago, for a client whose clock is behind.
         r.timestamp.signed.expires = PAST if state.get("expired") else FUTURE
         r.publish(f"{out}/{index}")
