@@ -41,9 +41,11 @@ public import ServerTrustHTTP
 ///
 /// **Errors are the session's.** Whatever the session throws — a `SessionError` whose
 /// `trustError` says which check rejected the server, whose `signatureError` says why a signed
-/// response failed — reaches the caller unchanged as the `underlyingError` of the
-/// `ClientError` the generated client throws. Input the transport cannot turn into a request
-/// (a base URL and path that make no URL) is a `SessionError` with code `invalidRequest`.
+/// response failed — ``send(_:body:baseURL:operationID:)`` throws unchanged: a direct call
+/// (a test, your own code) catches the `SessionError` itself. The generated client wraps every
+/// transport error — a `ClientMiddleware`'s `next` throws it wrapped too — so through it the
+/// caller catches a `ClientError` whose `underlyingError` is that `SessionError`. Input the transport cannot turn into a request (a base URL and path
+/// that make no URL) is a `SessionError` with code `invalidRequest`.
 ///
 /// **Reports are reachable.** The trust report and signed-response verification of every
 /// response are recorded into the ``ExchangeLog``s the calling task is recording into
@@ -67,7 +69,9 @@ public struct SessionTransport: ClientTransport {
     ///   - baseURL: the server URL (`Client(serverURL:…)`), to which `request.path` is appended.
     ///   - operationID: the OpenAPI operation, recorded in ``Exchange/operationID``.
     /// - Returns: the response head and body (nil for `HEAD`).
-    /// - Throws: the session's `SessionError`, unchanged.
+    /// - Throws: the session's `SessionError`, unchanged — a direct call catches the
+    ///   `SessionError` itself; the generated client rethrows it wrapped, as the
+    ///   `underlyingError` of a `ClientError`.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let outgoing = try Self.sessionRequest(request, body: body, baseURL: baseURL)
         if session.checksSignedResponses(from: outgoing.url) {

@@ -18,7 +18,10 @@ public import ServerTrustTUF
 /// - HTTP 403 and 404 are `notFound` (the end of the root chain), any other status but 200 is
 ///   `downloadFailed`;
 /// - `https:` to any host; plain `http:` only to a loopback host (`localhost`, 127.0.0.0/8,
-///   `[::1]`) and never with user-info; any other scheme is `invalidURL`.
+///   `[::1]`) and never with user-info; any other scheme is `invalidURL`. Plain `http:` also
+///   needs a session made with `Session.Configuration.allowsPlainHTTP` (a test repository on
+///   `http://127.0.0.1:PORT`): without it the session refuses the request, and the download
+///   fails with `downloadFailed` naming `invalidRequest`.
 ///
 /// A trust failure (a pin mismatch, a revoked certificate) is `downloadFailed` with the
 /// session's reason: the refresh fails and the trusted metadata stays as it was.

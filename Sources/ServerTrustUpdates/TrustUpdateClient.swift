@@ -44,6 +44,12 @@ public import ServerTrustTUF
 /// applied from unverified bytes; every failure leaves the policy in force as it was, and says so in
 /// ``status``, the log and the metrics (`servertrust_trust_updates_total{outcome}`,
 /// `servertrust_trust_update_generation`, `servertrust_trust_update_consecutive_failures`).
+///
+/// ``run()`` is the whole life cycle. An application with a scheduler of its own calls its
+/// parts: ``restore()`` once at start, before the first request; ``refresh()`` on its schedule
+/// and whenever a change should arrive now; ``checkExpiry()`` from a timer and after a long
+/// suspension (``refresh()`` calls it too); and reads ``status`` for health checks. Expiry is
+/// judged by the injected `TUFClock` (``init(floor:configuration:fetcher:clock:logger:metricsFactory:)``).
 public final class TrustUpdateClient: Sendable {
     /// Where the repository is and what to read from it.
     public struct Configuration: Sendable {
@@ -120,7 +126,10 @@ public final class TrustUpdateClient: Sendable {
     ///   - configuration: the repository and the rules.
     ///   - fetcher: how files are fetched: `SessionTUFFetcher` over a session that pins the
     ///     update host.
-    ///   - clock: the time expiry is judged by; default the system clock.
+    ///   - clock: the time expiry is judged by — the TUF metadata's, the delivered policy's
+    ///     `expires` — and the status's times; default the system clock. Inject one to test
+    ///     expiry without waiting. Handshakes do not read it (a pin's `notAfter` is judged at
+    ///     the evaluation's own time).
     ///   - logger: where outcomes are logged; default `TrustLogging.defaultLogger`.
     ///   - metricsFactory: where outcomes are counted; nil (the default) for the global one.
     /// - Throws: `TUFError` when the store cannot be created or holds no root and
@@ -178,7 +187,8 @@ public final class TrustUpdateClient: Sendable {
     /// Where the client stands.
     public var status: TrustUpdateStatus { state.withLock { $0.status } }
 
-    /// The response-signing keys delivered and in force (empty when none).
+    /// The response-signing keys delivered and in force: `isEmpty` when no delivered set is in
+    /// force, or the delivered one holds no keys.
     public var signingKeys: SigningKeySet { state.withLock { $0.applied.signingKeys ?? SigningKeySet() } }
 
     /// The response-signing keys to verify with: what an RFC 9421 policy reads,

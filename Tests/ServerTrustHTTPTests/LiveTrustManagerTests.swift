@@ -110,4 +110,18 @@ import Testing
         live.replace(with: try pinned([fixture.leafPin]))
         #expect(try await session.data(for: Request(url: fixture.url("/status/200?c"))).status.code == 200)
     }
+
+    /// The same conflict already in force when the session is made: the initialiser throws the
+    /// conflict itself, so there is no session whose requests could fail later.
+    @Test func aSessionMadeWhileAManagerThatDoesNotFitIsInForceThrows() throws {
+        let root = try SigningKeys().roots[0]
+        let live = LiveTrustManager(try ServerTrustManager(policies: [
+            Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: [root]))
+        ]))
+        var configuration = Session.Configuration()
+        configuration.signedResponses = ["other.servertrust.test": .enforced(roots: [root])]
+        let error = #expect(throws: TrustError.self) { try Session(configuration: configuration, liveTrustManager: live) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.reason.contains("set both in the trust manager's host policies and in Session.Configuration.signedResponses") == true)
+    }
 }

@@ -28,7 +28,7 @@ import Testing
         #expect(error?.trustError.code == .noEvaluatorForHost)
         #expect(error?.host == "unpinned.example")
         #expect(error?.evaluator == nil)
-        #expect((try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) == nil)
+        #expect(throws: ChannelPipelineError.notFound) { try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) }
     }
 
     @Test(arguments: ["", "bad host.example", "a..servertrust.test", "bücher.example"])
@@ -73,7 +73,7 @@ import Testing
             }
             #expect(error?.trustError.code == .invalidConfiguration)
         }
-        #expect((try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) == nil)
+        #expect(throws: ChannelPipelineError.notFound) { try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) }
     }
 
     /// The guard's backstop: a `NIOSSLClientHandler` that never calls the callback (here, one

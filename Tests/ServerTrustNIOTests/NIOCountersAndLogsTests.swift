@@ -63,7 +63,7 @@ import Testing
         }
         #expect(error?.trustError.code == .tlsVersionBelowPolicy)
         #expect(error?.trustError.reason.contains("requires TLS 1.3") == true)
-        #expect((try? refusing.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) == nil)
+        #expect(throws: ChannelPipelineError.notFound) { try refusing.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) }
 
         let accepting = EmbeddedChannel()
         defer { _ = try? accepting.finish() }

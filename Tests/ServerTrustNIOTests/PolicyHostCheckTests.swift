@@ -183,7 +183,7 @@ import Testing
         #expect(error?.trustError.code == .invalidConfiguration)
         #expect(error?.host == Self.host)
         #expect(error?.trustError.reason.contains("minimumTLSVersion is \(name)") == true)
-        #expect((try? channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)) == nil)
+        #expect(throws: ChannelPipelineError.notFound) { try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) }
     }
 
     /// swift-nio-ssl's own default is TLS 1.0: a context made with it untouched is refused.

@@ -33,7 +33,13 @@ import Testing
             let directory = fuzz.appendingPathComponent(folder)
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.hasSuffix(".md") {
                 let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
-                guard let value = try? JSONParser().parse(bytes) else { continue }
+                let value: JSONValue
+                do throws(TUFError) {
+                    value = try JSONParser().parse(bytes)
+                } catch {
+                    #expect(error.code == .malformedJSON, "\(folder)/\(name): \(error)")
+                    continue
+                }
                 let canonical = CanonicalJSON.encode(value)
                 #expect(CanonicalJSON.encode(try JSONParser().parse(canonical)) == canonical, "\(folder)/\(name)")
                 checked += 1

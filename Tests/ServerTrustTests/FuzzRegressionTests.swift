@@ -83,7 +83,17 @@ import Testing
             let lines = String(decoding: try Self.bytes(url), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let host = lines.last ?? ""
             for text in lines.count > 1 ? lines.dropLast() : lines[...] {
-                guard let pattern = try? HostPattern(text) else { continue }
+                let pattern: HostPattern
+                do {
+                    pattern = try HostPattern(text)
+                } catch {
+                    // Refused as a pattern, and by the manager with the same code.
+                    #expect((error as? TrustError)?.code == .invalidHostPattern, "\(url.lastPathComponent): \(text.debugDescription): \(error)")
+                    #expect(throws: TrustError(.invalidHostPattern, ""), "\(url.lastPathComponent): \(text.debugDescription)") {
+                        try ServerTrustManager(evaluators: [text: evaluator], allHostsMustBeEvaluated: false)
+                    }
+                    continue
+                }
                 let manager = try ServerTrustManager(evaluators: [text: evaluator], allHostsMustBeEvaluated: false)
                 let found = (try? manager.match(forHost: host)) ?? nil
                 #expect((found != nil) == pattern.matches(host), "\(url.lastPathComponent): \(pattern) vs \(host.debugDescription)")
@@ -126,7 +136,14 @@ import Testing
     func crlInputsNeverRevokeTheLeaf(folder: String) throws {
         let fixtures = try Fixtures()
         for url in Self.inputs(folder, "crl") {
-            guard let crl = try? CertificateRevocationList(bytes: try Self.bytes(url)) else { continue }
+            let bytes = try Self.bytes(url)
+            let crl: CertificateRevocationList
+            do {
+                crl = try CertificateRevocationList(bytes: bytes)
+            } catch {
+                #expect((error as? TrustError)?.code == .malformedCRL, "\(url.lastPathComponent): \(error)")
+                continue
+            }
             _ = (crl.issuer, crl.thisUpdate, crl.nextUpdate)
             let result = CRLVerifier().verify(crl, for: fixtures.leaf, issuedBy: fixtures.root, at: fixtures.validationTime)
             if case .revoked = result.status { Issue.record("\(url.lastPathComponent): the leaf was reported revoked: \(result)") }

@@ -40,8 +40,10 @@ public import Logging
 /// beside the policy; optional `freshnessSeconds` (v1's window, RFC 9421's maximum age) and
 /// `clockSkewSeconds`). A client identity is not
 /// policy (it holds a private key) and is set in code (``HostPolicy/clientIdentity``). At the top level:
-/// `version` (1), `hosts`, and optionally `reportURIs` and `allHostsMustBeEvaluated`
-/// (default `true`).
+/// `version` (1), `hosts`, and optionally `reportURIs`, `allHostsMustBeEvaluated`
+/// (default `true`) and `expires` (a date-time, read by trust updates: ``expires``).
+/// docs/POLICY_FILE.md in the repository is the reference: every field with its type, default,
+/// range and errors, and a complete example that the tests parse.
 ///
 /// Each host becomes one ``HostRequirements`` (``Host/requirements``) and the ``HostPolicy``
 /// built from it (``Host/policy``), one to one, whose evaluator is made by

@@ -68,7 +68,13 @@ public final class Session: Sendable {
     ///   when the system anchors cannot be loaded or a
     ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
     ///   invalid; a `ResponseSignatureError`
-    ///   (`.invalidConfiguration`) for a signed-response policy without roots.
+    ///   (`.invalidConfiguration`) for a signed-response policy without roots. When
+    ///   `trustManager` does not fit `configuration`: a `TrustError` `.invalidConfiguration` for
+    ///   signed-response policies or client identities set both in the manager's host policies
+    ///   and in ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` (or a
+    ///   client identity OpenSSL refuses), and ``SessionError/Code/invalidRequest`` for report
+    ///   URIs by pattern set both in the host policies and in the
+    ///   ``Configuration/failureReporter``.
     public convenience init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         try self.init(configuration: configuration, source: trustManager.map(LiveTrustManager.init))
     }
@@ -81,11 +87,19 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - configuration: settings; the defaults are safe.
     ///   - liveTrustManager: the source of the per-host policies.
-    /// - Throws: as ``init(configuration:trustManager:)``, for the manager in force now. A later
-    ///   manager that does not fit `configuration` (signed-response policies or client
-    ///   identities set both ways) makes every request fail with
-    ///   ``SessionError/Code/trustEvaluationFailed`` naming the conflict, until a manager that
-    ///   fits replaces it.
+    /// A manager that does not fit `configuration` (signed-response policies, client identities
+    /// or report URIs set both in its host policies and in the configuration) is refused closed
+    /// either way: the one in force when the session is made makes this initialiser throw, so
+    /// no session exists; one that a later trust update puts in force makes every request fail
+    /// with ``SessionError/Code/trustEvaluationFailed`` naming the conflict (the `TrustError` in
+    /// ``SessionError/trustError``), until a manager that fits replaces it. Configure signed
+    /// responses and client identities in the host policies alone when a trust update may
+    /// deliver them.
+    ///
+    /// - Throws: what ``init(configuration:trustManager:)`` throws, for the manager in force
+    ///   when the session is made: a conflict with `configuration` is a `TrustError`
+    ///   `.invalidConfiguration` (signed responses or client identities set both ways) or a
+    ///   ``SessionError/Code/invalidRequest`` (report URIs set both ways).
     public convenience init(configuration: Configuration = Configuration(), liveTrustManager: LiveTrustManager) throws {
         try self.init(configuration: configuration, source: liveTrustManager)
     }

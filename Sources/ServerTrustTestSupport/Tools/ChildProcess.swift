@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -93,14 +94,16 @@ public enum ChildProcess {
 ///
 /// Its standard error goes to a file (``errorText``), so a full pipe never stalls it; `stop()`
 /// (or `deinit`) closes its input and kills it with SIGKILL.
-public final class ServerProcess: @unchecked Sendable {
+///
+/// `Sendable` as checked: every stored property is an immutable value but ``stop()``'s flag,
+/// an atomic, so the descriptor is closed and the child reaped once whichever thread stops it.
+public final class ServerProcess: Sendable {
     /// The first line the server printed, without its newline.
     public let firstLine: String
     private let pid: pid_t
     private let inputWrite: Int32
     private let errorPath: String
-    private let lock = NSLock()
-    private var stopped = false
+    private let stopped = Atomic<Bool>(false)
 
     /// Starts `executable` and waits for its first line of output.
     /// - Throws: `ChildProcess.SpawnError` when it cannot start or ends before printing a line.
@@ -151,11 +154,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Ends the server and reaps it.
     public func stop() {
-        let first = lock.withLock {
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         close(inputWrite)
         kill(pid, SIGKILL)
         var status: Int32 = 0
