@@ -222,7 +222,8 @@ enum FetchJSON {
     }
 
     /// A connection's trust: `{host, matchedPattern (or null), evaluator, trusted,
-    /// validatedChain: [{pin, subject}], revocation: [{subject, depth, status, source}],
+    /// validatedChain: [{pin, subject}], matchedPins: [{pin, subject, depth, anchorExtension}],
+    /// revocation: [{subject, depth, status, source}],
     /// tls: {protocol, cipherSuite, group, alpn}}` (each `tls` field null when the handshake did
     /// not tell it; `group` is null for TLS 1.2, whose server sends it after the chain).
     struct Trust: Encodable {
@@ -255,11 +256,21 @@ enum FetchJSON {
             let source: String
         }
 
+        /// A certificate of `validatedChain` the pins matched; `anchorExtension` when it is an
+        /// anchor above the validated path (PinMatch).
+        struct MatchedPin: Encodable {
+            let pin: String
+            let subject: String
+            let depth: Int
+            let anchorExtension: Bool
+        }
+
         let host: String
         let matchedPattern: String?
         let evaluator: String
         let trusted: Bool
         let validatedChain: [Certificate]
+        let matchedPins: [MatchedPin]
         let revocation: [Revocation]
         let tls: Negotiated
 
@@ -269,6 +280,9 @@ enum FetchJSON {
             evaluator = report.evaluator
             trusted = report.isTrusted
             validatedChain = report.validatedChain.map { Certificate(pin: $0.pin.description, subject: $0.subject) }
+            matchedPins = report.pinMatches.map {
+                MatchedPin(pin: $0.pin.description, subject: $0.subject, depth: $0.depth, anchorExtension: $0.isAnchorExtension)
+            }
             revocation = report.revocation.map {
                 Revocation(subject: $0.certificate.subject, depth: $0.depth, status: $0.status.description, source: $0.source.description)
             }
@@ -279,7 +293,7 @@ enum FetchJSON {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case host, matchedPattern, evaluator, trusted, validatedChain, revocation, tls
+            case host, matchedPattern, evaluator, trusted, validatedChain, matchedPins, revocation, tls
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -289,6 +303,7 @@ enum FetchJSON {
             try container.encode(evaluator, forKey: .evaluator)
             try container.encode(trusted, forKey: .trusted)
             try container.encode(validatedChain, forKey: .validatedChain)
+            try container.encode(matchedPins, forKey: .matchedPins)
             try container.encode(revocation, forKey: .revocation)
             try container.encode(tls, forKey: .tls)
         }

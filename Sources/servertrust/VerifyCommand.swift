@@ -43,7 +43,7 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A CRL (DER or PEM); turns on CRL checking for the whole chain. Repeatable.", valueName: "FILE"))
     var crl: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("SPKI pin sha256/<base64>; any certificate of the validated chain may match. Repeatable.", valueName: "PIN"))
+    @Option(name: .long, help: ArgumentHelp("SPKI pin sha256/<base64>; any certificate of the validated chain may match, or an anchor above it that issued its top. Repeatable.", valueName: "PIN"))
     var pin: [String] = []
 
     @Option(name: .customLong("ocsp-response"), help: ArgumentHelp("A DER OCSP response for the leaf, treated as stapled and judged at --time. REVOKED rejects; UNKNOWN warns unless --require-ocsp.", valueName: "FILE"))
@@ -104,6 +104,9 @@ struct VerifyCommand: ParsableCommand {
             output.standardError += "rejected: \(failure)\n"
         } else {
             output.standardOutput += "trusted: \(report.evaluator) accepted \(report.validatedChain.count)-certificate chain ending at \(report.validatedChain.last?.subject ?? "?")\n"
+            for match in report.matchedPins ?? [] {
+                output.standardOutput += "matched pin: \(match.pin): \(match.subject) (depth \(match.depth)\(match.anchorExtension ? ", an anchor above the validated path" : ""))\n"
+            }
             if input.verification.staple != nil {
                 output.standardOutput += "revocation: \(report.revocation.text)\n"
             }

@@ -45,6 +45,9 @@ import Testing
                   "evaluator" : "DefaultTrustEvaluator",
                   "host" : "cli.servertrust.test",
                   "matchedPattern" : "cli.servertrust.test",
+                  "matchedPins" : [
+
+                  ],
                   "revocation" : [
 
                   ],
@@ -80,6 +83,9 @@ import Testing
                 "evaluator" : "DefaultTrustEvaluator",
                 "host" : "cli.servertrust.test",
                 "matchedPattern" : "cli.servertrust.test",
+                "matchedPins" : [
+
+                ],
                 "revocation" : [
 
                 ],

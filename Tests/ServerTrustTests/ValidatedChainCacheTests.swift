@@ -73,7 +73,7 @@ import Testing
         let chain = try validate(trust())
         let der = site.leaf.chain.map(\.derEncoded)
         let entry = ValidatedChainCache.Entry(
-            presentedDER: der, options: PathValidationOptions(), chain: chain, firstValidation: start,
+            presentedDER: der, options: PathValidationOptions(), path: ValidatedPath(validated: chain), firstValidation: start,
             validFrom: start.addingTimeInterval(-60), validUntil: start.addingTimeInterval(3600))
         #expect(entry.admits(presentedDER: der, options: PathValidationOptions(), time: start))
         var altered = der

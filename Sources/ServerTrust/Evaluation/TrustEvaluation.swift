@@ -1,3 +1,4 @@
+import Logging
 
 /// The outcome of evaluating one server for one host: what was evaluated, under which pattern
 /// and evaluator, with what evidence, and the verdict.
@@ -28,9 +29,12 @@ public struct TrustEvaluation: Sendable {
     public var outcome: TrustError? { failure ?? findings.first { $0.mode == .informational }?.error }
     /// The handshake evidence evaluated.
     public var handshake: HandshakeEvidence { trust.handshake }
-    /// The chain an evaluator validated, leaf first; empty when none was (see
-    /// ``PeerTrust/validatedChainIfComputed``).
+    /// The chain an evaluator validated, leaf first, with the anchors above the validated path
+    /// that issued its top; empty when none was (see ``PeerTrust/validatedChainIfComputed``).
     public var validatedChain: [Certificate] { trust.validatedChainIfComputed ?? [] }
+    /// Which certificates of ``validatedChain`` the pins matched, with their depth and whether
+    /// each is an anchor above the validated path (``PeerTrust/pinMatches``); empty without pins.
+    public var pinMatches: [PinMatch] { trust.pinMatches }
     /// Revocation status per checked certificate, when the policy checks revocation.
     public var revocation: [CertificateRevocationResult] { trust.revocationResults ?? [] }
 }
@@ -63,8 +67,10 @@ extension ResolvedHostPolicy {
         do {
             // The deny-list first, on the chain as sent; then, once an evaluator has built
             // one, on the validated chain (which adds the anchor and may differ from what was
-            // sent). Nothing the policy decides — report-only, a request's own evaluator —
-            // overrides it.
+            // sent) — with the anchors above the validated path, as pins see it: a listed key
+            // refuses its whole hierarchy whichever of its certificates the anchors hold, and a
+            // deny-list that sees more can only refuse more. Nothing the policy decides —
+            // report-only, a request's own evaluator — overrides it.
             try denyList.check(presentedChain, host: hostName, evaluator: evaluator.name)
             try evaluator.evaluateAsPolicy(trust, forHost: hostName)
             if let validated = trust.validatedChainIfComputed {
@@ -111,12 +117,13 @@ extension ResolvedHostPolicy {
         let hostName = evaluation.host
         let logger = context.logger
         context.counters?.recordEvaluation()
-        logger.debug(
-            "Trust evaluation for \(hostName): \(evaluation.failure == nil ? "accepted" : "rejected")",
-            metadata: [
-                "host": .string(hostName), "evaluator": .string(evaluation.evaluator.name),
-                "result": .string(evaluation.outcome.map { "failed (\($0.code)): \($0.reason)" } ?? "verified"),
-            ])
+        var metadata: Logger.Metadata = [
+            "host": .string(hostName), "evaluator": .string(evaluation.evaluator.name),
+            "result": .string(evaluation.outcome.map { "failed (\($0.code)): \($0.reason)" } ?? "verified"),
+        ]
+        let matches = evaluation.pinMatches
+        if !matches.isEmpty { metadata["pinMatches"] = .array(matches.map { .string($0.description) }) }
+        logger.debug("Trust evaluation for \(hostName): \(evaluation.failure == nil ? "accepted" : "rejected")", metadata: metadata)
         if let failure = evaluation.failure {
             context.counters?.recordFailure(failure.code)
             logger.error("Rejected \(hostName): \(failure.reason)", metadata: TrustLogging.metadata(for: failure, host: hostName, mode: .enforced))

@@ -57,18 +57,29 @@ struct PinningCore: Sendable {
         emptyStore = try X509TrustStore(anchors: [])
     }
 
+    /// Looks for a pin in the validated chain — with default validation, the path extended
+    /// upward through the anchors that issued its top (``PeerTrust/validatedChain()``), so a
+    /// pin on a root matches whether or not the anchors also hold its intermediate — and
+    /// records which certificates matched (``PeerTrust/pinMatches``).
+    ///
     /// - Returns: the validated chain the pin was found in.
     @discardableResult
     func evaluate(_ trust: PeerTrust, host: String, matches: (Certificate) -> Bool) throws -> [Certificate] {
         do {
-            let chain: [Certificate]
+            let path: ValidatedPath
             if performDefaultValidation {
-                chain = try trust.validatedChain()
+                path = try trust.validatedPath()
             } else {
-                chain = try validatedWithPinsAsAnchors(trust, matches: matches)
+                path = ValidatedPath(validated: try validatedWithPinsAsAnchors(trust, matches: matches))
             }
-            guard chain.contains(where: matches) else { throw mismatch(chain: chain, validated: true) }
+            let chain = path.certificates
+            let matched = chain.indices.filter { matches(chain[$0]) }
+            guard !matched.isEmpty else { throw mismatch(path: path) }
             if validateHost { try HostNameVerifier.verify(chain[0], host: host) }
+            trust.recordPinMatches(
+                matched.map {
+                    PinMatch(evaluator: evaluatorName, certificate: chain[$0], depth: $0, isAnchorExtension: path.isAnchorExtension($0))
+                })
             return chain
         } catch let error as TrustError {
             throw error.attributed(to: evaluatorName, host: host)
@@ -147,14 +158,21 @@ struct PinningCore: Sendable {
         return [2, 18, 19, 20, 21].contains(result)
     }
 
-    private func mismatch(chain: [Certificate], validated: Bool) -> TrustError {
+    private func mismatch(path: ValidatedPath) -> TrustError {
+        let added = path.certificates.count - path.validatedCount
+        return mismatch(
+            chain: path.certificates, validated: true,
+            note: added == 0 ? "" : ", \(added == 1 ? "the last" : "the last \(added)") an anchor above the validated path")
+    }
+
+    private func mismatch(chain: [Certificate], validated: Bool, note: String = "") -> TrustError {
         var evidence = TrustError.Evidence()
         evidence.configuredPins = configuredPins
         evidence.chain = chain.map(\.summary)
         let what = validated ? "validated chain" : "presented chain"
         return TrustError(
             .pinMismatch,
-            "No certificate of the \(what) (\(chain.count) certificate\(chain.count == 1 ? "" : "s")) matches a configured pin. "
+            "No certificate of the \(what) (\(chain.count) certificate\(chain.count == 1 ? "" : "s")\(note)) matches a configured pin. "
                 + "If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…).",
             evidence: evidence)
     }

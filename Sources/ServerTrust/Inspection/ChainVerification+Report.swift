@@ -7,7 +7,12 @@ extension ChainVerification {
     /// - `trusted`: whether every check passed;
     /// - `evaluator`: the evaluator that failed, else the one that accepted;
     /// - `host`: the host checked, absent when none was;
-    /// - `validatedChain`: `[{subject, pin}]`, leaf first, empty when no chain validated;
+    /// - `validatedChain`: `[{subject, pin}]`, leaf first, empty when no chain validated; it
+    ///   ends with the anchors above the validated path that issued its top, if any
+    ///   (``PeerTrust/validatedChain()``);
+    /// - `matchedPins`: with pins, `[{subject, pin, depth, anchorExtension}]`, the certificates
+    ///   of `validatedChain` the pins matched (`anchorExtension`: an anchor above the validated
+    ///   path); absent without pins;
     /// - `revocation`: see ``Revocation``;
     /// - `error`: on a rejection, see ``Failure``.
     public struct Report: Sendable, Encodable {
@@ -16,6 +21,25 @@ extension ChainVerification {
             public let subject: String
             /// `sha256/<base64>` of its SubjectPublicKeyInfo.
             public let pin: String
+        }
+
+        /// A certificate the pins matched (``PinMatch``).
+        public struct MatchedPin: Sendable, Encodable {
+            public let subject: String
+            /// `sha256/<base64>` of its SubjectPublicKeyInfo.
+            public let pin: String
+            /// Its position in `validatedChain`, 0 for the leaf.
+            public let depth: Int
+            /// Whether it is an anchor above the validated path, added because the path's top is
+            /// an anchor it issued.
+            public let anchorExtension: Bool
+
+            init(_ match: PinMatch) {
+                subject = match.subject
+                pin = match.pin.description
+                depth = match.depth
+                anchorExtension = match.isAnchorExtension
+            }
         }
 
         /// The revocation outcome for the leaf.
@@ -83,23 +107,29 @@ extension ChainVerification {
         public let evaluator: String
         public let host: String?
         public let validatedChain: [Entry]
+        /// With pins, the certificates they matched; nil without pins.
+        public let matchedPins: [MatchedPin]?
         public let revocation: Revocation
         public let error: Failure?
         /// The rejection itself, for callers that want the typed error.
         public let failure: TrustError?
 
-        init(evaluator: String, host: String?, validatedChain: [Certificate], failure: TrustError?, revocation: Revocation) {
+        init(
+            evaluator: String, host: String?, validatedChain: [Certificate], matchedPins: [PinMatch]?, failure: TrustError?,
+            revocation: Revocation
+        ) {
             trusted = failure == nil
             self.evaluator = failure?.evaluator ?? evaluator
             self.host = host
             self.validatedChain = validatedChain.map { Entry(subject: $0.subject, pin: $0.spkiPin.description) }
+            self.matchedPins = matchedPins.map { $0.map(MatchedPin.init) }
             self.revocation = revocation
             error = failure.map(Failure.init)
             self.failure = failure
         }
 
         private enum CodingKeys: String, CodingKey {
-            case trusted, evaluator, host, validatedChain, revocation, error
+            case trusted, evaluator, host, validatedChain, matchedPins, revocation, error
         }
     }
 }

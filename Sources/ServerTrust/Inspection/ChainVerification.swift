@@ -38,7 +38,9 @@ public struct ChainVerification: Sendable {
     public var presentedChain: [Certificate]
     public var anchors: TrustAnchors
     public var validationTime: Date
-    /// SPKI pins any certificate of the validated chain may match; empty for no pinning.
+    /// SPKI pins any certificate of the validated chain may match — the anchors above the
+    /// validated path that issued its top included (``PeerTrust/validatedChain()``); empty for
+    /// no pinning.
     public var pins: [Pin]
     /// The staple to judge; `nil` for no revocation check.
     public var staple: StapleCheck?
@@ -82,7 +84,8 @@ public struct ChainVerification: Sendable {
             } ?? primary
         } catch {
             return Report(
-                evaluator: "configuration", host: host, validatedChain: [], failure: Self.trustError(error),
+                evaluator: "configuration", host: host, validatedChain: [], matchedPins: pins.isEmpty ? nil : [],
+                failure: Self.trustError(error),
                 revocation: .notRequested)
         }
         var failure: TrustError?
@@ -96,7 +99,8 @@ public struct ChainVerification: Sendable {
             failure = Self.trustError(error)
         }
         return Report(
-            evaluator: primary.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [], failure: failure,
+            evaluator: primary.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [],
+            matchedPins: pins.isEmpty ? nil : trust.pinMatches, failure: failure,
             revocation: revocationSummary(trust))
     }
 

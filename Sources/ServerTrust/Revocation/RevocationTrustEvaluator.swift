@@ -65,13 +65,15 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
         // The budget bounds the whole evaluation, validation included, as the handshake sees it.
         let deadline = ContinuousClock.now + options.timeBudget
         try attributing(host: host) {
-            let chain = try validatedChain(of: trust)
+            let path = try validatedPath(of: trust)
+            let chain = path.certificates
             let checker = RevocationChecker(
                 options: options, fetcher: fetcher ?? trust.revocationFetcher, cache: cache, localCRLs: localCRLs,
                 time: trust.validationTime, deadline: deadline, record: trust.revocationRecord)
             var results: [CertificateRevocationResult] = []
-            // The anchor ends the chain and is trusted by configuration, not by a CA that could revoke it.
-            let depths = options.scope.isWholeChain ? Array(0..<max(chain.count - 1, 1)) : [0]
+            // The anchor ends the validated path and is trusted by configuration, not by a CA that
+            // could revoke it; so are the anchors above it, added only so that pins see them.
+            let depths = options.scope.isWholeChain ? Array(0..<max(path.validatedCount - 1, 1)) : [0]
             for depth in depths {
                 let certificate = chain[depth]
                 let issuer = depth == 0 ? trust.issuer(ofLeafIn: chain) : chain[depth + 1]
@@ -92,9 +94,9 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     /// anchors), else the trust's own anchors'. A chain only a report-only evaluator validated
     /// (an informational one, a canary's trial) is never adopted here: it may rest on anchors
     /// nothing enforces.
-    private func validatedChain(of trust: PeerTrust) throws -> [Certificate] {
-        if let anchors { return try trust.validatedChain(against: anchors.store) }
-        return try trust.adoptableValidatedChain ?? trust.validatedChain()
+    private func validatedPath(of trust: PeerTrust) throws -> ValidatedPath {
+        if let anchors { return try trust.validatedPath(against: anchors.store) }
+        return try trust.adoptableValidatedPath ?? trust.validatedPath()
     }
 
     private func decide(_ results: [CertificateRevocationResult], chain: [Certificate]) throws {

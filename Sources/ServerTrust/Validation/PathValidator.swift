@@ -118,12 +118,12 @@ enum PathValidator {
         throw firstFailure!
     }
 
-    private enum Attempt {
+    enum Attempt {
         case validated([Certificate])
         case failed(Failure)
     }
 
-    private struct Failure {
+    struct Failure {
         let error: TrustError
         /// Index in the presented chain (never 0) of the certificate to set aside before trying
         /// another path, or nil when no other path can help.
@@ -166,7 +166,7 @@ enum PathValidator {
             trustedStackRevocationLists: trustedStackRevocationLists, time: time, options: options, checkingCRLs: true)
     }
 
-    private static func verifyOnce(
+    static func verifyOnce(
         presented: [Certificate],
         setAside: Set<Int>,
         store: X509TrustStore,

@@ -5,7 +5,9 @@ public import Foundation
 /// Path validation runs at most once per trust store: the default evaluator and a pinning
 /// evaluator over the same anchors share one `X509_verify_cert` call, and a store without CRLs
 /// reuses the chain it validated for byte-identical certificates (`ValidatedChainCache`). Pins
-/// are matched against the chain this validation returns, never against ``presentedChain``.
+/// are matched against the chain this validation returns, never against ``presentedChain``:
+/// the validated path extended upward through the anchors that issued its top, so a pin on a
+/// CA key matches whichever of that CA's certificates the anchors hold (`ValidatedPath`).
 ///
 /// Report-only evaluators (``InformationalTrustEvaluator``, a ``CanaryTrustEvaluator``'s trial)
 /// evaluate a report-only view of the trust (`reportOnly()`): the same chain, context and
@@ -44,12 +46,14 @@ public final class PeerTrust: Sendable {
     let isReportOnly: Bool
     /// Where ``reliedOnUntil`` is kept (see `PeerTrust+Reliance.swift`); shared with report-only views.
     let relianceRecord: Locked<Date?>
+    /// Where ``pinMatches`` are kept (see `PeerTrust+PinMatches.swift`); shared with report-only views.
+    let pinMatchRecord: Locked<[PinMatch]>
 
     /// One path validation: the store it ran against (kept alive, as the key is its identity),
     /// its outcome, and whether an enforcing evaluator asked for it.
     private struct Validation {
         let store: X509TrustStore
-        let result: Result<[Certificate], TrustError>
+        let result: Result<ValidatedPath, TrustError>
         var isEnforced: Bool
     }
 
@@ -95,6 +99,7 @@ public final class PeerTrust: Sendable {
         revocationRecord = RevocationRecord()
         findingRecord = Locked([])
         relianceRecord = Locked(nil)
+        pinMatchRecord = Locked([])
         validations = Locked([:])
         isReportOnly = false
     }
@@ -110,6 +115,7 @@ public final class PeerTrust: Sendable {
         revocationRecord = trust.revocationRecord
         findingRecord = trust.findingRecord
         relianceRecord = trust.relianceRecord
+        pinMatchRecord = trust.pinMatchRecord
         validations = trust.validations
         isReportOnly = true
     }
@@ -123,7 +129,14 @@ public final class PeerTrust: Sendable {
         isReportOnly ? self : PeerTrust(reportOnlyViewOf: self)
     }
 
-    /// The chain validated against ``anchors``, leaf first, ending at an anchor.
+    /// The chain validated against ``anchors``, leaf first, ending at an anchor — extended
+    /// upward through the anchors that issued it when that anchor is not self-issued.
+    ///
+    /// OpenSSL ends the path at the first anchor it reaches; when that is an intermediate and
+    /// its issuer is an anchor too (a trust store holding both), the issuing anchors are
+    /// appended, so pins see the same chain whichever of a CA's certificates the store holds.
+    /// Only anchors are appended, never a certificate the server sent, and only ones under
+    /// which the whole path validates (see `PathValidator.anchorsAbove`).
     ///
     /// Computed on first use and cached.
     /// - Throws: `TrustError.Code.chainValidationFailed` (or `.noCertificates`, `.revoked`).
@@ -144,11 +157,15 @@ public final class PeerTrust: Sendable {
 
     /// The chain an evaluator may adopt instead of validating again: one an enforcing evaluator
     /// validated (the trust's own anchors first), or, for a report-only evaluator, any.
-    var adoptableValidatedChain: [Certificate]? {
-        validatedChain(enforcedOnly: !isReportOnly)
+    var adoptableValidatedPath: ValidatedPath? {
+        validatedPath(enforcedOnly: !isReportOnly)
     }
 
     private func validatedChain(enforcedOnly: Bool) -> [Certificate]? {
+        validatedPath(enforcedOnly: enforcedOnly)?.certificates
+    }
+
+    private func validatedPath(enforcedOnly: Bool) -> ValidatedPath? {
         let own = ObjectIdentifier(anchors.store)
         // Enforced before report-only, then the trust's own anchors before other anchors.
         func rank(_ key: ObjectIdentifier, _ entry: Validation) -> Int { (entry.isEnforced ? 0 : 2) + (key == own ? 0 : 1) }
@@ -161,20 +178,32 @@ public final class PeerTrust: Sendable {
     }
 
     func validatedChain(against store: X509TrustStore) throws -> [Certificate] {
+        try validatedPath(against: store).certificates
+    }
+
+    /// ``validatedChain()`` with the length of the path itself (`ValidatedPath`).
+    func validatedPath() throws -> ValidatedPath {
+        try validatedPath(against: anchors.store)
+    }
+
+    func validatedPath(against store: X509TrustStore) throws -> ValidatedPath {
         let key = ObjectIdentifier(store)
-        let cached = validations.withLock { entries -> Result<[Certificate], TrustError>? in
+        let cached = validations.withLock { entries -> Result<ValidatedPath, TrustError>? in
             if !isReportOnly { entries[key]?.isEnforced = true }
             return entries[key]?.result
         }
         if let cached { return try cached.get() }
-        let result = Result { () throws(TrustError) -> [Certificate] in
+        let result = Result { () throws(TrustError) -> ValidatedPath in
             do {
                 let cache = store.validatedChains
-                if let chain = cache?.chain(for: presentedChain, options: validationOptions, time: validationTime) { return chain }
+                if let path = cache?.path(for: presentedChain, options: validationOptions, time: validationTime) { return path }
                 let chain = try PathValidator.validate(
                     presented: presentedChain, store: store, time: validationTime, options: validationOptions)
-                cache?.store(chain, for: presentedChain, options: validationOptions, time: validationTime)
-                return chain
+                let path = ValidatedPath(
+                    validated: chain,
+                    anchorsAbove: PathValidator.anchorsAbove(chain, in: store, time: validationTime, options: validationOptions))
+                cache?.store(path, for: presentedChain, options: validationOptions, time: validationTime)
+                return path
             } catch let error as TrustError {
                 throw error
             } catch {
@@ -185,7 +214,7 @@ public final class PeerTrust: Sendable {
         return try result.get()
     }
 
-    private func record(_ result: Result<[Certificate], TrustError>, against store: X509TrustStore) {
+    private func record(_ result: Result<ValidatedPath, TrustError>, against store: X509TrustStore) {
         validations.withLock { entries in
             let key = ObjectIdentifier(store)
             entries[key] = Validation(store: store, result: result, isEnforced: !isReportOnly || entries[key]?.isEnforced == true)
@@ -201,7 +230,7 @@ public final class PeerTrust: Sendable {
                 presented: presentedChain, store: emptyStore, trustedStack: anchors,
                 trustedStackRevocationLists: self.anchors.revocationLists, time: validationTime,
                 options: validationOptions)
-            if recording { record(.success(chain), against: emptyStore) }
+            if recording { record(.success(ValidatedPath(validated: chain)), against: emptyStore) }
             return chain
         }
     }

@@ -40,7 +40,7 @@ final class ValidatedChainCache: Sendable {
     struct Entry {
         let presentedDER: [[UInt8]]
         let options: PathValidationOptions
-        let chain: [Certificate]
+        let path: ValidatedPath
         let firstValidation: Date
         /// The latest notBefore and the earliest notAfter of every certificate involved.
         let validFrom: Date
@@ -70,8 +70,8 @@ final class ValidatedChainCache: Sendable {
     }
     var count: Int { entries.withLock { $0.count } }
 
-    /// The chain validated earlier for exactly these certificates, options and time, or nil.
-    func chain(for presented: [Certificate], options: PathValidationOptions, time: Date) -> [Certificate]? {
+    /// The path validated earlier for exactly these certificates, options and time, or nil.
+    func path(for presented: [Certificate], options: PathValidationOptions, time: Date) -> ValidatedPath? {
         guard let key = Self.key(presented, options) else { return nil }
         guard let entry = entries.withLock({ $0[key] }),
             entry.admits(presentedDER: presented.map(\.derEncoded), options: options, time: time)
@@ -80,15 +80,17 @@ final class ValidatedChainCache: Sendable {
             return nil
         }
         hits.add(1, ordering: .relaxed)
-        return entry.chain
+        return entry.path
     }
 
-    /// Remembers `chain`, which path validation just returned for `presented` at `time`.
-    func store(_ chain: [Certificate], for presented: [Certificate], options: PathValidationOptions, time: Date) {
-        guard let key = Self.key(presented, options), !chain.isEmpty else { return }
-        let involved = presented + chain
+    /// Remembers `path`, which path validation (and its extension through the anchors) just
+    /// returned for `presented` at `time`. The anchors added above the path count among the
+    /// certificates whose validity bounds the entry: an anchor that expires is no longer added.
+    func store(_ path: ValidatedPath, for presented: [Certificate], options: PathValidationOptions, time: Date) {
+        guard let key = Self.key(presented, options), !path.certificates.isEmpty else { return }
+        let involved = presented + path.certificates
         let entry = Entry(
-            presentedDER: presented.map(\.derEncoded), options: options, chain: chain, firstValidation: time,
+            presentedDER: presented.map(\.derEncoded), options: options, path: path, firstValidation: time,
             validFrom: involved.map(\.notValidBefore).max() ?? .distantFuture,
             validUntil: involved.map(\.notValidAfter).min() ?? .distantPast)
         guard entry.presentedDER.allSatisfy({ !$0.isEmpty }) else { return }

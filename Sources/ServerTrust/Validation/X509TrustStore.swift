@@ -18,6 +18,10 @@ final class X509TrustStore: @unchecked Sendable {
     /// CRLs or when none of them can be checked so (``PathCRLShortcut``).
     let crlShortcut: PathCRLShortcut?
 
+    /// A store with no anchors, for validations whose only anchors are a trusted stack; nil only
+    /// when OpenSSL cannot allocate one.
+    static let empty: X509TrustStore? = try? X509TrustStore(anchors: [])
+
     init(anchors: [Certificate], revocationLists: [CertificateRevocationList] = []) throws {
         guard let store = X509_STORE_new() else {
             throw TrustError(.openSSLFailure, "X509_STORE_new failed.")

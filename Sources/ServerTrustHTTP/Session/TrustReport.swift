@@ -12,7 +12,9 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     public var matchedPattern: String? { storage.matchedPattern }
     /// The evaluator's name, e.g. `PinnedKeyHashesTrustEvaluator`.
     public var evaluator: String { storage.evaluator }
-    /// The validated chain, leaf first (empty when the evaluator did not validate a chain).
+    /// The validated chain, leaf first (empty when the evaluator did not validate a chain),
+    /// ending with the anchors above the validated path that issued its top, if any
+    /// (`PeerTrust.validatedChain()`).
     ///
     /// The chain an enforcing evaluator validated; when only a report-only one (informational,
     /// a canary's trial) validated a chain, that chain, which nothing enforced
@@ -21,6 +23,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// Summarised when read: a pin (SHA-256 of the key) and a formatted subject per
     /// certificate cost more than the rest of the report, and most reports are never read.
     public var validatedChain: [TrustError.CertificateSummary] { validatedCertificates.map(Self.summary) }
+    /// The certificates of ``validatedChain`` the host's pins matched: subject, pin, depth, and
+    /// whether each is an anchor above the validated path (a root pinned while the anchors
+    /// also hold its intermediate); empty when no pins matched or none were configured.
+    public var pinMatches: [PinMatch] { storage.pinMatches }
     /// The chain as the server sent it, leaf first. Summarised when read, like ``validatedChain``.
     public var presentedChain: [TrustError.CertificateSummary] { presentedCertificates.map(Self.summary) }
     /// The evaluation's outcome: `nil` means accepted.
@@ -78,7 +84,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         storage = Storage(
             host: policy.host, matchedPattern: policy.pattern, evaluator: policy.evaluator.name, failure: failure,
             revocation: trust.revocationResults ?? [], findings: findings, result: result, presentedCertificates: trust.presentedChain,
-            validatedCertificates: trust.validatedChainIfComputed ?? [], policyEvaluator: policy.evaluator, evaluatedTrust: trust,
+            validatedCertificates: trust.validatedChainIfComputed ?? [], pinMatches: trust.pinMatches,
+            policyEvaluator: policy.evaluator, evaluatedTrust: trust,
             evaluatedAt: trust.validationTime, reliedOnUntil: trust.reliedOnUntil, handshake: trust.handshake,
             hostReportURIs: policy.resolved.policy.reportURIs)
     }
@@ -97,7 +104,8 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     private init(policy: TrustPolicy, failure: TrustError, result: TrustResult) {
         storage = Storage(
             host: policy.host, matchedPattern: policy.pattern, evaluator: policy.evaluator.name, failure: failure, revocation: [],
-            findings: [], result: result, presentedCertificates: [], validatedCertificates: [], policyEvaluator: policy.evaluator,
+            findings: [], result: result, presentedCertificates: [], validatedCertificates: [], pinMatches: [],
+            policyEvaluator: policy.evaluator,
             evaluatedTrust: nil, evaluatedAt: nil, reliedOnUntil: nil, handshake: HandshakeEvidence(),
             hostReportURIs: policy.resolved.policy.reportURIs)
     }
@@ -117,6 +125,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         let result: TrustResult
         let presentedCertificates: [Certificate]
         let validatedCertificates: [Certificate]
+        let pinMatches: [PinMatch]
         let policyEvaluator: any ServerTrustEvaluating
         let evaluatedTrust: PeerTrust?
         let evaluatedAt: Date?
@@ -127,7 +136,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         init(
             host: String, matchedPattern: String?, evaluator: String, failure: TrustError?, revocation: [CertificateRevocationResult],
             findings: [TrustFinding], result: TrustResult, presentedCertificates: [Certificate], validatedCertificates: [Certificate],
-            policyEvaluator: any ServerTrustEvaluating, evaluatedTrust: PeerTrust?, evaluatedAt: Date?, reliedOnUntil: Date?,
+            pinMatches: [PinMatch], policyEvaluator: any ServerTrustEvaluating, evaluatedTrust: PeerTrust?, evaluatedAt: Date?, reliedOnUntil: Date?,
             handshake: HandshakeEvidence, hostReportURIs: [URL]
         ) {
             self.host = host
@@ -139,6 +148,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
             self.result = result
             self.presentedCertificates = presentedCertificates
             self.validatedCertificates = validatedCertificates
+            self.pinMatches = pinMatches
             self.policyEvaluator = policyEvaluator
             self.evaluatedTrust = evaluatedTrust
             self.evaluatedAt = evaluatedAt
@@ -154,6 +164,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         let negotiated = [handshake.protocolVersion?.description, handshake.cipherSuite, handshake.keyExchangeGroup].compactMap { $0 }
         if !negotiated.isEmpty { text += "\n  negotiated: " + negotiated.joined(separator: ", ") }
         for entry in validatedChain { text += "\n  \(entry)" }
+        for match in pinMatches { text += "\n  matched pin: \(match)" }
         for result in revocation { text += "\n  revocation: \(result)" }
         for finding in findings { text += "\n  \(finding.mode) failure: \(finding.error.code): \(finding.error.reason)" }
         return text
