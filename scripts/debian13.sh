@@ -239,6 +239,11 @@ enter() {  # ROOT SOURCE KEEP — make, mount, configure, clone
     mount_toolchain
     copy_machine_config
     prepare_clone "$2" "$3"
+    # shared/ beside the checkout (the conformance suites), beside the clone too, read-only, as
+    # CI lays it out.
+    local shared
+    shared=$(dirname "$2")/shared
+    if [ -d "$shared" ]; then mount_bind "$shared" "$(dirname "$clone_dir")/shared" ro; fi
 }
 
 cmd=${1:-make}
