@@ -272,24 +272,24 @@ case "$cmd" in
         root=${1:-$default_root}; source=$(cd "$2" && pwd)
         enter "$root" "$source" no
         # The README's two commands; the interop servers started the way .ci/run starts them.
-        phase "setup (scripts/setup.sh: the project's packages and Python peers)"
-        in_root /bin/bash -c "cd $clone_dir && scripts/setup.sh"
-        phase_end
-        phase "build and demo (swift run servertrust demo)"
-        in_root /bin/bash -c "cd $clone_dir && swift run servertrust demo"
-        phase_end
-        phase "build the tests (swift build --build-tests)"
-        in_root /bin/bash -c "cd $clone_dir && swift build --build-tests 2>&1 | tail -n 3; exit \${PIPESTATUS[0]}"
-        phase_end
-        phase "tests (swift test, interop servers running)"
-        in_root /bin/bash -c "
-            cd $clone_dir
-            interop_dir=\$(mktemp -d /tmp/servertrust-interop.XXXXXX)
-            trap 'scripts/interop/nginx.sh stop \"\$interop_dir\" || true' EXIT
-            scripts/interop/nginx.sh start \"\$interop_dir\"
-            export SERVERTRUST_INTEROP_DIR=\$interop_dir
-            swift test 2>&1"
-        phase_end
+        # Each phase prints its time, a failed one too, and the first failure ends the run.
+        in_clone() {  # PHASE-NAME SCRIPT
+            local status=0
+            phase "$1"
+            in_root /bin/bash -c "cd $clone_dir && $2" || status=$?
+            phase_end
+            [ "$status" -eq 0 ] || die "phase '$1' failed (exit $status)"
+        }
+        in_clone "setup (scripts/setup.sh: the project's packages and Python peers)" "scripts/setup.sh"
+        in_clone "build and demo (swift run servertrust demo)" "swift run servertrust demo"
+        in_clone "build the tests (swift build --build-tests)" \
+            'swift build --build-tests 2>&1 | tail -n 3; exit ${PIPESTATUS[0]}'
+        in_clone "tests (swift test, interop servers running)" '
+            interop_dir=$(mktemp -d /tmp/servertrust-interop.XXXXXX)
+            trap "scripts/interop/nginx.sh stop \"\$interop_dir\" || true" EXIT
+            scripts/interop/nginx.sh start "$interop_dir"
+            export SERVERTRUST_INTEROP_DIR=$interop_dir
+            swift test 2>&1'
         ;;
     *)
         die "unknown command '$cmd' (make, run, ci)"
