@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the system packages ServerTrust builds and tests with (Debian 12). Idempotent.
+# Installs the system packages ServerTrust builds and tests with (Debian 12 or 13). Idempotent.
 set -euo pipefail
 packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl curl ca-certificates python3 python3-venv nginx-light publicsuffix)
 missing=()

@@ -51,7 +51,20 @@ ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGE
 long CServerTrustShims_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type) { return SSL_CTX_set_tlsext_status_type(ctx, type); }
 int CServerTrustShims_TLSEXT_STATUSTYPE_ocsp(void) { return TLSEXT_STATUSTYPE_ocsp; }
 
-int CServerTrustShims_SSL_get_negotiated_group(SSL *ssl) { return (int)SSL_get_negotiated_group(ssl); }
+const char *CServerTrustShims_SSL_negotiated_group_name(SSL *ssl) {
+    int group = (int)SSL_get_negotiated_group(ssl);
+    if (group <= 0) return NULL;
+    // A group without a NID comes back as TLSEXT_nid_unknown | its TLS group ID.
+    if ((group & TLSEXT_nid_unknown) == 0) {
+        const char *name = OBJ_nid2sn(group);
+        if (name != NULL) return name;
+    }
+#if OPENSSL_VERSION_NUMBER >= 0x30200000L
+    return SSL_get0_group_name(ssl);
+#else
+    return NULL;
+#endif
+}
 int CServerTrustShims_sk_SCT_num(const STACK_OF(SCT) *stack) { return sk_SCT_num(stack); }
 SCT *CServerTrustShims_sk_SCT_value(const STACK_OF(SCT) *stack, int index) { return sk_SCT_value(stack, index); }
 static int CServerTrustShims_accept_scts(const CT_POLICY_EVAL_CTX *ctx, const STACK_OF(SCT) *scts, void *arg) {

@@ -15,6 +15,8 @@ import Testing
         return result
     }
 
+    /// The group is each stack's default for TLS 1.3 (`OpenSSLDefaults.tls13KeyExchangeGroup`):
+    /// X25519 on OpenSSL 3.0, the post-quantum hybrid X25519MLKEM768 on OpenSSL 3.5.
     @Test func fetchJSON() throws {
         let fixture = try CLIFixture()
         let result = CommandRunner.run(["fetch", fixture.url(), "--json"] + fixture.trusting)
@@ -54,7 +56,7 @@ import Testing
                   "tls" : {
                     "alpn" : "http/1.1",
                     "cipherSuite" : "TLS_AES_256_GCM_SHA384",
-                    "group" : "X25519",
+                    "group" : "\(OpenSSLDefaults.tls13KeyExchangeGroup)",
                     "protocol" : "TLS 1.3"
                   },
                   "trusted" : true,
@@ -92,7 +94,7 @@ import Testing
                 "tls" : {
                   "alpn" : "http/1.1",
                   "cipherSuite" : "TLS_AES_256_GCM_SHA384",
-                  "group" : "X25519",
+                  "group" : "\(OpenSSLDefaults.tls13KeyExchangeGroup)",
                   "protocol" : "TLS 1.3"
                 },
                 "trusted" : true,

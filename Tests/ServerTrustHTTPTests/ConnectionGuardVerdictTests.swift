@@ -55,4 +55,35 @@ import Testing
                 hasStaple: hasStaple, isResumed: isResumed, policyReadsStaples: reads, leafRequiresStaple: requires, isOnFreshConnection: fresh) == nil)
         }
     }
+
+    /// A resumed session is evaluated on a chain our validation built (its stamp's, else its
+    /// session cache's), never on the peer's; with none, it is refused for a full handshake.
+    @Test func aResumedSessionIsEvaluatedOnAValidatedChainOrRefusedForAFullHandshake() throws {
+        let root = try LabPKI.makeRoot()
+        let leaf = try root.issueLeaf(dnsNames: ["guard.servertrust.test"])
+        let stamped = [leaf.certificate, root.certificate]
+        let stored = [leaf.certificate]
+        #expect(ConnectionGuard.chain(isResumed: false, stampedValidatedChain: stamped, storedValidatedChain: stored, isOnFreshConnection: false) == .presented)
+        #expect(ConnectionGuard.chain(isResumed: true, stampedValidatedChain: stamped, storedValidatedChain: stored, isOnFreshConnection: false) == .validated(stamped))
+        #expect(ConnectionGuard.chain(isResumed: true, stampedValidatedChain: [], storedValidatedChain: stored, isOnFreshConnection: false) == .validated(stored))
+        #expect(ConnectionGuard.chain(isResumed: true, stampedValidatedChain: nil, storedValidatedChain: nil, isOnFreshConnection: false)
+            == .refuseForRetry(.resumedWithoutValidatedChain))
+        // The retry disables resumption; were it resumed all the same, nothing is evaluated as trusted.
+        #expect(ConnectionGuard.chain(isResumed: true, stampedValidatedChain: nil, storedValidatedChain: nil, isOnFreshConnection: true) == .validated([]))
+    }
+
+    @Test func theValidatedChainStoreKeepsTheNewestChainPerLeafUpToItsCapacity() throws {
+        let root = try LabPKI.makeRoot()
+        let store = ValidatedChainStore()
+        let leaves = try (0...ValidatedChainStore.capacity).map { _ in try root.issueLeaf(dnsNames: ["guard.servertrust.test"]).certificate }
+        for leaf in leaves { store.remember([leaf, root.certificate]) }
+        #expect(store.count == ValidatedChainStore.capacity)
+        #expect(store.chain(forLeaf: leaves[0]) == nil)  // the oldest went first
+        #expect(store.chain(forLeaf: leaves[1]) == [leaves[1], root.certificate])
+        store.remember([leaves[1]])
+        #expect(store.chain(forLeaf: leaves[1]) == [leaves[1]])
+        #expect(store.count == ValidatedChainStore.capacity)
+        store.remember([])
+        #expect(store.count == ValidatedChainStore.capacity)
+    }
 }

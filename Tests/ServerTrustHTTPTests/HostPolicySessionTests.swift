@@ -50,6 +50,9 @@ import Testing
         // TLS 1.3 agrees on the group in the ServerHello, before the chain; a TLS 1.2 server
         // sends it after the chain, so the evaluation cannot know it yet.
         #expect((seen.keyExchangeGroup != nil) == (expected == .tls13), "\(String(describing: seen.keyExchangeGroup))")
+        // By name, each stack's default: X25519 on OpenSSL 3.0, X25519MLKEM768 (no NID: named
+        // through SSL_get0_group_name) on OpenSSL 3.5.
+        if expected == .tls13 { #expect(seen.keyExchangeGroup == OpenSSLDefaults.tls13KeyExchangeGroup) }
         #expect(seen.stapledOCSPResponse == nil)
         #expect(seen.signedCertificateTimestamps.isEmpty)
         #expect(response.trust.handshake == seen)

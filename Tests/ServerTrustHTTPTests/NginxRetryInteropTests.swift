@@ -17,9 +17,18 @@ import ServerTrustTestSupport
     }
 
     static let servers = [
-        Server(portName: "TLS12_ECDSA_H1_STAPLED", curlCode: 52, leafIsRSA: false),  // CURLE_GOT_NOTHING
+        Server(portName: "TLS12_ECDSA_H1_STAPLED", curlCode: droppedTLSConnectionCurlCode, leafIsRSA: false),
         Server(portName: "TLS13_RSA_H2", curlCode: 92, leafIsRSA: true),  // CURLE_HTTP2_STREAM
     ]
+
+    /// What libcurl reports when nginx's 444 closes an HTTP/1.1 TLS connection, which it does
+    /// without a close_notify alert. Before 8.14.1 libcurl's OpenSSL BIO answered `BIO_CTRL_EOF`
+    /// with 0 even after the socket's end, so OpenSSL took the closed socket for a clean end of
+    /// stream and nothing had arrived: CURLE_GOT_NOTHING (52, Debian 12's 7.88.1). curl commit
+    /// f1e1c8b ("tls BIOs: handle BIO_CTRL_EOF correctly", first in 8.14.1) reports the end, and
+    /// OpenSSL 3 fails the read with "unexpected eof while reading": CURLE_RECV_ERROR (56,
+    /// Debian 13's 8.14.1). The in-process servers of `RetryTests` send close_notify: 52 on both.
+    static let droppedTLSConnectionCurlCode = CurlRuntime.libcurlVersionNumber >= 0x08_0E_01 ? 56 : 52
 
     private func session(_ nginx: NginxInterop.Environment, pin: String, logs: CapturedLogs) throws -> Session {
         var configuration = Session.Configuration()

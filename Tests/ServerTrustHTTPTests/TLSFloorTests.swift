@@ -42,7 +42,7 @@ import Testing
             host: NormalizedHost("floor.servertrust.test"), pattern: nil, evaluator: DefaultTrustEvaluator(),
             anchors: try LabPKI.makeRoot().trustAnchors(), validationOptions: PathValidationOptions(), revocationFetcher: nil,
             counters: TrustCounters(), logger: Logger(label: "servertrust.test"))
-        #expect(TLSBridge.configure(sslContext: ctx, for: ConnectionContext(policy: policy)))
+        #expect(TLSBridge.configure(sslContext: ctx, for: ConnectionContext(policy: policy, validatedChains: nil)))
         #expect(CServerTrustShims_SSL_CTX_get_min_proto_version(ctx) == TLS1_2_VERSION)
         #expect(SSL_CTX_get_security_level(ctx) == 2)
     }

@@ -61,10 +61,16 @@ ASN1_INTEGER *CServerTrustShims_sk_ASN1_INTEGER_value(const STACK_OF(ASN1_INTEGE
 long CServerTrustShims_SSL_CTX_set_tlsext_status_type(SSL_CTX *ctx, int type);
 int CServerTrustShims_TLSEXT_STATUSTYPE_ocsp(void);
 
-// Handshake evidence: the negotiated group (a ctrl macro), the SCT stack accessors, and asking
-// the server for SCTs in the TLS extension (a validation callback that accepts every list:
-// ServerTrust's evaluators judge SCTs, OpenSSL only collects them).
-int CServerTrustShims_SSL_get_negotiated_group(SSL *ssl);
+// Handshake evidence: the negotiated group's name (SSL_get_negotiated_group is a ctrl macro),
+// the SCT stack accessors, and asking the server for SCTs in the TLS extension (a validation
+// callback that accepts every list: ServerTrust's evaluators judge SCTs, OpenSSL only collects
+// them).
+//
+// The group's name is NULL when none is known; else the OpenSSL short name of its NID
+// ("X25519", "prime256v1": the same on every OpenSSL 3), or, for a group with no NID (the ML-KEM
+// hybrids OpenSSL 3.5 negotiates by default, "X25519MLKEM768", "SecP256r1MLKEM768"), its TLS name
+// from SSL_get0_group_name, which exists from OpenSSL 3.2 (compiled in by version; NULL before).
+const char *CServerTrustShims_SSL_negotiated_group_name(SSL *ssl);
 int CServerTrustShims_sk_SCT_num(const STACK_OF(SCT) *stack);
 SCT *CServerTrustShims_sk_SCT_value(const STACK_OF(SCT) *stack, int index);
 int CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(SSL_CTX *ctx);

@@ -15,8 +15,10 @@ public struct HandshakeEvidence: Hashable, Sendable {
     public var protocolVersion: TLSProtocolVersion?
     /// The negotiated cipher suite, by its standard (IANA) name: `TLS_AES_128_GCM_SHA256`.
     public var cipherSuite: String?
-    /// The key-exchange group, by OpenSSL's name (`X25519`, `prime256v1`), when the transport
-    /// knows it at evaluation time (TLS 1.3; a TLS 1.2 server sends its group after the chain).
+    /// The key-exchange group, by OpenSSL's name (`X25519`, `prime256v1`; a group OpenSSL has no
+    /// object for by its TLS name, as the post-quantum hybrids `X25519MLKEM768` and
+    /// `SecP256r1MLKEM768` that OpenSSL 3.5 negotiates by default), when the transport knows it at
+    /// evaluation time (TLS 1.3; a TLS 1.2 server sends its group after the chain).
     public var keyExchangeGroup: String?
     /// The application protocol agreed by ALPN (`h2`, `http/1.1`), if any.
     public var applicationProtocol: String?

@@ -10,6 +10,10 @@ public enum CurlRuntime {
         return String(cString: version)
     }
 
+    /// libcurl's version as `curl_version_info` gives it, `0xXXYYZZ` (`0x080e01` for 8.14.1): where
+    /// libcurl versions behave differently, the code and the tests ask this.
+    package static var libcurlVersionNumber: UInt32 { CServerTrustCurlShims_version_info()?.pointee.version_num ?? 0 }
+
     /// The TLS backend libcurl was built with, e.g. `OpenSSL/3.0.19`.
     public static var tlsBackend: String {
         guard let info = CServerTrustCurlShims_version_info(), let ssl = info.pointee.ssl_version else { return "none" }

@@ -8,6 +8,9 @@ internal import CServerTrustCurlShims
 /// only, so no lock callbacks are needed.
 final class ShareHandle {
     let pointer: UnsafeMutableRawPointer
+    /// The chains validated at the full handshakes whose sessions this share's cache holds: what
+    /// the connection guard evaluates when one of them is resumed.
+    let validatedChains = ValidatedChainStore()
 
     init?() {
         guard let share = curl_share_init() else { return nil }

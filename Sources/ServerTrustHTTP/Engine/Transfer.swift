@@ -122,7 +122,7 @@ final class Transfer: OneShot, @unchecked Sendable {
 
     /// `CURLOPT_SSL_CTX_FUNCTION`: a new connection is being set up for this transfer.
     func configureNewConnection(sslContext: OpaquePointer) -> Bool {
-        let context = ConnectionContext(policy: policy)
+        let context = ConnectionContext(policy: policy, validatedChains: easy?.share?.validatedChains)
         connectionContexts.append(context)
         return TLSBridge.configure(sslContext: sslContext, for: context)
     }
@@ -157,17 +157,28 @@ final class Transfer: OneShot, @unchecked Sendable {
         case .evaluate(let bound):
             notAfter = bound
         }
-        let chain = TLSBridge.peerChain(ssl)
+        let isResumed = SSL_session_reused(ssl) == 1
+        let store = easy?.share?.validatedChains
+        let chain: [Certificate]
+        switch ConnectionGuard.chain(
+            isResumed: isResumed, stampedValidatedChain: record?.report.validatedCertificates,
+            storedValidatedChain: isResumed ? TLSBridge.peerLeaf(ssl).flatMap { store?.chain(forLeaf: $0) } : nil,
+            isOnFreshConnection: isOnFreshConnection)
+        {
+        case .presented: chain = TLSBridge.peerChain(ssl)
+        case .validated(let validated): chain = validated
+        case .refuseForRetry(let reason): return refuseForRetry(reason)
+        }
         let handshake = policy.handshakeEvidence(of: ssl)
         if let reason = ConnectionGuard.refusalBeforeEvaluating(
-            hasStaple: handshake.stapledOCSPResponse != nil, isResumed: SSL_session_reused(ssl) == 1,
+            hasStaple: handshake.stapledOCSPResponse != nil, isResumed: isResumed,
             policyReadsStaples: policy.evaluator.usesStapledOCSPResponse, leafRequiresStaple: chain.first?.hasMustStaple == true,
             isOnFreshConnection: isOnFreshConnection)
         {
             policy.stopResumingSessions()
             return refuseForRetry(reason)
         }
-        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: notAfter)
+        let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: notAfter, remembering: store)
         guard fresh.failure == nil else {
             guardFailure = fresh
             return false
@@ -332,7 +343,7 @@ final class Transfer: OneShot, @unchecked Sendable {
             }
             if retryReason != nil {
                 return .failure(SessionError(
-                    .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired or it was resumed without the required OCSP staple, and the request was not retried.",
+                    .transferFailed, "The connection to \(policy.host) was refused before the request: its trust evaluation expired, or it resumed a TLS session without the required OCSP staple or without a chain validated at a full handshake, and the request was not retried.",
                     curlCode: Int(code.rawValue), curlMessage: curlMessage, url: url))
             }
             if headersTooLarge {

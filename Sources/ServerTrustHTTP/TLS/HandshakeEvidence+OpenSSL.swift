@@ -16,7 +16,6 @@ extension HandshakeEvidence {
     init(ssl: OpaquePointer, signedCertificateTimestamps: Bool) {
         let version = SSL_version(ssl)
         let cipher = SSL_get_current_cipher(ssl) ?? SSL_get_pending_cipher(ssl)
-        let group = CServerTrustShims_SSL_get_negotiated_group(ssl)
         var alpn: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
@@ -25,7 +24,7 @@ extension HandshakeEvidence {
             signedCertificateTimestamps: signedCertificateTimestamps ? Self.extensionSCTs(ssl) : [],
             protocolVersion: version > 0 && version <= Int32(UInt16.max) ? TLSProtocolVersion(wireValue: UInt16(version)) : nil,
             cipherSuite: cipher.flatMap { SSL_CIPHER_standard_name($0) }.map { String(cString: $0) },
-            keyExchangeGroup: group > 0 ? OBJ_nid2sn(group).map { String(cString: $0) } : nil,
+            keyExchangeGroup: CServerTrustShims_SSL_negotiated_group_name(ssl).map { String(cString: $0) },
             applicationProtocol: alpn.flatMap { alpnLength > 0 ? String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) : nil })
     }
 

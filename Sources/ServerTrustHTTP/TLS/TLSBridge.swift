@@ -79,7 +79,9 @@ enum TLSBridge {
         }
         let presented = presentedChain(storeContext)
         let ssl = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()).map(OpaquePointer.init)
-        let report = admit(ssl, under: context.policy, presented: presented, handshake: ssl.map { context.policy.handshakeEvidence(of: $0) } ?? HandshakeEvidence())
+        let report = admit(
+            ssl, under: context.policy, presented: presented, handshake: ssl.map { context.policy.handshakeEvidence(of: $0) } ?? HandshakeEvidence(),
+            remembering: context.validatedChains)
         guard report.failure == nil else {
             context.recordFailure(report)
             X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
@@ -96,7 +98,9 @@ enum TLSBridge {
         guard let ssl, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
         if SSL_session_reused(ssl) == 1 { return 1 }
-        let report = admit(ssl, under: context.policy, presented: peerChain(ssl), handshake: context.policy.handshakeEvidence(of: ssl))
+        let report = admit(
+            ssl, under: context.policy, presented: peerChain(ssl), handshake: context.policy.handshakeEvidence(of: ssl),
+            remembering: context.validatedChains)
         guard report.failure == nil else {
             context.recordFailure(report)
             return 0
@@ -118,14 +122,21 @@ enum TLSBridge {
         return chain
     }
 
-    /// The peer chain of an established connection, for re-evaluation before a request.
-    /// On the client side `SSL_get_peer_cert_chain` includes the leaf; for a resumed session it
-    /// comes from the cached `SSL_SESSION`.
+    /// The peer chain of a connection's own full handshake, as sent. On the client side
+    /// `SSL_get_peer_cert_chain` includes the leaf. Not for a resumed session: libcurl 8.10 and
+    /// later restore sessions from their serialised form, which has no chain (NULL here), and
+    /// the guard evaluates the chain our validation built instead (``ValidatedChainStore``).
     static func peerChain(_ ssl: OpaquePointer) -> [Certificate] {
         guard let stack = SSL_get_peer_cert_chain(ssl) else { return [] }
         return (0..<CServerTrustShims_sk_X509_num(stack)).compactMap { index in
             CServerTrustShims_sk_X509_value(stack, index).map { Certificate(borrowingX509: $0) }
         }
+    }
+
+    /// The peer's leaf, which a session keeps (serialised or not): the key to the chain
+    /// validated at the session's full handshake.
+    static func peerLeaf(_ ssl: OpaquePointer) -> Certificate? {
+        SSL_get0_peer_certificate(ssl).map { Certificate(borrowingX509: $0) }
     }
 
     static func stapledOCSPResponse(_ ssl: OpaquePointer) -> [UInt8]? {
@@ -138,13 +149,20 @@ enum TLSBridge {
     /// Evaluates a connection's chain under `policy` and, when the policy accepts it, stamps
     /// `ssl` with the evaluation: the one "evaluate, then stamp" of the verify and status
     /// callbacks and of the guard's re-evaluation before a request (``Transfer``).
-    /// - Parameter notAfter: an expiry the connection already had (``EvaluationRecord``).
+    /// An accepted evaluation's validated chain is kept in `store`, for a resumption of the
+    /// connection's session.
+    /// - Parameters:
+    ///   - notAfter: an expiry the connection already had (``EvaluationRecord``).
+    ///   - store: the connection's session cache's ``ValidatedChainStore``, if any.
     /// - Returns: the report; a rejection has a `failure` and leaves `ssl` unstamped.
     static func admit(
-        _ ssl: OpaquePointer?, under policy: TrustPolicy, presented: [Certificate], handshake: HandshakeEvidence, notAfter: Date? = nil
+        _ ssl: OpaquePointer?, under policy: TrustPolicy, presented: [Certificate], handshake: HandshakeEvidence, notAfter: Date? = nil,
+        remembering store: ValidatedChainStore?
     ) -> TrustReport {
         let report = policy.evaluate(presented: presented, handshake: handshake)
-        if report.failure == nil, let ssl { stamp(ssl, with: EvaluationRecord(policy: policy, report: report, notAfter: notAfter)) }
+        guard report.failure == nil else { return report }
+        if let ssl { stamp(ssl, with: EvaluationRecord(policy: policy, report: report, notAfter: notAfter)) }
+        store?.remember(report.validatedCertificates)
         return report
     }
 
@@ -156,12 +174,19 @@ enum TLSBridge {
 }
 
 /// Per-connection state reachable from OpenSSL callbacks: the policy the connection was
-/// opened under and the rejected evaluation of its handshake, if any.
+/// opened under, where the chain its handshake validated is kept for a resumption of its
+/// session, and the rejected evaluation of its handshake, if any.
 final class ConnectionContext: Sendable {
     let policy: TrustPolicy
+    /// The store of the session cache the connection's session goes to (its transfer's share),
+    /// nil without one.
+    let validatedChains: ValidatedChainStore?
     private let failure = Locked<TrustReport?>(nil)
 
-    init(policy: TrustPolicy) { self.policy = policy }
+    init(policy: TrustPolicy, validatedChains: ValidatedChainStore?) {
+        self.policy = policy
+        self.validatedChains = validatedChains
+    }
 
     func recordFailure(_ report: TrustReport) { failure.withLock { $0 = report } }
     var recordedFailure: TrustReport? { failure.withLock { $0 } }
