@@ -146,7 +146,11 @@ copy_machine_config() {
     # proxy's CA, say). Add those as local certificates so update-ca-certificates keeps them.
     if [ -f /etc/ssl/certs/ca-certificates.crt ] && [ -f "$root/etc/ssl/certs/ca-certificates.crt" ]; then
         local dir=$root/usr/local/share/ca-certificates/servertrust-machine
-        rm -rf "$dir"; mkdir -p "$dir"
+        # Compared with Debian's own bundle, rebuilt without the ones added last time: a second
+        # run comparing with the bundle as it stands would find them "known" and drop them.
+        rm -rf "$dir"
+        in_root update-ca-certificates --fresh >/dev/null 2>&1 || die "update-ca-certificates failed in the root"
+        mkdir -p "$dir"
         awk -v dir="$dir" '
             FNR == 1 { file++ }
             /-----BEGIN CERTIFICATE-----/ { pem = ""; inside = 1 }
