@@ -59,7 +59,7 @@ import Testing
     @Test func theJSONHasTheChecksBothChainsAndANullIndexForTheAnchor() throws {
         let inspection = try inspect(anchors: [root.certificate], host: "other.servertrust.test")
         let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(inspection)) as? [String: Any])
-        #expect(object.keys.sorted() == ["checks", "host", "passesDefaultValidation", "presentedChain", "validatedChain", "validationTime"])
+        #expect(object.keys.sorted() == ["checks", "host", "negotiated", "passesDefaultValidation", "presentedChain", "validatedChain", "validationTime"])
         let checks = try #require(object["checks"] as? [String: [String: Any]])
         #expect(checks["host"]?["result"] as? String == "failed")
         #expect(checks["host"]?["code"] as? String == "hostMismatch")
