@@ -51,11 +51,12 @@ final class CLIFixture: Sendable {
     /// the post-quantum hybrid first, OpenSSL 3.0 has none (issue #43). A platform whose
     /// group differs from its documented one fails the golden comparison.
     static var negotiatedGroupText: [String: String] {
-        KeyExchangeRequirement.isAvailable
-            ? ["X25519MLKEM768 (post-quantum key exchange)": "<group>",
-               "\"keyExchangeGroup\" : \"X25519MLKEM768\",\n    \"postQuantumKeyExchange\" : true,": "<group>"]
-            : ["X25519 (classical key exchange)": "<group>",
-               "\"keyExchangeGroup\" : \"X25519\",\n    \"postQuantumKeyExchange\" : false,": "<group>"]
+        let group = OpenSSLDefaults.tls13KeyExchangeGroup
+        let postQuantum = KeyExchangeRequirement.isPostQuantum(group: group)
+        return [
+            "\(group) (\(postQuantum ? "post-quantum" : "classical") key exchange)": "<group>",
+            "\"keyExchangeGroup\" : \"\(group)\",\n    \"postQuantumKeyExchange\" : \(postQuantum),": "<group>",
+        ]
     }
 
     /// Placeholders for the fixture's volatile literals, for ``GoldenText``.

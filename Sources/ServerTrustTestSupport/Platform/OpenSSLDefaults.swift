@@ -1,4 +1,5 @@
 internal import COpenSSL
+import ServerTrust
 
 /// What the OpenSSL the tests run on does by default, where the supported stacks differ: Debian
 /// 12 (OpenSSL 3.0) and Debian 13 (OpenSSL 3.5). Tests assert each stack's documented outcome
@@ -10,5 +11,5 @@ public enum OpenSSLDefaults {
     /// The group a TLS 1.3 handshake between two OpenSSL peers with default group lists
     /// negotiates: `X25519MLKEM768` (ML-KEM-768 with X25519, post-quantum hybrid) from OpenSSL
     /// 3.5, whose default list puts it first; `X25519` before.
-    public static var tls13KeyExchangeGroup: String { versionNumber >= 0x3050_0000 ? "X25519MLKEM768" : "X25519" }
+    public static var tls13KeyExchangeGroup: String { KeyExchangeRequirement.isAvailable ? "X25519MLKEM768" : "X25519" }
 }
