@@ -13,20 +13,10 @@ import Testing
     static let host = SessionFixture.host
 
     /// `openssl s_server`, TLS 1.3, offering only `groups`, serving the fixture's chain.
-    private static func startServer(_ fixture: SessionFixture, groups: String, connections: Int) throws -> (port: Int, directory: String) {
-        let directory = try LabPKI.writeTemporaryFile(fixture.leaf.key.pemPrivateKey, name: "leaf.key")
-            .components(separatedBy: "/").dropLast().joined(separator: "/")
-        try Data(fixture.leaf.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/leaf.pem"))
-        try Data(fixture.intermediate.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/chain.pem"))
-        let start = try ChildProcess.run("/bin/sh", ["-c", """
-            cd '\(directory)' || exit 1
-            timeout 60 openssl s_server -tls1_3 -groups '\(groups)' -cert leaf.pem -cert_chain chain.pem -key leaf.key \
-                -accept 127.0.0.1:0 -www -naccept \(connections) >server.log 2>&1 </dev/null &
-            for _ in $(seq 200); do grep -q '^ACCEPT' server.log && break; sleep 0.05; done
-            sed -n 's/^ACCEPT 127.0.0.1:\\([0-9]*\\)$/\\1/p' server.log
-            """])
-        let port = try #require(Int(start.outputText.trimmingCharacters(in: .whitespacesAndNewlines)), "s_server did not start: \(start.errorText)")
-        return (port, directory)
+    private static func startServer(_ fixture: SessionFixture, groups: String, connections: Int) throws -> OpenSSLServer {
+        try OpenSSLServer.start(
+            leaf: fixture.leaf.certificate.pemEncoded, chain: fixture.intermediate.certificate.pemEncoded, key: fixture.leaf.key.pemPrivateKey,
+            arguments: "-tls1_3 -groups '\(groups)'", connections: connections)
     }
 
     private static func session(_ fixture: SessionFixture, port: Int, keyExchange: KeyExchangeRequirement) throws -> Session {
@@ -52,7 +42,7 @@ import Testing
         }
         let fixture = try SessionFixture()
         let hybrid = try Self.startServer(fixture, groups: "X25519MLKEM768", connections: 1)
-        defer { try? FileManager.default.removeItem(atPath: hybrid.directory) }
+        defer { hybrid.removeFiles() }
         let accepting = try Self.session(fixture, port: hybrid.port, keyExchange: .postQuantum)
         defer { accepting.shutdown() }
         let response = try await accepting.get("https://\(Self.host):\(hybrid.port)/")
@@ -60,7 +50,7 @@ import Testing
         #expect(response.trust.handshake.keyExchangeGroup == "X25519MLKEM768")
 
         let classical = try Self.startServer(fixture, groups: "X25519", connections: 1)
-        defer { try? FileManager.default.removeItem(atPath: classical.directory) }
+        defer { classical.removeFiles() }
         let refusing = try Self.session(fixture, port: classical.port, keyExchange: .postQuantum)
         defer { refusing.shutdown() }
         do {
@@ -79,7 +69,7 @@ import Testing
         let fixture = try SessionFixture()
         let groups = KeyExchangeRequirement.isAvailable ? "X25519MLKEM768:X25519" : "X25519"
         let server = try Self.startServer(fixture, groups: groups, connections: 1)
-        defer { try? FileManager.default.removeItem(atPath: server.directory) }
+        defer { server.removeFiles() }
         let session = try Self.session(fixture, port: server.port, keyExchange: .any)
         defer { session.shutdown() }
         let response = try await session.get("https://\(Self.host):\(server.port)/")

@@ -41,27 +41,16 @@ import Testing
     }
 
     /// `openssl s_server`, TLS 1.2 only, serving the fixture's chain and the SCT extension.
-    private static func startServer(_ fixture: SessionFixture, connections: Int) throws -> (port: Int, directory: String) {
-        let directory = try LabPKI.writeTemporaryFile(fixture.leaf.key.pemPrivateKey, name: "leaf.key")
-            .components(separatedBy: "/").dropLast().joined(separator: "/")
-        try Data(fixture.leaf.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/leaf.pem"))
-        try Data(fixture.intermediate.certificate.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(directory)/chain.pem"))
-        try Data(serverInfoPEM.utf8).write(to: URL(fileURLWithPath: "\(directory)/serverinfo.pem"))
-        let start = try ChildProcess.run("/bin/sh", ["-c", """
-            cd '\(directory)' || exit 1
-            timeout 60 openssl s_server -tls1_2 -cert leaf.pem -cert_chain chain.pem -key leaf.key -serverinfo serverinfo.pem \
-                -accept 127.0.0.1:0 -www -naccept \(connections) >server.log 2>&1 </dev/null &
-            for _ in $(seq 200); do grep -q '^ACCEPT' server.log && break; sleep 0.05; done
-            sed -n 's/^ACCEPT 127.0.0.1:\\([0-9]*\\)$/\\1/p' server.log
-            """])
-        let port = try #require(Int(start.outputText.trimmingCharacters(in: .whitespacesAndNewlines)), "s_server did not start: \(start.errorText)")
-        return (port, directory)
+    private static func startServer(_ fixture: SessionFixture, connections: Int) throws -> OpenSSLServer {
+        try OpenSSLServer.start(
+            leaf: fixture.leaf.certificate.pemEncoded, chain: fixture.intermediate.certificate.pemEncoded, key: fixture.leaf.key.pemPrivateKey,
+            files: ["serverinfo.pem": serverInfoPEM], arguments: "-tls1_2 -serverinfo serverinfo.pem", connections: connections)
     }
 
     @Test func theSCTsOfTheTLSExtensionReachAnEvaluatorThatAsksForThemAndOnlyIt() async throws {
         let fixture = try SessionFixture()
         let server = try Self.startServer(fixture, connections: 2)
-        defer { try? FileManager.default.removeItem(atPath: server.directory) }
+        defer { server.removeFiles() }
         for asks in [true, false] {
             let recorder = SCTRecorder(asks: asks)
             var configuration = try fixture.configuration()
