@@ -180,7 +180,8 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// - Throws: ``ServerTrustNIOError`` carrying the manager's `TrustError`
     ///   (`.noEvaluatorForHost` for an unmatched host when all hosts must be evaluated, or a
     ///   malformed host), or `.invalidConfiguration` for a staple-only evaluator under
-    ///   ``StapledOCSPHandling/failClosed``.
+    ///   ``StapledOCSPHandling/failClosed`` or a policy requiring post-quantum key exchange
+    ///   (swift-nio-ssl does not tell which group was negotiated).
     public func verification(forHost host: String) throws(ServerTrustNIOError) -> HostTrustVerification {
         try verification(forHost: host, contextMeetsFloor: false)
     }
@@ -213,6 +214,16 @@ public final class ServerTrustNIOVerifier: Sendable {
                         + "could never learn a revocation status for \(name). Use live revocation (RevocationOptions.softFail "
                         + "or .hardFail, with a RevocationFetcher), or StapledOCSPHandling.evaluateWithoutStaple to evaluate "
                         + "as if no staple had been sent.",
+                    evaluator: evaluator.name, host: name.name),
+                host: name.name, pattern: pattern, evaluator: evaluator.name)
+        }
+        if resolved.policy.keyExchange != .any {
+            throw ServerTrustNIOError(
+                trustError: TrustError(
+                    .invalidConfiguration,
+                    "The policy of \(name) requires \(resolved.policy.keyExchange) key exchange, and swift-nio-ssl's verification "
+                        + "callback does not say which group was negotiated, so ServerTrustNIO cannot honour it. Connect to "
+                        + "this host with Session, or drop the requirement for it.",
                     evaluator: evaluator.name, host: name.name),
                 host: name.name, pattern: pattern, evaluator: evaluator.name)
         }

@@ -60,6 +60,22 @@ import Testing
         #expect((error as? ServerTrustNIOError)?.evaluator == "DefaultTrustEvaluator")
     }
 
+    /// swift-nio-ssl's callback does not name the negotiated group: a post-quantum requirement
+    /// is refused at set-up, naming why (it could only ever refuse or be ignored later). On
+    /// OpenSSL below 3.5 the manager itself refuses the requirement, naming the version.
+    @Test func aPostQuantumRequirementIsRefusedAtSetUp() throws {
+        let nginx = try NginxInterop.environment()
+        let policy = HostPolicy(evaluator: DefaultTrustEvaluator(), keyExchange: .postQuantum)
+        guard KeyExchangeRequirement.isAvailable else {
+            #expect(throws: TrustError.invalidConfiguration) { try ServerTrustManager(policies: [nginx.host: policy]) }
+            return
+        }
+        let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [nginx.host: policy]), anchors: anchors(nginx))
+        let error = #expect(throws: ServerTrustNIOError.self) { try verifier.verification(forHost: nginx.host) }
+        #expect(error?.trustError.code == .invalidConfiguration)
+        #expect(error?.trustError.reason.contains("does not say which group was negotiated") == true)
+    }
+
     @Test func aContextThatVerifiesNothingIsRefused() throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
