@@ -12,8 +12,10 @@
 # ServerTrust default; pins — a must-staple policy is left out, since a resumed session carries no
 # staple and the guard then stops resuming). N1/N2 as profile.sh: 100/300 handshakes, 1000/3000
 # kept-alive requests; (I(N2) - I(N1)) / (N2 - N1). With SERVERTRUST_BENCH_GROUPS=X25519 the
-# server offers X25519 alone. Ends with what nginx saw: key-exchange group and resumed or not,
-# per port (tls.log).
+# server accepts X25519 alone (the client still makes an X25519MLKEM768 key share on OpenSSL
+# 3.5); with SERVERTRUST_BENCH_CLIENT_GROUPS=X25519 the clients offer X25519 alone (OpenSSL's
+# system_default Groups, through an OPENSSL_CONF of their own; neither libcurl nor ServerTrust sets
+# groups). Ends with what nginx saw: key-exchange group and resumed or not, per port (tls.log).
 set -euo pipefail
 shopt -s inherit_errexit
 export SERVERTRUST_BENCH_LOG_GROUPS=1
@@ -21,6 +23,11 @@ export SERVERTRUST_BENCH_LOG_GROUPS=1
 . "$(dirname "${BASH_SOURCE[0]}")/callgrind-setup.sh"
 callgrind_setup stacks.sh "${1:-$(dirname "${BASH_SOURCE[0]}")/../.build/stacks}" libcurl-bench servertrust-bench
 pins=(--pin "$BENCH_LEAF_PIN" --pin "$BENCH_INTERMEDIATE_PIN")
+if [ -n "${SERVERTRUST_BENCH_CLIENT_GROUPS:-}" ]; then
+    printf 'openssl_conf = bench\n[bench]\nssl_conf = bench_ssl\n[bench_ssl]\nsystem_default = bench_groups\n[bench_groups]\nGroups = %s\n' \
+        "$SERVERTRUST_BENCH_CLIENT_GROUPS" >"$out/client-groups.cnf"
+    export OPENSSL_CONF=$out/client-groups.cnf
+fi
 
 instructions() {  # NAME N CMD…: the total of CMD --requests N under callgrind
     local name=$1 count=$2 output
@@ -46,7 +53,7 @@ st=("$out/servertrust-bench")
 hs=https://localhost:$BENCH_HANDSHAKE_PORT/
 h1=https://localhost:$BENCH_H1_PORT/
 re=https://localhost:$BENCH_RESUME_PORT/
-echo "OpenSSL $(openssl version | cut -d' ' -f2), $(curl --version | head -n 1 | cut -d' ' -f1-2), groups: ${SERVERTRUST_BENCH_GROUPS:-server default}"
+echo "OpenSSL $(openssl version | cut -d' ' -f2), $(curl --version | head -n 1 | cut -d' ' -f1-2), server groups: ${SERVERTRUST_BENCH_GROUPS:-default}, client groups: ${SERVERTRUST_BENCH_CLIENT_GROUPS:-default}"
 lc_hs=$(per_request lc-handshake 100 300 "${lc[@]}" handshake "$hs" --cacert "$BENCH_ROOT")
 st_hs=$(per_request st-handshake-default 100 300 "${st[@]}" handshake "$hs" --cacert "$BENCH_ROOT" --policy default)
 st_full=$(per_request st-handshake-full 100 300 "${st[@]}" handshake "$hs" --cacert "$BENCH_ROOT" --policy pins-staple "${pins[@]}")
