@@ -14,6 +14,13 @@
 #   base+4  plain HTTP: /ocsp answers every GET or POST with the leaf's OCSP response (the
 #           leaf's Authority Information Access points here), for live-OCSP workloads
 #   base+5  as base+3 but staples nothing: live-OCSP handshakes must fetch
+#   base+6  as base+3 but with the session cache and tickets on: a client that keeps sessions
+#           resumes one on every connection after its first (resumed-handshake workloads)
+#
+# SERVERTRUST_BENCH_GROUPS, if set, is every TLS server's ssl_ecdh_curve (X25519, say, to keep
+# OpenSSL 3.5 off its default X25519MLKEM768). SERVERTRUST_BENCH_LOG_GROUPS=1 logs each TLS
+# request's port, protocol, key-exchange group and whether its session was resumed ("r") to
+# DIR/logs/tls.log; off by default, so the server does no more work in timed runs.
 #
 # bench.env names the ports, the files and the pins; run.sh sources it.
 set -euo pipefail
@@ -80,7 +87,7 @@ ossl ocsp -index ocsp-index.txt -CA intermediate.pem -rsigner intermediate.pem -
 cat /etc/ssl/certs/ca-certificates.crt root.pem > system-plus-root.pem
 spki() { openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64; }
 
-server() {  # port http2|h1 keepalive|close staple|none
+server() {  # port http2|h1 keepalive|close|resume staple|none
     local options="ssl"; [ "$2" = h2 ] && options="ssl http2"
     cat <<CONF
   server {
@@ -91,8 +98,12 @@ server() {  # port http2|h1 keepalive|close staple|none
     ssl_certificate_key $pki/leaf.key;
 CONF
     [ "$4" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/leaf.ocsp;\n' "$pki"
+    [ -n "${SERVERTRUST_BENCH_GROUPS:-}" ] && printf '    ssl_ecdh_curve %s;\n' "$SERVERTRUST_BENCH_GROUPS"
+    [ "${SERVERTRUST_BENCH_LOG_GROUPS:-}" = 1 ] && printf '    access_log %s/logs/tls.log tls;\n' "$dir"
     if [ "$3" = close ]; then
         printf '    keepalive_timeout 0;\n    ssl_session_cache off;\n    ssl_session_tickets off;\n'
+    elif [ "$3" = resume ]; then
+        printf '    keepalive_timeout 0;\n    ssl_session_cache shared:bench%s:1m;\n    ssl_session_tickets on;\n' "$1"
     else
         printf '    ssl_session_cache shared:bench%s:1m;\n' "$1"
     fi
@@ -111,11 +122,13 @@ http {
   keepalive_requests 10000000;
   keepalive_timeout 300s;
   http2_max_concurrent_streams 256;
+  log_format tls '\$server_port \$ssl_protocol \$ssl_curve \$ssl_session_reused';
 CONF
     server $((base + 1)) h2 keepalive staple
     server $((base + 2)) h1 keepalive staple
     server $((base + 3)) h1 close staple
     server $((base + 5)) h1 close none
+    server $((base + 6)) h1 resume staple
     cat <<CONF
   server {
     listen 127.0.0.1:$((base + 4));
@@ -151,9 +164,10 @@ BENCH_H1_PORT=$((base + 2))
 BENCH_HANDSHAKE_PORT=$((base + 3))
 BENCH_OCSP_PORT=$((base + 4))
 BENCH_HANDSHAKE_NO_STAPLE_PORT=$((base + 5))
+BENCH_RESUME_PORT=$((base + 6))
 BENCH_ROOT=$pki/root.pem
 BENCH_SYSTEM_PLUS_ROOT=$pki/system-plus-root.pem
 BENCH_LEAF_PIN=sha256/$(spki leaf.pem)
 BENCH_INTERMEDIATE_PIN=sha256/$(spki intermediate.pem)
 ENV
-echo "nginx started (pid $(cat "$dir/nginx.pid")) on 127.0.0.1:$((base + 1))-$((base + 5)); see $dir/bench.env"
+echo "nginx started (pid $(cat "$dir/nginx.pid")) on 127.0.0.1:$((base + 1))-$((base + 6)); see $dir/bench.env"
