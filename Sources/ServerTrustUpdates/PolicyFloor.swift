@@ -100,9 +100,9 @@ public enum PolicyFloor {
     /// Every way `delivered` weakens `floor`, whatever the permissions.
     ///
     /// Each delivered host is compared with every floor pattern it takes hosts from
-    /// (``ServerTrust/HostPattern/takesHosts(from:)``: the same pattern, or one it outranks for
-    /// some host they share), as two ``ServerTrust/HostRequirements``, field by field
-    /// (``ServerTrust/HostRequirements/softenings(comparedWith:)``); each softening needs the
+    /// (`HostPattern.takesHosts(from:)`: the same pattern, or one it outranks for
+    /// some host they share), as two `HostRequirements`, field by field
+    /// (`HostRequirements.softenings(comparedWith:)`); each softening needs the
     /// permission of its field. A floor policy whose evaluator ServerTrust cannot describe (a
     /// custom evaluator) cannot be compared, so replacing it needs
     /// ``TrustUpdateRules/Permissions/replaceCustomEvaluators``.

@@ -36,7 +36,7 @@ public struct TrustUpdateRules: Sendable {
         /// answer age, fewer leaves checked, no OCSP nonce.
         public static let weakerRevocation = Permissions(rawValue: 1 << 5)
         /// A host whose floor policy is a custom evaluator (one ServerTrust cannot describe as
-        /// ``ServerTrust/HostRequirements``, so cannot compare) may get a delivered policy.
+        /// `HostRequirements`, so cannot compare) may get a delivered policy.
         public static let replaceCustomEvaluators = Permissions(rawValue: 1 << 6)
 
         /// A host whose floor policy requires post-quantum key exchange may accept a classical
