@@ -72,7 +72,7 @@ public final class MessageSignatureVerifier: Sendable {
     /// - Throws: `ResponseSignatureError` `.openSSLFailure` if no random bytes could be drawn.
     public func challenge(for request: MessageSignatureRequest) throws(ResponseSignatureError) -> MessageSignatureChallenge {
         MessageSignatureChallenge(
-            nonce: Base64URL.encode(try Ed25519.randomBytes(16)), request: request, policy: policy,
+            nonce: Base64URL.encode(try SecureRandom.bytes(16)), request: request, policy: policy,
             requestTime: Int64(clock().timeIntervalSince1970.rounded(.down)))
     }
 
