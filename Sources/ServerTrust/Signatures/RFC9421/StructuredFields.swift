@@ -1,5 +1,7 @@
-/// RFC 8941 Structured Field Values: the parts RFC 9421 needs — Dictionaries of Items and Inner
-/// Lists with Parameters, and the canonical serialization of an Inner List.
+/// RFC 8941 Structured Field Values: Dictionaries, Lists and Items with Parameters and Inner
+/// Lists, and the canonical serialization of Items and Inner Lists. RFC 9421 reads Dictionaries;
+/// the List and Item entry points complete RFC 8941's three field types, so that the httpwg
+/// `structured-field-tests` vectors run against the parser as a whole (StructuredFieldVectorTests).
 ///
 /// Our own parser rather than swift-http-structured-headers because the verifier needs three
 /// things that package does not give: a Dictionary that *refuses* a repeated key (RFC 8941 keeps
@@ -67,6 +69,33 @@ struct StructuredField {
             if parser.atEnd { throw parser.error("a trailing \",\"") }
         }
         return members
+    }
+
+    /// Parses a List (RFC 8941 section 4.2.1): Items and Inner Lists, separated by commas.
+    static func list(_ text: String) throws(ParseError) -> [Member] {
+        var parser = StructuredField(text)
+        parser.skipSpaces()
+        var members: [Member] = []
+        while !parser.atEnd {
+            members.append(try parser.itemOrInnerList())
+            parser.skipOWS()
+            if parser.atEnd { return members }
+            guard parser.peek == UInt8(ascii: ",") else { throw parser.error("expected \",\" between list members") }
+            parser.index += 1
+            parser.skipOWS()
+            if parser.atEnd { throw parser.error("a trailing \",\"") }
+        }
+        return members
+    }
+
+    /// Parses an Item (RFC 8941 section 4.2.3) that is the whole field.
+    static func item(_ text: String) throws(ParseError) -> Item {
+        var parser = StructuredField(text)
+        parser.skipSpaces()
+        let item = try parser.item()
+        parser.skipSpaces()
+        guard parser.atEnd else { throw parser.error("text after the item") }
+        return item
     }
 
     /// Parses one Inner List (with its parameters) that is the whole field, as an
