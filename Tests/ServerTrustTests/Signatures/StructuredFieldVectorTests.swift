@@ -61,6 +61,16 @@ import Testing
         #expect(error?.message == "the key \"a\" appears twice")
     }
 
+    /// `::` is an empty byte sequence, not a parse error; an empty digest or signature still
+    /// fails, as a mismatch.
+    @Test func anEmptyByteSequenceParsesAndAnEmptyDigestIsABodyMismatch() throws {
+        let item = try StructuredField.item("::")
+        #expect(item.value == .bytes([]))
+        let digest = ContentDigest()
+        digest.update(Array("body".utf8))
+        #expect(throws: ResponseSignatureError.bodyMismatch) { try digest.check("sha-256=::") }
+    }
+
     // MARK: The parser's results in the vectors' JSON form, and its serialization
 
     /// Parses `raw` as `type`: the result as the vectors' JSON, and its serialization.

@@ -265,6 +265,9 @@ struct StructuredField {
         guard peek == UInt8(ascii: ":") else { throw error("a byte sequence without its closing \":\"") }
         let text = bytes[start..<index]
         index += 1
+        // `::` is the empty byte sequence (RFC 8941 section 3.3.5); StrictBase64 refuses empty
+        // text, which is never a key or a signature.
+        if text.isEmpty { return .bytes([]) }
         guard let decoded = StrictBase64.decode(Array(text)) else { throw error("a byte sequence that is not base64") }
         return .bytes(decoded)
     }
