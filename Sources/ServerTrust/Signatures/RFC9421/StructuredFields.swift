@@ -9,7 +9,8 @@
 /// server's), errors that say where the input broke, and no new dependency in the core module.
 /// It is a strict recursive-descent transcription of RFC 8941 section 4.2 over bytes, bounded by
 /// its input (no recursion deeper than Inner List → Item), and fuzzed (`message-signature`
-/// target). Decimals are parsed and kept as text; RFC 9421 uses none.
+/// target). Decimals are parsed and kept as text (RFC 9421 uses none) and serialized in RFC 8941's
+/// canonical form.
 struct StructuredField {
     enum BareItem: Hashable, Sendable {
         case integer(Int64)
@@ -290,13 +291,25 @@ struct StructuredField {
     static func serialize(_ item: BareItem) -> String {
         switch item {
         case .integer(let value): String(value)
-        case .decimal(let text): text
+        case .decimal(let text): canonicalDecimal(text)
         case .string(let text):
             "\"" + text.replacingBackslashesAndQuotes() + "\""
         case .token(let text): text
         case .bytes(let bytes): ":" + StrictBase64.encode(bytes) + ":"
         case .boolean(let value): value ? "?1" : "?0"
         }
+    }
+
+    /// A parsed decimal's text as RFC 8941 section 4.1.5 writes it: no leading zeros, no trailing
+    /// fractional zeros, at least one digit on each side of the point, no sign on zero.
+    private static func canonicalDecimal(_ text: String) -> String {
+        let negative = text.hasPrefix("-")
+        let parts = text.drop { $0 == "-" }.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let integer = parts[0].drop { $0 == "0" }
+        var fraction = parts.count > 1 ? parts[1] : ""
+        while fraction.last == "0" { fraction.removeLast() }
+        let isZero = integer.isEmpty && fraction.isEmpty
+        return (negative && !isZero ? "-" : "") + (integer.isEmpty ? "0" : String(integer)) + "." + (fraction.isEmpty ? "0" : String(fraction))
     }
 
     static func serialize(_ parameters: Parameters) -> String {
