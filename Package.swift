@@ -119,9 +119,9 @@ let package = Package(
         // Test-only wrappers (the intercepting proxy's client side): only ServerTrustTestSupport
         // depends on it, so nothing of it ships in `servertrust`.
         .target(name: "CServerTrustTestShims", dependencies: ["COpenSSL"]),
-        // Certificates, SPKI pins, Ed25519 verification keys, the signature verifier
-        // (SignaturePublicKey) and the errors they throw: what a build-time tool needs to compile
-        // trust material into a binary. ServerTrust re-exports it,
+        // Certificates, SPKI pins, the signature keys (the verifier SignaturePublicKey, its signing
+        // half, and the v1 key types as views of them) and the errors they throw: what a build-time
+        // tool needs to compile trust material into a binary. ServerTrust re-exports it,
         // so the plugin's tool builds this module instead of the whole of ServerTrust.
         .target(
             name: "ServerTrustCertificates",
@@ -361,6 +361,8 @@ let package = Package(
         .testTarget(
             name: "ServerTrustTests",
             dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL", .product(name: "Logging", package: "swift-log")],
+            // The httpwg RFC 8941 vectors StructuredFieldVectorTests reads from the source tree.
+            exclude: ["Fixtures/structured-field-tests"],
             swiftSettings: strictSwift
         ),
     ]

@@ -103,7 +103,7 @@ struct SignatureHeader: Equatable {
         nonce = try bytes(.nonce, SignatureChallenge.nonceLengths)
         requestDigest = try bytes(.req, Self.digestLength...Self.digestLength)
         bodyDigest = try bytes(.body, Self.digestLength...Self.digestLength)
-        signature = try bytes(.sig, Ed25519.signatureLength...Ed25519.signatureLength)
+        signature = try bytes(.sig, VerificationKey.signatureLength...VerificationKey.signatureLength)
         guard let time = Self.decimal(values[.time]!), time <= IntermediateKeyCertificate.latestTime else {
             throw Self.malformed("The signature's \"time\" is not a decimal number of seconds before 9999.")
         }

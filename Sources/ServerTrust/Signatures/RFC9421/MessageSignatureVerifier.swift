@@ -1,49 +1,6 @@
 public import Foundation
 internal import COpenSSL
 
-/// The client's `Accept-Signature` for one request (RFC 9421 section 5.1): the components it
-/// requires and a fresh nonce, which the server copies into its signature's `nonce` parameter.
-public struct MessageSignatureChallenge: Sendable {
-    /// 128 random bits, base64url without padding.
-    public let nonce: String
-    /// The request as sent: what `;req` components resolve to.
-    public let request: MessageSignatureRequest
-    /// The `Accept-Signature` field value to send.
-    public let acceptSignature: String
-    /// The request time, seconds since 1970.
-    public let requestTime: Int64
-    /// What the accepted signature must cover: the policy's required components, and
-    /// `"content-digest";req` when the request carries a `Content-Digest` (a request body).
-    public let requiredComponents: [MessageComponent]
-
-    /// A challenge with a nonce of the caller's: for replaying a recorded exchange, known-answer
-    /// tests and fuzzing. A live client uses `MessageSignatureVerifier.challenge(for:)`, whose
-    /// nonce is fresh; a repeated nonce makes every response to it replayable.
-    ///
-    /// When `request` has a `Content-Digest` field (the client's digest of the body it sends),
-    /// the signature must also cover it as `"content-digest";req`: the response is then bound to
-    /// the request body, as v1's request digest binds it.
-    /// - Parameters:
-    ///   - nonce: the nonce sent.
-    ///   - request: the request as sent.
-    ///   - policy: the policy whose components the `Accept-Signature` names.
-    ///   - requestTime: seconds since 1970.
-    public init(nonce: String, request: MessageSignatureRequest, policy: MessageSignaturePolicy, requestTime: Int64) {
-        self.nonce = nonce
-        self.request = request
-        self.requestTime = requestTime
-        var required = policy.requiredComponents
-        var accepted = policy.acceptedComponents
-        let bodyDigest = MessageComponent("content-digest", requestBound: true)
-        if SignatureBase.fieldValue("content-digest", in: request.headers) != nil, !required.contains(bodyDigest) {
-            required.append(bodyDigest)
-            accepted.append(bodyDigest)
-        }
-        requiredComponents = required
-        acceptSignature = policy.label + "=" + StructuredField.serialize(innerList: accepted.map(\.item), parameters: [("nonce", .string(nonce))])
-    }
-}
-
 /// What a successful RFC 9421 verification established.
 public struct VerifiedMessageSignature: Hashable, Sendable {
     /// The label the server signed under.
@@ -115,7 +72,7 @@ public final class MessageSignatureVerifier: Sendable {
     /// - Throws: `ResponseSignatureError` `.openSSLFailure` if no random bytes could be drawn.
     public func challenge(for request: MessageSignatureRequest) throws(ResponseSignatureError) -> MessageSignatureChallenge {
         MessageSignatureChallenge(
-            nonce: Base64URL.encode(try Ed25519.randomBytes(16)), request: request, policy: policy,
+            nonce: Base64URL.encode(try SecureRandom.bytes(16)), request: request, policy: policy,
             requestTime: Int64(clock().timeIntervalSince1970.rounded(.down)))
     }
 
@@ -133,7 +90,7 @@ public final class MessageSignatureVerifier: Sendable {
         status: Int, headers: [(name: String, value: String)], body: [UInt8], answering challenge: MessageSignatureChallenge
     ) throws(ResponseSignatureError) -> VerifiedMessageSignature {
         // Only what the received field names is computed (every algorithm it lists is checked).
-        let digest = ContentDigest(algorithms: ContentDigest.algorithms(in: SignatureBase.fieldValue("content-digest", in: headers)))
+        let digest = ContentDigest(algorithms: ContentDigest.algorithms(in: MessageComponentResolver.fieldValue("content-digest", in: headers)))
         digest.update(body)
         return try verify(status: status, headers: headers, contentDigest: digest, answering: challenge)
     }
@@ -323,7 +280,7 @@ public final class MessageSignatureVerifier: Sendable {
         }
 
         // The body.
-        if let field = SignatureBase.fieldValue("content-digest", in: headers) {
+        if let field = MessageComponentResolver.fieldValue("content-digest", in: headers) {
             try digest.check(field)
         }
         return VerifiedMessageSignature(
@@ -357,7 +314,7 @@ public final class MessageSignatureVerifier: Sendable {
     private static func dictionary(
         _ name: String, in headers: [(name: String, value: String)]
     ) throws(ResponseSignatureError) -> [(key: String, member: StructuredField.Member)]? {
-        guard let value = SignatureBase.fieldValue(name, in: headers) else { return nil }
+        guard let value = MessageComponentResolver.fieldValue(name, in: headers) else { return nil }
         guard value.utf8.count <= maximumFieldLength else {
             throw ResponseSignatureError(.malformedSignature, "The \(name) field is \(value.utf8.count) bytes, over the \(maximumFieldLength)-byte limit.")
         }

@@ -5,7 +5,8 @@ internal import CServerTrustShims
 /// interface.
 ///
 /// The one signature-verification primitive of the package: the TUF client checks metadata
-/// signatures with it, the v1 signed-response format checks Ed25519 with it, and RFC 9421 will.
+/// signatures with it, RFC 9421 checks response signatures with it, and the v1 signed-response
+/// format's ``VerificationKey`` is a view of it.
 /// A key is made once from its encoding and then only read; every verification uses an
 /// `EVP_MD_CTX` of its own, which OpenSSL 3 documents as safe on a shared `EVP_PKEY`: hence
 /// `@unchecked Sendable`.
@@ -97,6 +98,23 @@ public final class SignaturePublicKey: @unchecked Sendable {
         default:
             throw SignatureKeyError(.unsupportedKey, "key type \(EVP_PKEY_get_base_id(key)) is not Ed25519, EC P-256 or RSA")
         }
+    }
+
+    /// The 32 raw bytes of an Ed25519 key (RFC 8032); nil for another key type.
+    package var ed25519RawRepresentation: [UInt8]? {
+        kind == .ed25519 ? Self.ed25519RawRepresentation(of: pointer) : nil
+    }
+
+    /// The 32 raw public-key bytes of an Ed25519 `EVP_PKEY` (a private key too); nil when
+    /// OpenSSL cannot export them.
+    package static func ed25519RawRepresentation(of key: OpaquePointer) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var length = bytes.count
+        guard EVP_PKEY_get_raw_public_key(key, &bytes, &length) == 1, length == 32 else {
+            _ = drainOpenSSLErrors()
+            return nil
+        }
+        return bytes
     }
 
     /// Whether `other` is the same public key (OpenSSL's `EVP_PKEY_eq`): the same key material,

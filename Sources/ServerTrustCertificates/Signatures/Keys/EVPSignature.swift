@@ -1,6 +1,6 @@
 internal import COpenSSL
 
-/// The one `EVP_DigestVerify` call every scheme goes through (``Ed25519`` too).
+/// The one `EVP_DigestVerify` call every scheme goes through.
 package enum EVPSignature {
     /// Verifies with `digest` (NULL for Ed25519, which hashes internally); `pss` selects
     /// RSASSA-PSS with MGF1 over the same digest and an automatically detected salt length.

@@ -65,7 +65,7 @@ public struct MessageSignatureSigner: Sendable {
             throw ResponseSignatureError(.invalidConfiguration, "An HTTP status is 100 to 999; got \(status).")
         }
         var added: [(name: String, value: String)] = []
-        if SignatureBase.fieldValue("content-digest", in: headers) == nil {
+        if MessageComponentResolver.fieldValue("content-digest", in: headers) == nil {
             added.append(("Content-Digest", ContentDigest.fieldValue(of: body)))
         }
         let fields = headers + added
@@ -74,7 +74,7 @@ public struct MessageSignatureSigner: Sendable {
         var label = "sig"
         var nonce: String?
         var requested = MessageSignaturePolicy.defaultRequiredComponents.map(\.item)
-        if let accept = SignatureBase.fieldValue("accept-signature", in: request.headers) {
+        if let accept = MessageComponentResolver.fieldValue("accept-signature", in: request.headers) {
             let members: [(key: String, member: StructuredField.Member)]
             do {
                 members = try StructuredField.dictionary(accept)
@@ -103,7 +103,7 @@ public struct MessageSignatureSigner: Sendable {
             // decides whether that is acceptable.
             if case .string(let name) = item.value, !name.hasPrefix("@") {
                 let requestBound = item.parameters.contains { $0.key == "req" }
-                if requestBound ? SignatureBase.fieldValue(name, in: request.headers) == nil : !present.contains(name) { continue }
+                if requestBound ? MessageComponentResolver.fieldValue(name, in: request.headers) == nil : !present.contains(name) { continue }
             }
             add(item)
         }

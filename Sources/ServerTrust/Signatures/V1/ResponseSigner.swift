@@ -83,7 +83,7 @@ public struct ResponseSigner: Sendable {
                 .intermediateExpired, "The intermediate key expired at \(certificate.expires); issue a new one with servertrust keys issue-intermediate.")
         }
         let salt: [UInt8]
-        if let fixedSalt { salt = fixedSalt } else { salt = try Ed25519.randomBytes(SignatureHeader.saltLength) }
+        if let fixedSalt { salt = fixedSalt } else { salt = try SecureRandom.bytes(SignatureHeader.saltLength) }
         let bodyDigest = sha256(challenge.method == "HEAD" ? [] : body)
         let requestDigest = challenge.requestDigest
         let etagValue = try SignatureHeader.signedValue(of: "ETag", in: etag.map { [("ETag", $0)] } ?? [])

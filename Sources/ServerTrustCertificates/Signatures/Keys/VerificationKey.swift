@@ -3,28 +3,35 @@ internal import COpenSSL
 /// An Ed25519 public key: a signed-response root compiled into the client, or an intermediate
 /// key taken from an `IntermediateKeyCertificate`.
 ///
-/// Written as base64 of its 32 raw bytes (the form `servertrust keys root-public --swift`
-/// prints); base64 DER SubjectPublicKeyInfo and PEM `PUBLIC KEY` are accepted too, so
+/// The v1 format's view of a ``SignaturePublicKey``: Ed25519 only, compared by its raw bytes and
+/// named by a key ID, while every signature check goes through ``publicKey``, the package's one
+/// verifier. Written as base64 of its 32 raw bytes (the form `servertrust keys root-public
+/// --swift` prints); base64 DER SubjectPublicKeyInfo and PEM `PUBLIC KEY` are accepted too, so
 /// `openssl pkey -pubout` output can be pasted as is.
 public struct VerificationKey: Hashable, Sendable, CustomStringConvertible {
     /// The 32 raw public-key bytes (RFC 8032).
     public let rawRepresentation: [UInt8]
-    package let key: Ed25519.Key
+    /// The same key as RFC 9421 and the TUF client use it (``SignatureAlgorithm/ed25519``).
+    public let publicKey: SignaturePublicKey
 
-    package init(validatedRaw raw: [UInt8]) {
-        guard let key = Ed25519.Key.publicKey(raw: raw) else { preconditionFailure("not a 32-byte Ed25519 public key") }
+    /// An Ed25519 signature is 64 bytes.
+    package static let signatureLength = 64
+
+    /// The public half of an Ed25519 key this package made or read.
+    package init(ed25519 publicKey: SignaturePublicKey) {
+        guard let raw = publicKey.ed25519RawRepresentation else { preconditionFailure("not an Ed25519 public key") }
         rawRepresentation = raw
-        self.key = key
+        self.publicKey = publicKey
     }
 
     /// A key from its 32 raw bytes.
     /// - Throws: ``ResponseSignatureError/Code/malformedKey`` unless `raw` is 32 bytes.
     public init(rawRepresentation raw: [UInt8]) throws(ResponseSignatureError) {
-        guard let key = Ed25519.Key.publicKey(raw: raw) else {
+        guard raw.count == 32, let key = try? SignaturePublicKey(ed25519RawRepresentation: raw) else {
             throw ResponseSignatureError(.malformedKey, "An Ed25519 public key is 32 bytes; got \(raw.count).")
         }
         rawRepresentation = raw
-        self.key = key
+        publicKey = key
     }
 
     /// A key from a DER SubjectPublicKeyInfo.
@@ -40,14 +47,14 @@ public struct VerificationKey: Hashable, Sendable, CustomStringConvertible {
             _ = drainOpenSSLErrors()
             throw ResponseSignatureError(.malformedKey, "The data is not a DER SubjectPublicKeyInfo.")
         }
-        let key = Ed25519.Key(takingOwnership: parsed.key)
+        defer { EVP_PKEY_free(parsed.key) }
         guard parsed.consumed == der.count else {
             throw ResponseSignatureError(.malformedKey, "The SubjectPublicKeyInfo is followed by \(der.count - parsed.consumed) bytes.")
         }
-        guard key.isEd25519 else {
+        guard EVP_PKEY_get_base_id(parsed.key) == EVP_PKEY_ED25519, let raw = SignaturePublicKey.ed25519RawRepresentation(of: parsed.key) else {
             throw ResponseSignatureError(.malformedKey, "The public key is \(describeKeyType(parsed.key)), not Ed25519.")
         }
-        try self.init(rawRepresentation: key.rawPublicKey)
+        try self.init(rawRepresentation: raw)
     }
 
     /// A key from base64 of its 32 raw bytes, base64 of a DER SubjectPublicKeyInfo, or a PEM
@@ -61,7 +68,7 @@ public struct VerificationKey: Hashable, Sendable, CustomStringConvertible {
         guard body.utf8.count <= 4096, let bytes = StrictBase64.decode(body.utf8) else {
             throw ResponseSignatureError(.malformedKey, "The Ed25519 public key is not valid base64 (standard alphabet, = padding).")
         }
-        if bytes.count == Ed25519.publicKeyLength {
+        if bytes.count == 32 {
             try self.init(rawRepresentation: bytes)
         } else if bytes.first == 0x30 {
             try self.init(subjectPublicKeyInfoDER: bytes)
@@ -89,7 +96,7 @@ public struct VerificationKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `signature` is this key's Ed25519 signature of `message`.
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        key.isValidSignature(signature, for: message)
+        publicKey.isValidSignature(signature, for: message, algorithm: .ed25519)
     }
 
     public static func == (lhs: VerificationKey, rhs: VerificationKey) -> Bool { lhs.rawRepresentation == rhs.rawRepresentation }

@@ -2,7 +2,8 @@ internal import COpenSSL
 internal import CServerTrustShims
 
 /// A private key that signs HTTP messages (RFC 9421): Ed25519, ECDSA P-256 or RSA (PSS), over
-/// OpenSSL's EVP interface — the signing half of ``SignaturePublicKey``.
+/// OpenSSL's EVP interface — the signing half of ``SignaturePublicKey``. The v1 format's
+/// ``SigningKey`` is a view of an Ed25519 one.
 ///
 /// Kept in unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the form
 /// `servertrust keys create-jwk` writes with mode 0600 and `openssl genpkey` produces.
@@ -16,7 +17,8 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
     public let publicKey: SignaturePublicKey
     private let pointer: OpaquePointer
 
-    private init(takingOwnership pointer: OpaquePointer) throws(SignatureKeyError) {
+    /// Adopts `pointer`, an `EVP_PKEY` holding a private key; it is freed on failure too.
+    package init(takingOwnership pointer: OpaquePointer) throws(SignatureKeyError) {
         guard let der = withMemoryBIO({ i2d_PUBKEY_bio($0, pointer) == 1 }) else {
             EVP_PKEY_free(pointer)
             throw SignatureKeyError(.malformedKey, "OpenSSL cannot export the public half: " + drainOpenSSLErrors().joined(separator: "; "))
@@ -68,6 +70,15 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
             throw SignatureKeyError(.malformedKey, "no unencrypted PEM PRIVATE KEY block could be read")
         }
         try self.init(takingOwnership: parsed)
+    }
+
+    /// An Ed25519 key from its 32-byte seed (RFC 8032's private key).
+    /// - Throws: `SignatureKeyError` `.malformedKey` unless `raw` is 32 bytes OpenSSL accepts.
+    package convenience init(ed25519RawRepresentation raw: [UInt8]) throws(SignatureKeyError) {
+        guard raw.count == 32 else { throw SignatureKeyError(.malformedKey, "an Ed25519 private key is 32 bytes, not \(raw.count)") }
+        let key = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
+        guard let key else { throw Self.failure("EVP_PKEY_new_raw_private_key") }
+        try self.init(takingOwnership: key)
     }
 
     /// The key as unencrypted PKCS#8 PEM. Store it readable by its owner only.

@@ -30,6 +30,41 @@ import Testing
         #expect(key.keyID.count == 8)
     }
 
+    /// `SigningKey` and `VerificationKey` are the v1 format's views of `SignaturePrivateKey` and
+    /// `SignaturePublicKey`: one key, signed and verified through either.
+    @Test func theV1KeysAreViewsOfTheSignatureKeysRFC9421Uses() throws {
+        let key = try SigningKey.generate()
+        #expect(key.privateKey.kind == .ed25519)
+        #expect(key.verificationKey.publicKey.isSameKey(as: key.privateKey.publicKey))
+        let message = Array("one key, two formats".utf8)
+        let v1Signature = try key.signature(for: message)
+        #expect(key.privateKey.publicKey.isValidSignature(v1Signature, for: message, algorithm: .ed25519))
+        #expect(!key.privateKey.publicKey.isValidSignature(v1Signature, for: message, algorithm: .ecdsaP256SHA256Raw))
+        let rfc9421Signature = try key.privateKey.signature(for: message, algorithm: .ed25519)
+        #expect(key.verificationKey.isValidSignature(rfc9421Signature, for: message))
+        #expect(try VerificationKey(base64: key.verificationKey.publicKey.pemRepresentation) == key.verificationKey)
+    }
+
+    /// RFC 8032 section 7.1, TEST 2: the seed, its public key and the signature of one byte.
+    @Test func aSeedGivesRFC8032sKeyAndSignature() throws {
+        func bytes(_ hex: String) -> [UInt8] {
+            var out: [UInt8] = []
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                let next = hex.index(index, offsetBy: 2)
+                out.append(UInt8(hex[index..<next], radix: 16)!)
+                index = next
+            }
+            return out
+        }
+        let key = try SigningKey(rawRepresentation: bytes("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb"))
+        #expect(key.verificationKey.rawRepresentation == bytes("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"))
+        let expected = bytes(
+            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00")
+        #expect(try key.signature(for: [0x72]) == expected)
+        #expect(key.verificationKey.isValidSignature(expected, for: [0x72]))
+    }
+
     @Test func keysOpenSSLMakesAreReadAndMatch() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-ed25519-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -104,7 +104,7 @@ public struct SignatureChallenge: Hashable, Sendable {
         }
         try self.init(
             method: method, host: host, port: url.port ?? defaultPort, path: Self.pathAsLibcurlSends(components.percentEncodedPath),
-            query: components.percentEncodedQuery ?? "", requestBody: requestBody, nonce: try Ed25519.randomBytes(Self.clientNonceLength),
+            query: components.percentEncodedQuery ?? "", requestBody: requestBody, nonce: try SecureRandom.bytes(Self.clientNonceLength),
             requestTime: Int64(now.timeIntervalSince1970.rounded(.down)))
     }
 
