@@ -4,7 +4,7 @@ import Testing
 
 /// Known-answer tests that pin the v1 byte layout (document revision 2: the port is in the
 /// request digest): the same vector is in
-/// docs/SIGNED_RESPONSES.md (appendix A), and was checked there with an independent
+/// docs/SIGNED_RESPONSES_V1.md (appendix A), and was checked there with an independent
 /// implementation (Python `cryptography`). Ed25519 is deterministic, so fixed keys, salt and
 /// nonce give one exact header.
 @Suite struct SignedResponseLayoutTests {
