@@ -10,7 +10,7 @@ public import Foundation
 /// let verified = try verifier.verify(status: status, headers: headers, body: body, answering: challenge)
 /// ```
 ///
-/// The checks, in order; the first failure is thrown (docs/SIGNED_RESPONSES.md, section 7):
+/// The checks, in order; the first failure is thrown (docs/SIGNED_RESPONSES_V1.md, section 7):
 /// 1. a signature field is present (`ResponseSignatureError.Code.missingSignature`), well
 ///    formed (`malformedSignature`), of a version some root is configured for
 ///    (`unsupportedVersion`) — the highest such version present is the only one read;

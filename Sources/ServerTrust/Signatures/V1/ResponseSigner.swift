@@ -17,7 +17,7 @@ public import Foundation
 ///
 /// During a root rotation after a compromise, run two signers — the old root's intermediate
 /// under version 1 and the new root's under version 2 — and send both header fields: each
-/// client reads only the version it has a root for (docs/SIGNED_RESPONSES.md, section 9).
+/// client reads only the version it has a root for (docs/SIGNED_RESPONSES_V1.md, section 9).
 public struct ResponseSigner: Sendable {
     /// The intermediate key's certificate, sent with every signature.
     public let certificate: IntermediateKeyCertificate

@@ -9,7 +9,7 @@ public import Foundation
 /// The server's signature then covers the request *it* saw, so a request altered on the way
 /// fails verification with `ResponseSignatureError.Code.requestMismatch`.
 ///
-/// Canonical forms, identical on both sides (docs/SIGNED_RESPONSES.md, section 6):
+/// Canonical forms, identical on both sides (docs/SIGNED_RESPONSES_V1.md, section 6):
 /// - method: as sent (the session sends it uppercased);
 /// - host: lowercased, without port, brackets or trailing dot (``HostName/normalize(_:)``);
 ///   on the server, from the `Host` header unless given explicitly;

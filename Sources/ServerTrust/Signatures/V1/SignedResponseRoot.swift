@@ -3,7 +3,7 @@
 /// Compile the key in as a base64 constant (`servertrust keys root-public --swift`). The version
 /// is the `v1` of `X-ServerTrust-Signature: v1; …`: it changes only when a root is replaced
 /// after a compromise, so that old and new clients each read their own signature field
-/// (docs/SIGNED_RESPONSES.md, section 9).
+/// (docs/SIGNED_RESPONSES_V1.md, section 9).
 public struct SignedResponseRoot: Hashable, Sendable, CustomStringConvertible {
     public let key: VerificationKey
     /// 1 to 999; checked when a verifier is created.
