@@ -332,6 +332,13 @@ enum DERWriter {
         return children
     }
 
+    /// The content (without tag and length) of the single DER element `der`.
+    static func content(ofElement der: [UInt8]) throws -> [UInt8] {
+        let (start, length) = try header(der, at: 0)
+        guard start + length == der.count else { throw LabPKIError("not a single DER element") }
+        return Array(der[start...])
+    }
+
     /// Where the content of the element at `offset` starts, and its length (single-byte tags).
     private static func header(_ der: [UInt8], at offset: Int) throws -> (Int, Int) {
         guard offset + 1 < der.count else { throw LabPKIError("truncated DER") }
