@@ -16,19 +16,67 @@ enum OpenSSLSCTValidation {
         }
         defer { SCT_free(parsed) }
         guard SCT_set_source(parsed, source) == 1 else { throw Failure("SCT_set_source") }
-        return try validate([parsed], certificate: certificate, issuer: issuer, logs: logs, at: time)[0]
+        return try validate([parsed], certificate: certificate, issuer: issuer, logKeys: logs.map(\.publicKeyDER), at: time)[0]
+    }
+
+    /// OpenSSL's verdicts on the SCTs of a `SignedCertificateTimestampList` from `source`; nil
+    /// when OpenSSL cannot decode the list.
+    static func statuses(
+        ofList list: [UInt8], source: sct_source_t, certificate: Certificate, issuer: Certificate, logKeys: [[UInt8]], at time: Date
+    ) throws -> [sct_validation_status_t]? {
+        let parsed = list.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return o2i_SCT_LIST(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { return nil }
+        defer { SCT_LIST_free(parsed) }
+        let scts = (0..<OPENSSL_sk_num(parsed)).map { OpaquePointer(OPENSSL_sk_value(parsed, $0)!) }
+        for sct in scts { guard SCT_set_source(sct, source) == 1 else { throw Failure("SCT_set_source") } }
+        return try validate(scts, certificate: certificate, issuer: issuer, logKeys: logKeys, at: time)
+    }
+
+    /// OpenSSL's verdicts on the SCTs of the first single response of a DER OCSP response; nil
+    /// when OpenSSL cannot decode the response.
+    static func statuses(
+        ofOCSPResponse der: [UInt8], certificate: Certificate, issuer: Certificate, logKeys: [[UInt8]], at time: Date
+    ) throws -> [sct_validation_status_t]? {
+        let response = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_OCSP_RESPONSE(nil, &cursor, buffer.count)
+        }
+        guard let response else { return nil }
+        defer { OCSP_RESPONSE_free(response) }
+        guard let basic = OCSP_response_get1_basic(response) else { return nil }
+        defer { OCSP_BASICRESP_free(basic) }
+        guard let single = OCSP_resp_get0(basic, 0) else { return nil }
+        guard let raw = OCSP_SINGLERESP_get1_ext_d2i(single, NID_ct_cert_scts, nil, nil) else { return [] }
+        let list = OpaquePointer(raw)
+        defer { SCT_LIST_free(list) }
+        let scts = (0..<OPENSSL_sk_num(list)).map { OpaquePointer(OPENSSL_sk_value(list, $0)!) }
+        return try validate(scts, certificate: certificate, issuer: issuer, logKeys: logKeys, at: time)
     }
 
     /// OpenSSL's verdicts on the SCTs embedded in `certificate`, as OpenSSL itself extracts them.
     static func embeddedStatuses(
         certificate: Certificate, issuer: Certificate, logs: [TestCTLog], at time: Date
     ) throws -> [sct_validation_status_t] {
+        try embeddedStatuses(certificate: certificate, issuer: issuer, logKeys: logs.map(\.publicKeyDER), at: time)
+    }
+
+    static func embeddedStatuses(
+        certificate: Certificate, issuer: Certificate, logKeys: [[UInt8]], at time: Date
+    ) throws -> [sct_validation_status_t] {
         try withX509(certificate) { x509 in
             let list = OpaquePointer(try unwrap(X509_get_ext_d2i(x509, NID_ct_precert_scts, nil, nil), "X509_get_ext_d2i(SCT list)"))
             defer { SCT_LIST_free(list) }
             let scts = (0..<OPENSSL_sk_num(list)).map { OpaquePointer(OPENSSL_sk_value(list, $0)!) }
-            return try validate(scts, certificate: certificate, issuer: issuer, logs: logs, at: time)
+            return try validate(scts, certificate: certificate, issuer: issuer, logKeys: logKeys, at: time)
         }
+    }
+
+    /// Whether `certificate` has the embedded SCT list extension.
+    static func hasEmbeddedSCTs(_ certificate: Certificate) throws -> Bool {
+        try withX509(certificate) { X509_get_ext_by_NID($0, NID_ct_precert_scts, -1) >= 0 }
     }
 
     /// The TBSCertificate of `certificate` without the extension `nid`, as OpenSSL re-encodes it
@@ -49,18 +97,21 @@ enum OpenSSLSCTValidation {
     }
 
     /// An OpenSSL CT log file (`CTLOG_STORE_load_file`) naming `logs`.
-    static func logFile(_ logs: [TestCTLog]) -> String {
-        let names = logs.indices.map { "log\($0)" }
+    static func logFile(_ logs: [TestCTLog]) -> String { logFile(keys: logs.map(\.publicKeyDER)) }
+
+    /// An OpenSSL CT log file naming the logs of these SubjectPublicKeyInfo DER keys.
+    static func logFile(keys: [[UInt8]]) -> String {
+        let names = keys.indices.map { "log\($0)" }
         return "enabled_logs = \(names.joined(separator: ","))\n"
-            + zip(names, logs).map { "[\($0)]\ndescription = \($1.description)\nkey = \(Data($1.publicKeyDER).base64EncodedString())\n" }.joined()
+            + zip(names, keys).map { "[\($0)]\ndescription = \($0)\nkey = \(Data($1).base64EncodedString())\n" }.joined()
     }
 
     private static func validate(
-        _ scts: [OpaquePointer], certificate: Certificate, issuer: Certificate, logs: [TestCTLog], at time: Date
+        _ scts: [OpaquePointer], certificate: Certificate, issuer: Certificate, logKeys: [[UInt8]], at time: Date
     ) throws -> [sct_validation_status_t] {
         let store = try unwrap(CTLOG_STORE_new(), "CTLOG_STORE_new")
         defer { CTLOG_STORE_free(store) }
-        let path = try LabPKI.writeTemporaryFile(Array(logFile(logs).utf8), name: "ct_log_list.cnf")
+        let path = try LabPKI.writeTemporaryFile(Array(logFile(keys: logKeys).utf8), name: "ct_log_list.cnf")
         defer { LabPKI.removeTemporaryFile(path) }
         guard CTLOG_STORE_load_file(store, path) == 1 else { throw Failure("CTLOG_STORE_load_file") }
         let context = try unwrap(CT_POLICY_EVAL_CTX_new(), "CT_POLICY_EVAL_CTX_new")

@@ -59,7 +59,7 @@ import Testing
         let asking = try site.connect(port: server.port, "-ct \(version)")
         #expect(asking.contains("SCTs present (2)"), "\(asking)")
         #expect(Self.count("SCT validation status: valid", in: asking) == 2)
-        #expect(asking.contains("Protocol  : " + (version == "-tls1_2" ? "TLSv1.2" : "TLSv1.3")))
+        #expect(asking.contains("New, " + (version == "-tls1_2" ? "TLSv1.2" : "TLSv1.3") + ", Cipher is"))
         // A client that does not send the extension gets none back.
         let silent = try site.connect(port: server.port, "-tlsextdebug \(version)")
         #expect(silent.contains("Verify return code: 0 (ok)"))
