@@ -84,7 +84,7 @@ import Testing
         #expect(restored.inForce == .floorMetadataExpired, "\(restored)")
         #expect(restored.denyListEntries == 1)
         #expect(restored.metadataExpires == roleExpires)
-        #expect(restored.lastError?.contains("expired") == true, "\(restored.lastError ?? "")")
+        #expect(restored.lastError?.description.contains("expired") == true, "\(restored.lastError?.description ?? "")")
         #expect(restarted.deliveredPolicy == nil)
         #expect(restarted.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
         let session = try fixture.apiSession(restarted)
