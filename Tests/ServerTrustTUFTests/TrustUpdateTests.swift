@@ -483,23 +483,15 @@ import Testing
 
         clock.advance(days: 40)  // the repository's metadata expires after 30 days
         fixture.updates.stop()   // and no refresh can succeed
-        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
-        let restored = await restarted.restore()
+        let restarted = try await fixture.restartExpectingDeniedKey(updateSession, directory: directory, clock: clock)
+        defer { restarted.session.shutdown() }
+        let restored = restarted.restored
         #expect(restored.inForce == .floorMetadataExpired, "\(restored)")
-        #expect(restored.denyListEntries == 1)
         #expect(restored.lastError?.description.contains("expired") == true, "\(restored.lastError?.description ?? "")")
-        #expect(restarted.deliveredPolicy == nil)
-        #expect(restarted.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
-        let session = try fixture.apiSession(restarted)
-        defer { session.shutdown() }
-        let refused = await Self.result(session, fixture.apiURL())
-        #expect(Self.trustCode(refused) == .deniedKey, "\(refused)")
 
-        let failed = await restarted.refresh()
+        let failed = await fixture.refreshExpectingDeniedKey(restarted)
         #expect(failed.lastOutcome == .failed)
         #expect(failed.inForce == .floorMetadataExpired)
-        let stillRefused = await Self.result(session, fixture.apiURL(), closing: true)
-        #expect(Self.trustCode(stillRefused) == .deniedKey, "\(stillRefused)")
     }
 
     /// A delivered `jwks.json` with no key is in force over the compiled-in keys: the repository
