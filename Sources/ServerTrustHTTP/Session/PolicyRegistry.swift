@@ -140,20 +140,15 @@ extension PolicyRegistry {
     private static func makePolicy(
         _ resolved: ResolvedHostPolicy, _ override: (any ServerTrustEvaluating)?, _ trust: SessionTrust, _ parts: PolicyParts
     ) -> TrustPolicy {
-        var resolved = resolved
-        if let override {
-            var policy = resolved.policy
-            policy.evaluator = override
-            resolved = ResolvedHostPolicy(host: resolved.host, pattern: nil, policy: policy, denyList: resolved.denyList)
-        }
+        let (resolved, signedResponses) = trust.resolve(resolved, override: override)
         let configuration = parts.configuration
         return TrustPolicy(
-            resolved: resolved, anchors: parts.anchors,
+            resolved: resolved, signedResponses: signedResponses, anchors: parts.anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: parts.revocationFetcher,
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: trust.clientIdentities.identity(for: resolved.host), metrics: parts.metrics, handlePool: parts.handlePool)
+            metrics: parts.metrics, handlePool: parts.handlePool)
     }
 
     /// What every policy of a session is made with.

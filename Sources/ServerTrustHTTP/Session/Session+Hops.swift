@@ -123,13 +123,16 @@ extension Session {
     /// Sends one hop and waits for its whole outcome. Inlined, as is ``run(_:)``, into the
     /// hop's `send`: each was an async frame of its own that only passed the call on (one
     /// frame fewer per request, docs/PERFORMANCE-HISTORY.md, eighth round).
-    @inline(__always) nonisolated(nonsending) func perform(_ request: Request) async throws -> Transfer.Outcome {
-        try await run(try makeTransfer(request, stream: nil))
+    @inline(__always) nonisolated(nonsending) func perform(
+        _ request: Request, signing pending: inout SignedResponseChecker.Pending?
+    ) async throws -> Transfer.Outcome {
+        try await run(try makeTransfer(request, stream: nil, signing: &pending))
     }
 
     nonisolated(nonsending) func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
         let stream = BodyStream()
-        let transfer = try makeTransfer(request, stream: stream)
+        var unsigned: SignedResponseChecker.Pending?
+        let transfer = try makeTransfer(request, stream: stream, signing: &unsigned)
         let loop = self.loop(running: transfer)
         stream.setResumeHandler { [loop] in loop.resume(transfer) }
         let arrived = try await run(transfer)

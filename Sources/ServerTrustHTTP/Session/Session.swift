@@ -35,8 +35,9 @@ public final class Session: Sendable {
     let policies: PolicyRegistry
     /// The curl handles of every policy, retired with their policies (``PolicyHandles``).
     let handlePool: PolicyHandles.Pool
-    /// The signed-response policies of the manager in force.
-    var signedResponses: SignedResponseChecker { currentTrust().signedResponses }
+    /// Signs requests and checks responses for hosts whose policy asks (each host's compiled
+    /// policy is on its ``TrustPolicy``).
+    let signedResponses: SignedResponseChecker
     var redirects: RedirectRules {
         RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
     }
@@ -117,6 +118,7 @@ public final class Session: Sendable {
         let connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         let snapshot = source?.snapshot
         trustTables = Locked(try SessionTrust.make(snapshot?.manager, generation: snapshot?.generation ?? 0, configuration: configuration))
+        signedResponses = SignedResponseChecker(configuration: configuration)
         let anchors = try configuration.anchors.resolve()
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
@@ -246,8 +248,9 @@ public final class Session: Sendable {
             mustPrepare: { mustBufferForSigning($0) },
             prepare: { try await bufferedForSigning($0) },
             send: { request in
-                let (signed, pending) = try signedResponses.prepare(request)
-                return BufferedHop(outcome: try await perform(signed), pending: pending)
+                var pending: SignedResponseChecker.Pending?
+                let outcome = try await perform(request, signing: &pending)
+                return BufferedHop(outcome: outcome, pending: pending)
             },
             verify: { hop, request in
                 try signedResponses.verify(
@@ -278,9 +281,8 @@ public final class Session: Sendable {
         try await data(for: Request(method: .post, url: try parse(url), headers: headers, body: body))
     }
 
-    /// Whether responses from `url`'s host are signature-checked: an informational or enforced
-    /// ``Configuration/signedResponses`` policy matches it, by the rule the session itself
-    /// applies (the most specific pattern wins).
+    /// Whether responses from `url`'s host are signature-checked: the host's resolved policy
+    /// (`HostPolicy.signedResponses`) is informational or enforced.
     ///
     /// Such a response needs its whole body before any of it can be used, so ``stream(_:)``
     /// refuses the request and ``data(for:)`` buffers and verifies it. An adapter that streams
@@ -288,7 +290,8 @@ public final class Session: Sendable {
     /// A redirect can still lead a stream to a checked host, where ``stream(_:)`` refuses
     /// that hop.
     public func checksSignedResponses(from url: URL) -> Bool {
-        signedResponses.requiresVerification(url)
+        guard let host = url.host, let policy = try? policy(forRawHost: host, override: nil) else { return false }
+        return policy.checksSignedResponses
     }
 
     /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
