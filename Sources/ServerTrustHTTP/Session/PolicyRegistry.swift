@@ -120,9 +120,9 @@ extension PolicyRegistry {
         forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trust: SessionTrust, parts: PolicyParts
     ) throws(SessionError) -> TrustPolicy {
         let trustManager = trust.manager
-        var resolved: ResolvedHostPolicy
+        let resolved: ResolvedHostPolicy
         do {
-            resolved = try trustManager?.resolve(host: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
+            resolved = try trustManager?.resolve(host, spelled: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
         } catch let error as TrustError {
             // A request's own evaluator replaces the manager's for the host, unmatched or not.
             guard override == nil else {
