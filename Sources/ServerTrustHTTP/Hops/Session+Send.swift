@@ -1,10 +1,10 @@
 import Foundation
 
 extension Session {
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Inlined request path".
     /// Inlined into ``data(for:)``, as ``data(for:)`` is into ``get(_:headers:)`` and
     /// ``post(_:body:headers:)``: each was an async frame of its own around the one below it.
-    /// With both inlined, a request has as many async frames as the async floor's, 8 from the
-    /// caller's loop to the continuation (docs/PERFORMANCE-HISTORY.md, ninth round).
+    /// With both inlined, a request has as many async frames as the async floor's.
     @inline(__always) nonisolated(nonsending) func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
         let final = try await followHops(
             request, observation: observation,

@@ -1,6 +1,7 @@
 import Foundation
 internal import ServerTrust
 
+// Fast path: docs/PERFORMANCE.md#fast-paths, "Host spelling key".
 /// A session's trust policies, one per host (and per request-level evaluator), resolved once.
 ///
 /// A manager lookup and a `TrustPolicy` per request would cost kept-alive throughput for
@@ -8,8 +9,8 @@ internal import ServerTrust
 /// table holds them, keyed by host text: a key is either a ``NormalizedHost`` name or a URL's
 /// own spelling of a host, and its value is always the policy of `NormalizedHost(key)`.
 /// Normalising is idempotent, so the two kinds of key can never disagree: a normalised name is
-/// its own spelling. Looking the URL's spelling up first saves the normalisation (≈ 8.5 k
-/// instructions for an IP literal) on every request after the first.
+/// its own spelling. Looking the URL's spelling up first saves the normalisation on every
+/// request after the first.
 ///
 /// At ``limit`` entries the table is emptied; `onEviction` then frees what the dropped policies
 /// held (curl shares and idle handles, revocation loops) once nothing uses them.

@@ -23,14 +23,13 @@ extension Session {
         return try policies.policy(forRawHost: rawHost, override: override, trust: trust)
     }
 
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Trust generation read without a lock".
     /// The tables of the manager in force: the held ones while the live manager's generation
     /// is theirs, else new ones for the new manager (made once, under the lock).
     ///
     /// The live manager's generation is read first, without its lock
     /// (`LiveTrustManager.publishedGeneration`): while it is the held tables' — every request
-    /// but the first after a replacement — one lock, the session's, is all a request takes
-    /// (the manager's lock and a retain and release of the manager cost ≈ 150 instructions per
-    /// call, four calls per request: docs/PERFORMANCE.md, "Trust updates (#35)").
+    /// but the first after a replacement — one lock, the session's, is all a request takes.
     func currentTrust() -> SessionTrust {
         guard let source = liveTrustManager else { return trustTables.withLock { $0 } }
         let published = source.publishedGeneration

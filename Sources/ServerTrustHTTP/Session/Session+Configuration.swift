@@ -26,6 +26,7 @@ extension Session {
         /// transfer in progress, shrinks whenever few transfers are running, and closes
         /// connections a busy host is about to need again.)
         public var maximumCachedConnections: Int? = nil
+        // Fast path: docs/PERFORMANCE.md#fast-paths, "Idle easy handles".
         /// Finished curl handles the session keeps, across hosts, for the next requests of the
         /// same host's policy. Default nil: the larger of 128 and the connection cache's size
         /// (``maximumCachedConnections``); 0 keeps none. Must not be negative.
@@ -34,9 +35,7 @@ extension Session {
         /// HTTP/2 carries up to 100 requests at once on one connection (libcurl's stream limit),
         /// and HTTP/1.1 queues the requests beyond ``maximumConnectionsPerHost`` on handles of
         /// their own. A handle the session did not keep is made, configured and freed again for
-        /// a later request: 64 requests in flight over one HTTP/2 connection, with 32 kept, paid
-        /// about 6 k instructions per request for it (docs/PERFORMANCE-HISTORY.md). An idle handle holds
-        /// about 15 KiB (libcurl 7.88, measured after a transfer), so 128 hold about 2 MiB.
+        /// a later request. An idle handle holds about 15 KiB (libcurl 7.88, measured after a transfer), so 128 hold about 2 MiB.
         public var maximumIdleHandles: Int? = nil
         /// How long a connection may serve new requests after the evaluation that admitted it.
         /// Default 1 hour; must be positive.
