@@ -111,7 +111,7 @@ import Testing
     @Test func aRefusedEvaluationCarriesTheCoreEvaluation() async throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: try PinnedKeyHashesTrustEvaluator([try Pin("sha256/" + Data(repeating: 7, count: 32).base64EncodedString())])]),
+            trustManager: ServerTrustManager(evaluators: [nginx.host: try PinnedKeyHashesTrustEvaluator(["sha256/" + Data(repeating: 7, count: 32).base64EncodedString()])]),
             anchors: anchors(nginx))
         let error = await thrownError { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier) }
         let refusal = try #require(error as? ServerTrustNIOError)
