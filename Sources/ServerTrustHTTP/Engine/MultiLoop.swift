@@ -20,7 +20,7 @@ internal import ServerTrust
 /// "Kept-alive and concurrent requests"). Nothing about a transfer changes: it is the same `Transfer`, added
 /// to the same multi handle, evaluated by the same callbacks and guard.
 final class MultiLoop: Sendable {
-    private enum Command: Sendable {
+    enum Command: Sendable {
         case add(Transfer)
         /// Boxed: a `SessionError` inline would make every command as large as it, and
         /// every queued `add` and `job` would be copied at that size.
@@ -197,7 +197,7 @@ final class MultiLoop: Sendable {
     /// while holding the lock can never reach a freed handle (one made after unlocking could,
     /// if a shutdown slipped in between). `curl_multi_wakeup` is a non-blocking write to curl's
     /// socketpair and takes no lock of ours.
-    private func enqueue(_ command: Command) -> Bool {
+    func enqueue(_ command: Command) -> Bool {
         let fromLoopThread = isCurrentThread
         if fromLoopThread {
             // The loop thread's own queue: no lock, no wake-up (the loop is awake, and it looks
@@ -390,18 +390,6 @@ final class MultiLoop: Sendable {
             case .cancel, .resume, .shutdown:
                 break
             }
-        }
-    }
-}
-
-extension MultiLoop: TaskExecutor {
-    /// Runs `job` on the loop thread, between curl calls. After the loop has stopped, the job
-    /// runs on the global concurrent executor instead: a task must always run on, if only to
-    /// see that its session was shut down.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        if !enqueue(.job(job)) {
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
         }
     }
 }
