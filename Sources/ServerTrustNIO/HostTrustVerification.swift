@@ -164,8 +164,7 @@ public final class HostTrustVerification: Sendable {
     /// A refusal of this host's connection before any handshake: `reason` as a `TrustError`
     /// with `code`, attributed to this verification's host, pattern and evaluator.
     func refusal(_ code: TrustError.Code, _ reason: String) -> ServerTrustNIOError {
-        ServerTrustNIOError(
-            trustError: TrustError(code, reason, host: host.name), host: host.name, pattern: pattern, evaluator: evaluator.name)
+        ServerTrustNIOError(trustError: TrustError(code, reason, host: host.name), host: host, resolved: resolved)
     }
 
     /// Evaluates the presented certificates (leaf first, as sent) for ``host``, recording the outcome.
@@ -173,12 +172,7 @@ public final class HostTrustVerification: Sendable {
         let result = policyInForce().flatMap { inForce in
             let (policy, contextMeetsFloor) = inForce
             return Result { () throws(ServerTrustNIOError) -> VerificationMetadata in
-                do throws(TrustError) {
-                    return try evaluateOrThrow(certificates, under: policy, contextMeetsFloor: contextMeetsFloor)
-                } catch {
-                    throw ServerTrustNIOError(
-                        trustError: error, host: host.name, pattern: policy.pattern?.description, evaluator: policy.evaluator.name)
-                }
+                try evaluateOrThrow(certificates, under: policy, contextMeetsFloor: contextMeetsFloor)
             }
         }
         record.withLock { record in
@@ -209,10 +203,12 @@ public final class HostTrustVerification: Sendable {
 
     private func evaluateOrThrow(
         _ certificates: [NIOSSLCertificate], under resolved: ResolvedHostPolicy, contextMeetsFloor: Bool
-    ) throws(TrustError) -> VerificationMetadata {
+    ) throws(ServerTrustNIOError) -> VerificationMetadata {
+        /// A refusal before the evaluation, attributed to the host's policy.
+        func refusal(_ error: TrustError) -> ServerTrustNIOError { ServerTrustNIOError(trustError: error, host: host, resolved: resolved) }
         let evaluator = resolved.evaluator
         guard !certificates.isEmpty else {
-            throw TrustError(.noCertificates, "The server for \(host) presented no certificate.", host: host.name)
+            throw refusal(TrustError(.noCertificates, "The server for \(host) presented no certificate.", host: host.name))
         }
         var presented: [Certificate] = []
         for (index, certificate) in certificates.enumerated() {
@@ -220,16 +216,16 @@ public final class HostTrustVerification: Sendable {
             do {
                 der = try certificate.toDERBytes()
             } catch {
-                throw TrustError(
+                throw refusal(TrustError(
                     .malformedCertificate, "Certificate \(index) the server presented cannot be encoded as DER: \(error)",
-                    host: host.name)
+                    host: host.name))
             }
             do {
                 presented.append(try Certificate(derEncoded: der))
             } catch let error as TrustError {
-                throw error
+                throw refusal(error)
             } catch {
-                throw TrustError(.malformedCertificate, "Certificate \(index) the server presented: \(error)", host: host.name)
+                throw refusal(TrustError(.malformedCertificate, "Certificate \(index) the server presented: \(error)", host: host.name))
             }
         }
         // swift-nio-ssl tells the callback nothing of the protocol: a floor above TLS 1.2 holds
@@ -237,26 +233,26 @@ public final class HostTrustVerification: Sendable {
         // grpc-swift transport's customVerificationCallback) cannot confirm it: fail closed.
         let floor = resolved.policy.minimumTLSVersion
         if floor > .tls12, !contextMeetsFloor {
-            throw TrustError(
+            throw refusal(TrustError(
                 .tlsVersionBelowPolicy,
                 "The policy of \(host) requires \(floor), and this verification cannot confirm the negotiated protocol "
                     + "(swift-nio-ssl's callback does not tell it). Use ServerTrustNIOVerifier.addClientHandlers with a "
                     + "context whose minimumTLSVersion is .tlsv13.",
-                evaluator: evaluator.name, host: host.name)
+                evaluator: evaluator.name, host: host.name))
         }
         // The one evaluation entry point: the evaluator, then the host against the leaf (with
         // `.noHostnameVerification` nothing else checks the name; third review, finding 1),
         // counted and logged as a Session's. swift-nio-ssl's callback sees no staple, SCTs or
         // protocol, so the handshake evidence is empty (the TLS floor is checked on the context).
         let evaluation = resolved.evaluate(presented, handshake: HandshakeEvidence(), in: verifier.context)
-        if let failure = evaluation.failure { throw failure }
+        if let failure = evaluation.failure { throw ServerTrustNIOError(evaluation, failure: failure) }
         let validated = evaluation.validatedChain
         guard !validated.isEmpty else { return VerificationMetadata(nil) }
         do {
             let chain = try validated.map { try NIOSSLCertificate(bytes: $0.derEncoded, format: .der) }
             return VerificationMetadata(ValidatedCertificateChain(chain))
         } catch {
-            throw TrustError(.openSSLFailure, "The validated chain cannot be handed to swift-nio-ssl: \(error)", host: host.name)
+            throw refusal(TrustError(.openSSLFailure, "The validated chain cannot be handed to swift-nio-ssl: \(error)", host: host.name))
         }
     }
 }

@@ -66,7 +66,7 @@ public final class ServerTrustGuardHandler: ChannelInboundHandler, RemovableChan
                         + "context does not verify certificates (.none, .optionalVerification, gRPC's .noVerification) or "
                         + "the NIOSSLClientHandler has another verification callback. The connection is closed.",
                     evaluator: verification.evaluator.name, host: verification.host.name),
-                host: verification.host.name, pattern: verification.pattern, evaluator: verification.evaluator.name)
+                host: verification.host, resolved: verification.resolved)
             context.fireErrorCaught(error)
             context.close(promise: nil)
             return

@@ -13,29 +13,57 @@ public struct ServerTrustNIOError: Error, Sendable, CustomStringConvertible {
     /// The failed check, its reason and evidence (a pin failure lists the chain's pins beside
     /// the configured ones).
     public let trustError: TrustError
+    /// The evaluation that refused the server — the core's `TrustEvaluation`, as every client
+    /// path makes it — or nil when the connection was refused before any chain was evaluated
+    /// (no policy for the host, a setting ServerTrustNIO cannot honour, no certificate, a
+    /// handshake that skipped verification).
+    public let evaluation: TrustEvaluation?
+    /// What was refused when no evaluation ran: the host, and its pattern and evaluator when it
+    /// was resolved.
+    private let subject: Subject
+
+    struct Subject: Sendable {
+        let host: String
+        let pattern: HostPattern?
+        let evaluator: String?
+    }
+
     /// The host evaluated, normalised (`NormalizedHost`).
-    public let host: String
+    public var host: String { evaluation?.host ?? subject.host }
     /// The pattern of the trust manager that matched the host, or `nil` when none did (no
     /// match with `allHostsMustBeEvaluated == false`: default validation) or the lookup failed.
-    public let pattern: String?
+    public var pattern: String? { evaluation.map(\.matchedPattern) ?? subject.pattern?.description }
     /// The evaluator that ran (its `ServerTrustEvaluating.name`), or `nil` when
     /// none was chosen.
-    public let evaluator: String?
+    public var evaluator: String? { trustError.evaluator ?? evaluation?.evaluator.name ?? subject.evaluator }
     /// The error swift-nio-ssl reported for the handshake (`handshakeFailed`), when
     /// ``ServerTrustGuardHandler`` passed this error on in its place.
     public let underlying: NIOSSLError?
 
-    init(trustError: TrustError, host: String, pattern: String?, evaluator: String?, underlying: NIOSSLError? = nil) {
+    /// A refusal before any evaluation, of a host resolved to `resolved` or (nil) not resolved.
+    init(trustError: TrustError, host: NormalizedHost, resolved: ResolvedHostPolicy?, underlying: NIOSSLError? = nil) {
+        self.init(
+            trustError: trustError, evaluation: nil,
+            subject: Subject(host: host.name, pattern: resolved?.pattern, evaluator: resolved?.evaluator.name), underlying: underlying)
+    }
+
+    /// The refusal of an evaluation.
+    init(_ evaluation: TrustEvaluation, failure: TrustError) {
+        self.init(
+            trustError: failure, evaluation: evaluation,
+            subject: Subject(host: evaluation.host, pattern: nil, evaluator: nil), underlying: nil)
+    }
+
+    private init(trustError: TrustError, evaluation: TrustEvaluation?, subject: Subject, underlying: NIOSSLError?) {
         self.trustError = trustError
-        self.host = host
-        self.pattern = pattern
-        self.evaluator = trustError.evaluator ?? evaluator
+        self.evaluation = evaluation
+        self.subject = subject
         self.underlying = underlying
     }
 
     /// A copy that records what swift-nio-ssl reported in its place.
     func replacing(_ error: NIOSSLError) -> ServerTrustNIOError {
-        ServerTrustNIOError(trustError: trustError, host: host, pattern: pattern, evaluator: evaluator, underlying: error)
+        ServerTrustNIOError(trustError: trustError, evaluation: evaluation, subject: subject, underlying: error)
     }
 
     /// The host, the pattern and evaluator, then the `TrustError`'s own description.

@@ -196,16 +196,15 @@ public final class ServerTrustNIOVerifier: Sendable {
         let (manager, generation) = liveTrustManager.snapshot
         let resolved: ResolvedHostPolicy
         do {
-            resolved = try manager.resolve(host: name.name)
+            resolved = try manager.resolve(name, spelled: name.name)
         } catch let error as TrustError {
-            throw ServerTrustNIOError(trustError: error, host: name.name, pattern: nil, evaluator: nil)
+            throw ServerTrustNIOError(trustError: error, host: name, resolved: nil)
         } catch {
             throw ServerTrustNIOError(
                 trustError: TrustError(.invalidConfiguration, "The trust manager failed for \(name): \(error)", host: name.name),
-                host: name.name, pattern: nil, evaluator: nil)
+                host: name, resolved: nil)
         }
         let evaluator = resolved.evaluator
-        let pattern = resolved.pattern?.description
         if stapledOCSPHandling.refusesStapleOnlyEvaluators, evaluator.usesStapledOCSPResponse, !evaluator.mayFetchRevocationData {
             throw ServerTrustNIOError(
                 trustError: TrustError(
@@ -215,7 +214,7 @@ public final class ServerTrustNIOVerifier: Sendable {
                         + "or .hardFail, with a RevocationFetcher), or StapledOCSPHandling.evaluateWithoutStaple to evaluate "
                         + "as if no staple had been sent.",
                     evaluator: evaluator.name, host: name.name),
-                host: name.name, pattern: pattern, evaluator: evaluator.name)
+                host: name, resolved: resolved)
         }
         if resolved.policy.keyExchange != .any {
             throw ServerTrustNIOError(
@@ -225,10 +224,36 @@ public final class ServerTrustNIOVerifier: Sendable {
                         + "callback does not say which group was negotiated, so ServerTrustNIO cannot honour it. Connect to "
                         + "this host with Session, or drop the requirement for it.",
                     evaluator: evaluator.name, host: name.name),
-                host: name.name, pattern: pattern, evaluator: evaluator.name)
+                host: name, resolved: resolved)
+        }
+        let unhonoured = Self.unhonouredSettings(of: resolved.policy)
+        if !unhonoured.isEmpty {
+            throw ServerTrustNIOError(
+                trustError: TrustError(
+                    .invalidConfiguration,
+                    "The policy of \(name) sets \(unhonoured.joined(separator: ", ")), which ServerTrustNIO cannot honour: it "
+                        + "verifies the server only (its evaluator and TLS floor). Connect to this host with Session, or drop "
+                        + (unhonoured.count == 1 ? "that setting" : "those settings") + " from its policy.",
+                    evaluator: evaluator.name, host: name.name),
+                host: name, resolved: resolved)
         }
         return HostTrustVerification(
             resolved: resolved, generation: generation, requestedHost: host, verifier: self, contextMeetsFloor: contextMeetsFloor)
+    }
+
+    /// The settings of a host policy this module cannot apply, named as `HostPolicy` names them:
+    /// a client identity (the TLS context's, not the host's, is presented), a signed-response
+    /// policy that checks (nothing here sees the responses) and report URIs (nothing here
+    /// reports). The evaluator and the TLS floor are honoured; the key exchange is refused
+    /// above, on its own.
+    static func unhonouredSettings(of policy: HostPolicy) -> [String] {
+        var names: [String] = []
+        if policy.clientIdentity != nil { names.append("a client identity (HostPolicy.clientIdentity)") }
+        if let signed = policy.signedResponses, signed.mode != .disabled {
+            names.append("a \(signed.mode) signed-response policy (HostPolicy.signedResponses)")
+        }
+        if !policy.reportURIs.isEmpty { names.append("report URIs (HostPolicy.reportURIs)") }
+        return names
     }
 
     /// Adds a `NIOSSLClientHandler` that verifies the server with this verifier for `host`,

@@ -38,7 +38,7 @@ struct FetchClientIdentityOptions: ParsableArguments {
         } catch let error as TrustError {
             throw usage("client identity: \(error.reason)")
         }
-        configuration.clientIdentities[host] = identity
+        configuration.legacyClientIdentities[host] = identity
     }
 
     /// The first line of the file, without its line ending, as `curl --pass` would be given it.

@@ -52,11 +52,11 @@ struct FetchSignatureOptions: ParsableArguments {
         let messageSignatures = try signatureKeys.map { MessageSignaturePolicy(keys: try Self.keySet(fromFile: $0)) }
         switch (roots, messageSignatures) {
         case (nil, nil): return
-        case (let roots?, nil): configuration.signedResponses[host] = SignedResponsePolicy(mode: policyMode, roots: roots)
+        case (let roots?, nil): configuration.legacySignedResponses[host] = SignedResponsePolicy(mode: policyMode, roots: roots)
         case (nil, let messageSignatures?):
-            configuration.signedResponses[host] = SignedResponsePolicy(mode: policyMode, messageSignatures: messageSignatures)
+            configuration.legacySignedResponses[host] = SignedResponsePolicy(mode: policyMode, messageSignatures: messageSignatures)
         case (let roots?, let messageSignatures?):
-            configuration.signedResponses[host] = SignedResponsePolicy(migrating: policyMode, roots: roots, messageSignatures: messageSignatures)
+            configuration.legacySignedResponses[host] = SignedResponsePolicy(migrating: policyMode, roots: roots, messageSignatures: messageSignatures)
         }
     }
 

@@ -35,7 +35,7 @@ import ServerTrustTestSupport
     private func resolve(_ session: Session, _ raw: String) -> Resolution {
         do {
             let policy = try session.policy(forRawHost: raw, override: nil)
-            return Resolution(host: policy.host, pattern: policy.pattern, evaluator: ObjectIdentifier(policy.evaluator as AnyObject))
+            return Resolution(host: policy.host, pattern: policy.pattern?.description, evaluator: ObjectIdentifier(policy.evaluator as AnyObject))
         } catch {
             return Resolution(error: error.code)
         }

@@ -76,6 +76,54 @@ import Testing
         #expect(error?.trustError.reason.contains("does not say which group was negotiated") == true)
     }
 
+    /// A host policy setting ServerTrustNIO cannot apply (it verifies the server only) is
+    /// refused at set-up, naming the setting, instead of being ignored (#44).
+    @Test func aHostPolicySettingTheAdapterCannotHonourIsRefusedAtSetUp() throws {
+        let nginx = try NginxInterop.environment()
+        let leaf = try LabPKI.makeRoot().issueLeaf(commonName: "client", extendedKeyUsage: [.clientAuth])
+        let identity = try ClientIdentity(certificatePEM: leaf.certificate.pemEncoded, privateKeyPEM: leaf.key.pemPrivateKey)
+        let keys = try SigningKeys()
+        let cases: [(HostPolicy, String)] = [
+            (HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: identity), "HostPolicy.clientIdentity"),
+            (HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: keys.roots)), "HostPolicy.signedResponses"),
+            (HostPolicy(evaluator: DefaultTrustEvaluator(), reportURIs: [URL(string: "https://reports.example/")!]), "HostPolicy.reportURIs"),
+        ]
+        for (policy, setting) in cases {
+            let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [nginx.host: policy]), anchors: anchors(nginx))
+            let channel = EmbeddedChannel()
+            defer { _ = try? channel.finish() }
+            let error = #expect(throws: ServerTrustNIOError.self) {
+                try verifier.addClientHandlers(to: channel.pipeline.syncOperations, context: try NIOHTTPClient.context(), host: nginx.host)
+            }
+            #expect(error?.trustError.code == .invalidConfiguration)
+            #expect(error?.trustError.reason.contains(setting) == true)
+            #expect(error?.pattern == nginx.host)
+            #expect(error?.evaluation == nil)
+            #expect(throws: ChannelPipelineError.notFound) { try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) }
+        }
+        // A disabled signed-response policy checks nothing, so there is nothing to refuse.
+        let disabled = HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .disabled)
+        let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [nginx.host: disabled]), anchors: anchors(nginx))
+        #expect(try verifier.verification(forHost: nginx.host).pattern == nginx.host)
+    }
+
+    /// A refused evaluation's error carries the core's evaluation, not a restatement of it.
+    @Test func aRefusedEvaluationCarriesTheCoreEvaluation() async throws {
+        let nginx = try NginxInterop.environment()
+        let verifier = try ServerTrustNIOVerifier(
+            trustManager: ServerTrustManager(evaluators: [nginx.host: try PinnedKeyHashesTrustEvaluator(["sha256/" + Data(repeating: 7, count: 32).base64EncodedString()])]),
+            anchors: anchors(nginx))
+        let error = await thrownError { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier) }
+        let refusal = try #require(error as? ServerTrustNIOError)
+        let evaluation = try #require(refusal.evaluation)
+        #expect(refusal.trustError.code == .pinMismatch)
+        #expect(evaluation.failure?.code == .pinMismatch)
+        #expect(evaluation.host == nginx.host && refusal.host == nginx.host)
+        #expect(evaluation.matchedPattern == nginx.host && refusal.pattern == nginx.host)
+        #expect(refusal.evaluator == "PinnedKeyHashesTrustEvaluator")
+        #expect(!evaluation.trust.presentedChain.isEmpty)
+    }
+
     @Test func aContextThatVerifiesNothingIsRefused() throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(

@@ -30,22 +30,22 @@ public func fuzzHostPattern(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         } catch {
             fatalError("fuzz invariant broken: HostPattern accepts \(text.debugDescription) but a manager refuses it: \(error)")
         }
-        let looked = (try? single.match(forHost: host)) ?? nil
+        let looked = (try? single.resolve(host: host))?.pattern
         require(
             (looked != nil) == pattern.matches(host),
             "pattern \(pattern) and host \(host.debugDescription): matches() says \(pattern.matches(host)), the manager says \(looked != nil)")
         valid[text] = evaluator
     }
     guard !valid.isEmpty, let manager = try? ServerTrustManager(evaluators: valid) else { return 0 }
-    guard let match = (try? manager.match(forHost: host)) ?? nil else {
+    guard let chosen = (try? manager.resolve(host: host))?.pattern else {
         let matching = manager.patterns.filter { $0.matches(host) }
         require(matching.isEmpty, "the manager found nothing for \(host.debugDescription) but \(matching) match it")
         return 0
     }
-    require(match.pattern.matches(host), "the manager chose \(match.pattern) for \(host.debugDescription), which it does not match")
-    if match.pattern.kind != .exact, match.pattern.kind != .ipAddress {
+    require(chosen.matches(host), "the manager chose \(chosen) for \(host.debugDescription), which it does not match")
+    if chosen.kind != .exact, chosen.kind != .ipAddress {
         let exact = manager.patterns.filter { ($0.kind == .exact || $0.kind == .ipAddress) && $0.matches(host) }
-        require(exact.isEmpty, "the manager chose \(match.pattern) for \(host.debugDescription) over the exact \(exact)")
+        require(exact.isEmpty, "the manager chose \(chosen) for \(host.debugDescription) over the exact \(exact)")
     }
     return 0
 }

@@ -38,8 +38,8 @@ public func fuzzPolicyFile(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let chainPins = Set([Fixtures.leaf.spkiPin, Fixtures.root.spkiPin])
     for host in policy.hosts {
         if host.pattern.kind == .exact {
-            let found = (try? policy.manager.serverTrustEvaluator(forHost: host.pattern.description)) ?? nil
-            require(found != nil, "the manager has no evaluator for the policy's own exact host \(host.pattern)")
+            let found = try? policy.manager.resolve(host: host.pattern.description)
+            require(found?.pattern == host.pattern, "the manager has no evaluator for the policy's own exact host \(host.pattern)")
         }
         let trust = PeerTrust(
             presentedChain: [Fixtures.leaf], anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)

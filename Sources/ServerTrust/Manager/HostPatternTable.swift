@@ -170,5 +170,16 @@ package struct HostPatternTable<Value> {
     }
 }
 
+extension HostPatternTable where Value == Void {
+    /// Validates pattern texts by the registry's rule without keeping a table (the policy
+    /// file's check, reported at the file's own key): every text a valid ``HostPattern``, no
+    /// two the same pattern after normalisation.
+    ///
+    /// - Throws: ``Problems`` listing each invalid text and each second spelling, in `texts` order.
+    package static func validate(_ texts: some Sequence<String>) throws(Problems) {
+        _ = try HostPatternTable(validating: texts.lazy.map { (key: $0, value: ()) })
+    }
+}
+
 extension HostPatternTable: Sendable where Value: Sendable {}
 extension HostPatternTable.Entry: Sendable where Value: Sendable {}

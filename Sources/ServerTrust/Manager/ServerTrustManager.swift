@@ -17,13 +17,14 @@ import Foundation
 /// `**.api.example.com`. `**.example.com` matches `example.com` too, as in OkHttp's
 /// `CertificatePinner`; an exact `example.com` entry, if present, still wins for it.
 ///
-/// The same rule (one lookup table, shared) picks a session's signed-response policy and a pattern's
-/// report URIs. A lookup probes a few dictionaries per label of the host: its cost depends on the
+/// One lookup, ``resolve(host:)``, gives a host everything configured for it: every per-host
+/// setting of every client path is read from that resolution. A lookup probes a few dictionaries per label of the host: its cost depends on the
 /// host, never on how many patterns are configured.
 ///
 /// Immutable after `init`, hence `Sendable`.
 public final class ServerTrustManager: Sendable {
-    /// The pattern a host matched, with its policy.
+    /// The pattern a host matched, with its policy (what the deprecated ``match(forHost:)``
+    /// returns; ``resolve(host:)`` gives a ``ResolvedHostPolicy``).
     public struct Match: Sendable {
         public let pattern: HostPattern
         /// Everything configured for the pattern.
@@ -117,29 +118,34 @@ public final class ServerTrustManager: Sendable {
             policies: evaluators.mapValues { HostPolicy(evaluator: $0) }, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: denyList)
     }
 
-    /// The host's policy, resolved once for every client path: the most specific pattern's, or
-    /// ``HostPolicy/defaultValidation`` when none matches and ``allHostsMustBeEvaluated`` is
-    /// `false`.
+    /// The host's policy, resolved once for every client path: the one lookup of a host.
     ///
-    /// - Parameter host: a DNS name or IP address as it appears in a URL; compared after
-    ///   ``HostName/normalize(_:)``.
-    /// - Throws: as ``match(forHost:)``.
-    public func resolve(host: String) throws -> ResolvedHostPolicy {
-        let name = NormalizedHost(host)
-        let match = try match(for: name, spelled: host)
-        return ResolvedHostPolicy(host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation, denyList: denyList)
-    }
-
-    /// The most specific pattern matching `host`, with its evaluator.
+    /// The most specific pattern's ``HostPolicy`` (the pattern that matched is
+    /// ``ResolvedHostPolicy/pattern``), or ``HostPolicy/defaultValidation`` with no pattern when
+    /// none matches and ``allHostsMustBeEvaluated`` is `false`. Every per-host setting — the
+    /// evaluator, the TLS floor, the client identity, the signed-response policy, the report
+    /// URIs — is read from this one resolution, so no two settings of a host can come from
+    /// different patterns.
     ///
     /// - Parameter host: a DNS name or IP address as it appears in a URL (`API.example.com.`,
     ///   `[2001:db8::1]`); compared after ``HostName/normalize(_:)``.
-    /// - Returns: the match, or nil when nothing matches and ``allHostsMustBeEvaluated`` is
-    ///   `false`, meaning "use default validation".
     /// - Throws: `TrustError` `.noEvaluatorForHost` when nothing matches and
     ///   ``allHostsMustBeEvaluated`` is `true` (the reason lists the configured patterns), and
     ///   always for a malformed host (empty, whitespace, NUL, empty labels, non-ASCII…), which
     ///   never matches.
+    public func resolve(host: String) throws -> ResolvedHostPolicy {
+        try resolve(NormalizedHost(host), spelled: host)
+    }
+
+    /// ``resolve(host:)`` for a host already normalised.
+    package func resolve(_ name: NormalizedHost, spelled host: String) throws -> ResolvedHostPolicy {
+        let match = try match(for: name, spelled: host)
+        return ResolvedHostPolicy(host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation, denyList: denyList)
+    }
+
+    /// The most specific pattern matching `host`, with its policy; nil when nothing matches and
+    /// ``allHostsMustBeEvaluated`` is `false`. Errors as ``resolve(host:)``.
+    @available(*, deprecated, message: "use resolve(host:): its pattern is nil where this returned nil")
     public func match(forHost host: String) throws -> Match? {
         try match(for: NormalizedHost(host), spelled: host)
     }
@@ -154,9 +160,10 @@ public final class ServerTrustManager: Sendable {
         return try unmatched(host)
     }
 
-    /// The evaluator for `host`: ``match(forHost:)``'s evaluator, with the same errors.
+    /// The evaluator for `host`, or nil for default validation. Errors as ``resolve(host:)``.
+    @available(*, deprecated, message: "use resolve(host:).evaluator (DefaultTrustEvaluator where this returned nil)")
     public func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
-        try match(forHost: host)?.evaluator
+        try match(for: NormalizedHost(host), spelled: host)?.evaluator
     }
 
     /// nil when unmatched hosts are allowed, else the error that names the host and the patterns.

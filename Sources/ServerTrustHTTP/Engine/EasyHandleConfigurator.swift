@@ -9,8 +9,7 @@ internal import CServerTrustCurlShims
 /// requests in the session (callbacks, TLS settings, the policy's share, user agent, connect timeout,
 /// proxy), and is then pointed at one request at a time with ``prepare(_:for:)``. The loop keeps
 /// finished handles for reuse by the same policy (`MultiLoop`), as a libcurl program reuses its
-/// handle: building one costs about a fifth of a kept-alive request (docs/PERFORMANCE-HISTORY.md,
-/// change 6). Nothing about trust lives in the handle: connections are evaluated in the TLS
+/// handle (docs/PERFORMANCE.md#fast-paths, "Idle easy handles"). Nothing about trust lives in the handle: connections are evaluated in the TLS
 /// callbacks and every request is admitted by the prerequisite guard, whichever handle runs it.
 enum EasyHandleConfigurator {
     /// A new handle carrying `policy`'s constant options.
@@ -32,10 +31,9 @@ enum EasyHandleConfigurator {
         // The user agent goes out as a request header line (`point(_:at:)`), not through
         // CURLOPT_USERAGENT: libcurl 7.88 formats that option into a new header string with its
         // own printf before every transfer (`Curl_pretransfer`), whether or not a header line
-        // replaces it — 8.4 k instructions for the default agent, 11 % of a whole kept-alive
-        // request (Benchmarks/scripts/curl-floor.sh, docs/PERFORMANCE-HISTORY.md). The option is set
-        // only with a proxy (`configureProxy`), for the CONNECT request, which custom header
+        // replaces it. The option is set only with a proxy (`configureProxy`), for the CONNECT request, which custom header
         // lines do not reach (CURLHEADER_SEPARATE, the default).
+        // Fast path: docs/PERFORMANCE.md#fast-paths, "User agent as a header line".
         easy.userAgentLine = configuration.userAgent.isEmpty ? nil : "User-Agent: \(configuration.userAgent)"
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
         try easy.set(CURLOPT_HTTP_VERSION, Int(configuration.httpVersion.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
@@ -157,8 +155,9 @@ enum EasyHandleConfigurator {
             try easy.set(CURLOPT_PROXY, "")  // "" = no proxy, and curl ignores the environment
             // Without a no-proxy list of its own, libcurl 7.88 reads `no_proxy` and `NO_PROXY`
             // from the environment for every transfer (`create_conn_helper_init_proxy`), only to
-            // bypass a proxy there is none of: two `getenv` scans of the whole environment, ≈ 600
-            // instructions a kept-alive request. An empty list has the same meaning and reads nothing.
+            // bypass a proxy there is none of: two `getenv` scans of the whole environment. An
+            // empty list has the same meaning and reads nothing.
+            // Fast path: docs/PERFORMANCE.md#fast-paths, "Empty no-proxy list".
             try easy.set(CURLOPT_NOPROXY, "")
             return
         }

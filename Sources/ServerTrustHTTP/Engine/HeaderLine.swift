@@ -10,9 +10,9 @@ import Darwin
 
 /// One line of a response head as curl's header callback hands it over, parsed on its bytes.
 ///
-/// Foundation's `trimmingCharacters(in:)` goes through `NSString` and UTF-16 on Linux and cost
-/// 60 % of a kept-alive request (docs/PERFORMANCE-HISTORY.md); every decision here is made on bytes and
-/// a `String` is made only for what is kept.
+/// Foundation's `trimmingCharacters(in:)` goes through `NSString` and UTF-16 on Linux; every
+/// decision here is made on bytes and a `String` is made only for what is kept
+/// (docs/PERFORMANCE.md#fast-paths, "Header lines parsed on bytes").
 ///
 /// - The line is trimmed of SP, HTAB, CR and LF at both ends (RFC 9110 OWS plus the line
 ///   ending, bare LF included). Other bytes are never trimmed: not VT or FF, and not Unicode

@@ -20,7 +20,7 @@ internal import ServerTrust
 /// "Kept-alive and concurrent requests"). Nothing about a transfer changes: it is the same `Transfer`, added
 /// to the same multi handle, evaluated by the same callbacks and guard.
 final class MultiLoop: Sendable {
-    private enum Command: Sendable {
+    enum Command: Sendable {
         case add(Transfer)
         /// Boxed: a `SessionError` inline would make every command as large as it, and
         /// every queued `add` and `job` would be copied at that size.
@@ -53,21 +53,22 @@ final class MultiLoop: Sendable {
     /// The loop thread's identity while it runs (0 before and after): a command queued from
     /// the loop thread itself needs no wake-up.
     private let loopThread = Atomic<UInt>(0)
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Loop commands without the lock".
     /// Whether the queue has commands: written under the state's lock, where it always equals
     /// `!commands.isEmpty`, and read without it by the loop thread, which takes the lock only
-    /// when there is something to take (a kept-alive request turns the loop eight times or so;
-    /// an uncontended lock and unlock cost ≈ 130 instructions each time). A stale `false` is
+    /// when there is something to take (a kept-alive request turns the loop eight times or so).
+    /// A stale `false` is
     /// harmless: a command queued by another thread into an empty queue also wakes the loop,
     /// and one queued by the loop thread itself is seen in order.
     private let hasCommands = Atomic<Bool>(false)
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Loop commands without the lock".
     /// Commands the loop thread queued for itself: a job of a task that prefers this executor
     /// submitting its transfer, a completion resuming such a task, a retry. Appended and taken
     /// on the loop thread only, so without the state's lock: on a kept-alive request from
     /// ``Session/taskExecutor`` every command is one of these, and the lock and unlock they
-    /// each took, and the loop's locked take of them, were ≈ 0.8 k instructions per request.
-    /// Taken before the shared queue in each round (``takeCommands(into:)``). Exempt from the
-    /// runtime's dynamic exclusivity checks, as it is touched by one thread only, one append or
-    /// one swap at a time (each check was ≈ 45 instructions, four per request).
+    /// each took are spared. Taken before the shared queue in each turn (``takeCommands(into:)``).
+    /// Exempt from the runtime's dynamic exclusivity checks, as it is touched by one thread
+    /// only, one append or one swap at a time.
     @exclusivity(unchecked) nonisolated(unsafe) private var localCommands: [Command] = []
     /// Set under the state's lock when ``stop()`` is called, read by the loop thread before it
     /// queues a command for itself, which is refused then as ``enqueue(_:)`` refuses any.
@@ -92,8 +93,8 @@ final class MultiLoop: Sendable {
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         // A fixed cache size: libcurl's default (4 × the transfers in the multi handle right now)
         // drops while a session submits its next requests, and the connections it closes are
-        // reopened a moment later with a new handshake (measured: 64 requests in flight over
-        // HTTP/1.1 paid ~16 k instructions per request in handshakes; docs/PERFORMANCE-HISTORY.md).
+        // reopened a moment later with a new handshake.
+        // Fast path: docs/PERFORMANCE.md#fast-paths, "Fixed connection cache".
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.cacheSize(configuration))
         _ = CServerTrustCurlShims_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         exit.enter()
@@ -107,10 +108,10 @@ final class MultiLoop: Sendable {
         max(configuration.maximumCachedConnections ?? max(32, configuration.maximumConnectionsPerHost), 1)
     }
 
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Idle easy handles".
     /// The finished easy handles the session keeps (``Session/Configuration/maximumIdleHandles``).
     /// Not the connection cache's size: a burst leaves a handle per request, and 64 requests in
-    /// flight over one HTTP/2 connection, with 32 kept, made 32 handles again in every burst
-    /// (about 6 k instructions per request, docs/PERFORMANCE-HISTORY.md).
+    /// flight over one HTTP/2 connection, with 32 kept, made 32 handles again in every burst.
     static func idleHandleCapacity(_ configuration: Session.Configuration) -> Int {
         configuration.maximumIdleHandles ?? max(128, cacheSize(configuration))
     }
@@ -196,7 +197,7 @@ final class MultiLoop: Sendable {
     /// while holding the lock can never reach a freed handle (one made after unlocking could,
     /// if a shutdown slipped in between). `curl_multi_wakeup` is a non-blocking write to curl's
     /// socketpair and takes no lock of ours.
-    private func enqueue(_ command: Command) -> Bool {
+    func enqueue(_ command: Command) -> Bool {
         let fromLoopThread = isCurrentThread
         if fromLoopThread {
             // The loop thread's own queue: no lock, no wake-up (the loop is awake, and it looks
@@ -389,74 +390,6 @@ final class MultiLoop: Sendable {
             case .cancel, .resume, .shutdown:
                 break
             }
-        }
-    }
-}
-
-/// The transfers added to the multi handle, which keeps them alive while curl may call
-/// back. Each transfer knows its slot (``Transfer/activeSlot``), and a finished `CURL*` names
-/// its handle (`CURLINFO_PRIVATE`, ``EasyHandle/owner(of:)``), which names its transfer: an
-/// insertion and a removal are an append and a swap with the last slot, where a dictionary
-/// keyed by the `CURL*` hashed the pointer for each (≈ 0.4 k instructions per request).
-/// Loop thread only (`~Copyable`: one table, never a copy of it).
-struct ActiveTransfers: ~Copyable {
-    private var transfers: [Transfer] = []
-
-    var count: Int { transfers.count }
-
-    mutating func insert(_ transfer: Transfer) {
-        precondition(transfer.activeSlot < 0, "a transfer added twice")
-        transfer.activeSlot = transfers.count
-        transfers.append(transfer)
-    }
-
-    func contains(_ transfer: Transfer) -> Bool {
-        transfers.indices.contains(transfer.activeSlot) && transfers[transfer.activeSlot] === transfer
-    }
-
-    /// Removes `transfer`; false when the table does not hold it.
-    mutating func remove(_ transfer: Transfer) -> Bool {
-        guard contains(transfer) else { return false }
-        let slot = transfer.activeSlot
-        let last = transfers.removeLast()
-        if last !== transfer {
-            transfers[slot] = last
-            last.activeSlot = slot
-        }
-        transfer.activeSlot = -1
-        return true
-    }
-
-    /// Removes and returns the transfer running on `handle`, a `CURL*` of the multi handle;
-    /// nil when the table holds none (a handle that is not ours, or one already removed).
-    mutating func remove(runningOn handle: UnsafeMutableRawPointer) -> Transfer? {
-        // The handle is alive: a `CURL*` in the multi handle belongs to a transfer this
-        // table holds, which holds its handle. Both reads are unretained until the
-        // transfer is known to be in the table.
-        guard let owner = EasyHandle.owner(of: handle),
-            let transfer = owner._withUnsafeGuaranteedRef({ $0.unretainedTransfer })?.takeUnretainedValue(),
-            remove(transfer)
-        else { return nil }
-        return transfer
-    }
-
-    /// Empties the table and returns what it held.
-    mutating func removeAll() -> [Transfer] {
-        let all = transfers
-        transfers = []
-        for transfer in all { transfer.activeSlot = -1 }
-        return all
-    }
-}
-
-extension MultiLoop: TaskExecutor {
-    /// Runs `job` on the loop thread, between curl calls. After the loop has stopped, the job
-    /// runs on the global concurrent executor instead: a task must always run on, if only to
-    /// see that its session was shut down.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        if !enqueue(.job(job)) {
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
         }
     }
 }

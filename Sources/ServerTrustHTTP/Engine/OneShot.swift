@@ -5,17 +5,17 @@ import Synchronization
 /// Two atomic operations per request: the continuation and the result are plain fields,
 /// published by the state's compare-and-exchange (release) and read by whoever sees its new
 /// value (acquire) — not a lock object and a separately allocated mutex, which were two more
-/// allocations on every request's path (docs/PERFORMANCE-HISTORY.md, "The async gap").
+/// allocations on every request's path (docs/PERFORMANCE.md#fast-paths, "One-shot hand-off").
 ///
 /// The continuation stays a `CheckedContinuation`. An `UnsafeContinuation` would save its
-/// canary's allocation (≈ 1 k instructions), but ThreadSanitizer then sees no happens-before
+/// canary's allocation, but ThreadSanitizer then sees no happens-before
 /// between the loop thread resuming it and the task reading its frame on another thread (the
 /// hand-off is inside the uninstrumented concurrency runtime) and reports a race on every
 /// request; the checked continuation's canary is an atomic exchange TSan sees.
 ///
 /// Not generic: a generic class's deinit destroys its `Optional<CheckedContinuation<Value, _>>`
 /// and `Optional<Result<Value, _>>` through type metadata looked up at run time, four
-/// `swift_getGenericMetadata` hash look-ups per request (≈ 1.7 k instructions). A streamed
+/// `swift_getGenericMetadata` hash look-ups per request. A streamed
 /// request's head comes through it as an ``Transfer/Outcome`` with no body.
 ///
 /// ``attach(_:)`` is called once, by the awaiting task; ``resume(with:)`` by the
@@ -43,7 +43,7 @@ class OneShot: @unchecked Sendable {
     private let state = Atomic<Int>(State.empty.rawValue)
     // Exempt from the runtime's dynamic exclusivity checks: the state's exchanges already
     // give each field one owner at a time (the attaching task, then whoever sees `attached` or
-    // `resolved`), which is what a check would enforce, at ≈ 45 instructions per access.
+    // `resolved`), which is what a check would enforce, at a runtime call per access.
     @exclusivity(unchecked) private var continuation: CheckedContinuation<Value, any Error>?
     @exclusivity(unchecked) private var result: Result<Value, SessionError>?
 

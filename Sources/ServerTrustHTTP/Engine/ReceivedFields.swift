@@ -73,14 +73,15 @@ final class ReceivedFields: Sendable {
         return fields
     }
 
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Header lines parsed on bytes".
     /// The field lines of the head being received (loop thread, one transfer): each line
     /// after its length, in one block of memory that grows by doubling and is reused by the
     /// next head, and copied into the ``ReceivedFields`` made from it.
     ///
     /// Not an array: appending a line here is a capacity check, a store and a `memcpy`, where
     /// the two array appends of each line (its length, then its bytes) each checked uniqueness
-    /// and capacity and went through the generic sequence copy, ≈ 100 instructions apiece on
-    /// every header line of every response (docs/PERFORMANCE-HISTORY.md).
+    /// and capacity and went through the generic sequence copy, on every header line of every
+    /// response.
     struct Buffer: ~Copyable {
         private var base: UnsafeMutableRawPointer?
         private var count = 0

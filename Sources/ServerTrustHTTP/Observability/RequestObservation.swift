@@ -14,13 +14,14 @@ struct RequestObservation {
     private let tracer: (any Tracer)?
     private let span: (any Span)?
     private let method: String
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Frozen start time".
     /// When the call started, as the time since ``origin``; nil without metrics.
     ///
     /// A `Duration`, not a `ContinuousClock.Instant`: the instant is a resilient type of the
     /// standard library (not `@frozen`), so a struct holding one has no size known at compile
     /// time. `data(for:)` keeps this observation across its awaits, and a value of unknown size
     /// there cost a task allocation, a metadata look-up and value-witness copies and destroys
-    /// on every request, metrics or not (docs/PERFORMANCE-HISTORY.md, ninth round). `Duration` is frozen.
+    /// on every request, metrics or not. `Duration` is frozen.
     private let start: Duration?
 
     /// The instant ``start`` is counted from (the first observation's, or any earlier one's).

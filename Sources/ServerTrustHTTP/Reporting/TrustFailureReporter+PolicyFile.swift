@@ -5,6 +5,6 @@ extension TrustFailureReporter.Configuration {
     /// host's own for that host's pattern.
     public mutating func apply(_ policy: TrustPolicyFile) {
         reportURIs = policy.reportURIs
-        reportURIsByPattern = policy.reportURIsByPattern
+        legacyReportURIsByPattern = policy.reportURIsByPattern
     }
 }

@@ -30,12 +30,21 @@ public final class TrustFailureReporter: Sendable {
         /// Report URIs for every host whose pattern has none of its own. `https:` only.
         /// Default: none.
         public var reportURIs: [URL] = []
-        /// Report URIs by host pattern (`"*.example.com"`, the patterns of the
-        /// `ServerTrustManager`); a report goes to the URIs of the most specific pattern that
-        /// matches its host — by the manager's rule: exact host, else the deepest wildcard base,
-        /// `*.` before `**.` — instead of ``reportURIs``. Patterns are validated when the
-        /// reporter is created.
-        public var reportURIsByPattern: [String: [URL]] = [:]
+        /// Report URIs by host pattern (`"*.example.com"`); a report goes to the URIs of the
+        /// most specific pattern that matches its host — by the manager's rule: exact host, else
+        /// the deepest wildcard base, `*.` before `**.` — instead of ``reportURIs``. Patterns
+        /// are validated when the reporter is created.
+        ///
+        /// Deprecated: set `HostPolicy.reportURIs` on the trust manager's host policies. Until
+        /// this property is removed, a session folds each host's URIs from it into the host's
+        /// resolution when the host is first resolved.
+        @available(*, deprecated, message: "set reportURIs on HostPolicy (ServerTrustManager(policies:))")
+        public var reportURIsByPattern: [String: [URL]] {
+            get { legacyReportURIsByPattern }
+            set { legacyReportURIsByPattern = newValue }
+        }
+        /// ``reportURIsByPattern``' storage, read without the deprecation.
+        package var legacyReportURIsByPattern: [String: [URL]] = [:]
         /// Reports waiting to be sent at most; more are dropped and counted. Default 32.
         public var maximumQueuedReports: Int = 32
         /// An identical report is sent at most once within this interval. Default 24 hours.
@@ -84,10 +93,9 @@ public final class TrustFailureReporter: Sendable {
     public var counters: TrustCounters { configuration.counters }
 
     private let session: Session
-    /// ``Configuration/reportURIsByPattern``, for lookups by host with the manager's rule.
-    private let reportURITable: HostPatternTable<[URL]>
-    /// The same, by pattern, for a report whose host matches none (an address under a name pattern).
-    let reportURIsByNormalisedPattern: [HostPattern: [URL]]
+    /// ``Configuration/reportURIsByPattern``, validated: a session folds a host's URIs from it
+    /// into the host's resolution.
+    let legacyReportURIs: LegacyPatternSettings<[URL]>
     private let state = Locked(State())
 
     private struct Pending {
@@ -112,19 +120,16 @@ public final class TrustFailureReporter: Sendable {
     ///   with a host, or a non-positive queue bound; what ``Session/init(configuration:trustManager:)``
     ///   throws when the reporting session cannot be created.
     public init(_ configuration: Configuration) throws {
-        for uri in configuration.reportURIs + configuration.reportURIsByPattern.values.flatMap({ $0 }) {
+        for uri in configuration.reportURIs + configuration.legacyReportURIsByPattern.values.flatMap({ $0 }) {
             guard uri.scheme?.lowercased() == "https", let host = uri.host, !host.isEmpty else {
                 throw SessionError(.invalidRequest, "Report URI \(URLRedaction.redacted(uri)) is not an https: URL with a host.", url: uri.absoluteString)
             }
         }
-        let reportURITable: HostPatternTable<[URL]>
         do {
-            reportURITable = try HostPatternTable(validating: configuration.reportURIsByPattern.sorted { $0.key < $1.key })
+            legacyReportURIs = try LegacyPatternSettings(configuration.legacyReportURIsByPattern, subject: "Report URI")
         } catch {
-            throw SessionError(.invalidRequest, error.trustError(subject: "Report URI").reason)
+            throw SessionError(.invalidRequest, error.reason)
         }
-        self.reportURITable = reportURITable
-        reportURIsByNormalisedPattern = Dictionary(reportURITable.entries.map { ($0.pattern, $0.value) }) { first, _ in first }
         guard configuration.maximumQueuedReports > 0 else {
             throw SessionError(.invalidRequest, "maximumQueuedReports must be at least 1 (it is \(configuration.maximumQueuedReports)).")
         }
@@ -153,11 +158,19 @@ public final class TrustFailureReporter: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Where a report about `host` (matched by the manager's `pattern`) goes.
-    func reportURIs(forHost host: String, pattern: String?) -> [URL] {
-        reportURITable.entry(forHost: host)?.value
-            ?? pattern.flatMap { try? HostPattern($0) }.flatMap { reportURIsByNormalisedPattern[$0] }
+    /// Where a report about `host` (matched by the manager's `pattern`) goes: the URIs of the
+    /// most specific ``Configuration/reportURIsByPattern`` pattern matching the host, else of
+    /// `pattern` itself, else the default ones.
+    func reportURIs(forHost host: String, matched pattern: HostPattern?) -> [URL] {
+        legacyReportURIs.match(NormalizedHost(host))?.value
+            ?? pattern.flatMap(legacyReportURIs.value(for:))
             ?? configuration.reportURIs
+    }
+
+    /// ``reportURIs(forHost:matched:)`` for a pattern as text, in any spelling (the public
+    /// ``submit(_:pattern:)``'s).
+    func reportURIs(forHost host: String, pattern: String?) -> [URL] {
+        reportURIs(forHost: host, matched: pattern.flatMap { try? HostPattern($0) })
     }
 
     /// Queues `report` for the report URIs of the most specific ``Configuration/reportURIsByPattern``
@@ -165,13 +178,17 @@ public final class TrustFailureReporter: Sendable {
     /// spelling), else the default ones. Never blocks.
     @discardableResult
     public func submit(_ report: TrustFailureReport, pattern: String? = nil) -> Submission {
-        submit(report, pattern: pattern, hostPolicyURIs: [])
+        submit(report, to: reportURIs(forHost: report.hostname, pattern: pattern))
     }
 
-    /// ``submit(_:pattern:)``, to the host policy's own report URIs (``HostPolicy/reportURIs``)
-    /// when it names any.
-    func submit(_ report: TrustFailureReport, pattern: String?, hostPolicyURIs: [URL]) -> Submission {
-        let uris = hostPolicyURIs.isEmpty ? reportURIs(forHost: report.hostname, pattern: pattern) : hostPolicyURIs
+    /// Queues `report` for a session's hop: to the URIs its resolved host carries (the host
+    /// policy's, with the deprecated ``Configuration/reportURIsByPattern`` folded in), else the
+    /// default ones.
+    func submit(_ report: TrustFailureReport, hostURIs: [URL]) -> Submission {
+        submit(report, to: hostURIs.isEmpty ? configuration.reportURIs : hostURIs)
+    }
+
+    private func submit(_ report: TrustFailureReport, to uris: [URL]) -> Submission {
         guard !uris.isEmpty else { return .noReportURI }
         let now = configuration.clock()
         let interval = Self.seconds(configuration.deduplicationInterval)

@@ -26,6 +26,7 @@ extension Session {
         /// transfer in progress, shrinks whenever few transfers are running, and closes
         /// connections a busy host is about to need again.)
         public var maximumCachedConnections: Int? = nil
+        // Fast path: docs/PERFORMANCE.md#fast-paths, "Idle easy handles".
         /// Finished curl handles the session keeps, across hosts, for the next requests of the
         /// same host's policy. Default nil: the larger of 128 and the connection cache's size
         /// (``maximumCachedConnections``); 0 keeps none. Must not be negative.
@@ -34,9 +35,7 @@ extension Session {
         /// HTTP/2 carries up to 100 requests at once on one connection (libcurl's stream limit),
         /// and HTTP/1.1 queues the requests beyond ``maximumConnectionsPerHost`` on handles of
         /// their own. A handle the session did not keep is made, configured and freed again for
-        /// a later request: 64 requests in flight over one HTTP/2 connection, with 32 kept, paid
-        /// about 6 k instructions per request for it (docs/PERFORMANCE-HISTORY.md). An idle handle holds
-        /// about 15 KiB (libcurl 7.88, measured after a transfer), so 128 hold about 2 MiB.
+        /// a later request. An idle handle holds about 15 KiB (libcurl 7.88, measured after a transfer), so 128 hold about 2 MiB.
         public var maximumIdleHandles: Int? = nil
         /// How long a connection may serve new requests after the evaluation that admitted it.
         /// Default 1 hour; must be positive.
@@ -102,18 +101,37 @@ extension Session {
         /// - Warning: a plain-HTTP request has no protection against interception.
         public var allowsPlainHTTP: Bool = false
         /// Signed-response policies by host pattern (`api.example.com`, `*.example.com`,
-        /// `**.example.com`, as in `ServerTrustManager`; the most specific wins). A host no
-        /// pattern matches is not checked. Patterns are validated when the session is created.
-        /// Default: none. See `SignedResponsePolicy` and docs/SIGNED_RESPONSES.md.
-        public var signedResponses: [String: SignedResponsePolicy] = [:]
+        /// `**.example.com`; the most specific wins). A host no pattern matches is not checked.
+        /// Patterns are validated when the session is created. Default: none.
+        ///
+        /// Deprecated: set `HostPolicy.signedResponses` on the trust manager's host policies, so
+        /// a host's signed-response policy comes from the pattern that chose its evaluator. Until
+        /// this property is removed, each host's policy from it is folded into the host's
+        /// resolution when the host is first resolved.
+        @available(*, deprecated, message: "set signedResponses on HostPolicy (ServerTrustManager(policies:))")
+        public var signedResponses: [String: SignedResponsePolicy] {
+            get { legacySignedResponses }
+            set { legacySignedResponses = newValue }
+        }
         /// Client certificates for mutual TLS, by host pattern (`api.example.com`, `*.example.com`,
-        /// `**.example.com`, as in `ServerTrustManager`; the most specific wins). A connection
-        /// to a host presents the identity of the pattern its host matches, when the server asks
-        /// for a certificate, and no identity otherwise: never to a redirect target, a proxy, a
-        /// revocation responder or a report URI that its pattern does not cover. Patterns are
-        /// validated when the session is created (`TrustError.Code.invalidHostPattern`).
-        /// Default: none. See `ClientIdentity` and <doc:MutualTLS>.
-        public var clientIdentities: [String: ClientIdentity] = [:]
+        /// `**.example.com`; the most specific wins). A connection to a host presents the
+        /// identity of the pattern its host matches, when the server asks for a certificate, and
+        /// no identity otherwise. Patterns are validated when the session is created
+        /// (`TrustError.Code.invalidHostPattern`). Default: none.
+        ///
+        /// Deprecated: set `HostPolicy.clientIdentity` on the trust manager's host policies
+        /// (<doc:MutualTLS>). Until this property is removed, each host's identity from it is
+        /// folded into the host's resolution when the host is first resolved.
+        @available(*, deprecated, message: "set clientIdentity on HostPolicy (ServerTrustManager(policies:))")
+        public var clientIdentities: [String: ClientIdentity] {
+            get { legacyClientIdentities }
+            set { legacyClientIdentities = newValue }
+        }
+        /// ``signedResponses``' storage, read by the session without the deprecation (and by the
+        /// `servertrust` command, until it is removed).
+        package var legacySignedResponses: [String: SignedResponsePolicy] = [:]
+        /// ``clientIdentities``' storage.
+        package var legacyClientIdentities: [String: ClientIdentity] = [:]
         /// Called, on the requesting task, for every response (final or redirect hop) that fails
         /// signature verification, in informational and enforced mode alike, before the session
         /// returns or throws. Keep it quick; it must not call back into the session. Default: none.

@@ -26,7 +26,7 @@ public final class Session: Sendable {
     /// `LiveTrustManager` trust updates replace (``init(configuration:liveTrustManager:)``).
     public let liveTrustManager: LiveTrustManager?
     /// The tables of the manager in force (``SessionTrust``), made again when it is replaced.
-    private let trustTables: Locked<SessionTrust>
+    let trustTables: Locked<SessionTrust>
 
     let loop: MultiLoop
     /// The loops of policies that may fetch revocation data in the handshake.
@@ -35,22 +35,19 @@ public final class Session: Sendable {
     let policies: PolicyRegistry
     /// The curl handles of every policy, retired with their policies (``PolicyHandles``).
     let handlePool: PolicyHandles.Pool
-    /// The signed-response policies of the manager in force.
-    var signedResponses: SignedResponseChecker { currentTrust().signedResponses }
-    var redirects: RedirectRules {
-        RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
-    }
+    /// Signs requests and checks responses for hosts whose policy asks (each host's compiled
+    /// policy is on its ``TrustPolicy``).
+    let signedResponses: SignedResponseChecker
     /// Upload figures (``SessionProbe``: the back-pressure bound, whether a producer ran).
     let uploadStatistics = UploadStatistics()
     /// ``Configuration/metricsFactory`` resolved once; nil when it is the no-op handler.
     let metrics: SessionMetrics?
-    /// Whether ``Configuration/tracer`` is set, decided once: reading the optional existential
-    /// to find it nil copied and destroyed it through its value witnesses on every request.
-    private let hasConfiguredTracer: Bool
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Settings decided once".
+    /// Whether ``Configuration/tracer`` is set, decided once.
+    let hasConfiguredTracer: Bool
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Settings decided once".
     /// Whether a ``Configuration/failureReporter`` or ``Configuration/onTrustFailure`` is set,
-    /// decided once: without either, a hop's report is not handed to ``reportTrustFailures(of:url:)``,
-    /// a call that copied the report and the URL in and out of the hop driver's frame on every
-    /// request (docs/PERFORMANCE-HISTORY.md, ninth round).
+    /// decided once: without either, a hop's report is not handed to ``reportTrustFailures(of:url:)``.
     let reportsTrustFailures: Bool
     /// The ``ContentDecodingPlan`` of ``Configuration/contentDecoding``, for a host whose
     /// responses are not signature-checked and for one whose are, made once; a request with
@@ -61,20 +58,16 @@ public final class Session: Sendable {
     ///   - configuration: settings; the defaults are safe.
     ///   - trustManager: per-host evaluators. Default nil: `DefaultTrustEvaluator` for every host.
     /// - Throws: ``SessionError/Code/unsupportedBackend`` when libcurl's TLS backend is not
-    ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a ``Configuration/maximumConnectionLifetime``
-    ///   that is not positive, a negative ``Configuration/maximumIdleHandles``, a ``Configuration/contentDecoding`` coding the runtime libcurl
-    ///   cannot decode, a ``Configuration/retryPolicy`` field out of range, or a
-    ///   ``Configuration/proxy`` that is not `http://`; a `TrustError`
-    ///   when the system anchors cannot be loaded or a
-    ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` pattern is
-    ///   invalid; a `ResponseSignatureError`
-    ///   (`.invalidConfiguration`) for a signed-response policy without roots. When
-    ///   `trustManager` does not fit `configuration`: a `TrustError` `.invalidConfiguration` for
-    ///   signed-response policies or client identities set both in the manager's host policies
-    ///   and in ``Configuration/signedResponses`` or ``Configuration/clientIdentities`` (or a
-    ///   client identity OpenSSL refuses), and ``SessionError/Code/invalidRequest`` for report
-    ///   URIs by pattern set both in the host policies and in the
-    ///   ``Configuration/failureReporter``.
+    ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a configuration value out of range
+    ///   (``Configuration/maximumConnectionLifetime``, ``Configuration/maximumIdleHandles``,
+    ///   ``Configuration/contentDecoding``, ``Configuration/retryPolicy``, a
+    ///   ``Configuration/proxy`` that is not `http://`) or report URIs by pattern set both in the
+    ///   host policies and in the ``Configuration/failureReporter``; a `TrustError` when the
+    ///   system anchors cannot be loaded, a pattern of the deprecated per-pattern settings is
+    ///   invalid, a setting is made both on the manager's host policies and in the deprecated
+    ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities``, or OpenSSL
+    ///   refuses a client identity; a `ResponseSignatureError` (`.invalidConfiguration`) for a
+    ///   signed-response policy without roots.
     public convenience init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         try self.init(configuration: configuration, source: trustManager.map(LiveTrustManager.init))
     }
@@ -117,6 +110,7 @@ public final class Session: Sendable {
         let connectionLifetime = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
         let snapshot = source?.snapshot
         trustTables = Locked(try SessionTrust.make(snapshot?.manager, generation: snapshot?.generation ?? 0, configuration: configuration))
+        signedResponses = SignedResponseChecker(configuration: configuration)
         let anchors = try configuration.anchors.resolve()
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
@@ -188,19 +182,10 @@ public final class Session: Sendable {
     /// `Task(executorPreference: session.taskExecutor) { … }`.
     ///
     /// A request made from such a task crosses no thread: it is submitted on the loop thread
-    /// and the task resumes there when the response has arrived, where a request from any
-    /// other executor waits for two cross-thread hand-offs (a wake-up of the loop, then a job
-    /// on the caller's executor). For sequential requests on kept-alive connections that is
-    /// most of the cost of a request (docs/PERFORMANCE.md). Child tasks inherit the preference,
-    /// so a task group of requests runs on the loop thread too.
-    ///
-    /// What runs there holds up every transfer of the session while it runs: keep CPU-heavy
-    /// work and anything that blocks (file I/O, locks held for long, synchronous waits) off
-    /// this executor, or hop to another one for it. Trust evaluation is unchanged: every
-    /// connection is still evaluated by its own policy inside the handshake and checked by the
-    /// guard before each request, whichever executor the caller runs on. Actor-isolated code
-    /// still runs on its actor. After ``shutdown()`` the executor hands jobs to the global
-    /// concurrent executor, so a task preferring it still runs (and sees the session shut down).
+    /// and the task resumes there; child tasks inherit the preference. What runs there holds
+    /// up every transfer of the session: keep CPU-heavy and blocking work off it. Trust
+    /// evaluation is unchanged whichever executor the caller runs on. After ``shutdown()`` the
+    /// executor hands jobs to the global concurrent executor. See <doc:TaskExecutor>.
     public var taskExecutor: any TaskExecutor { loop }
 
     // MARK: Requests
@@ -235,39 +220,6 @@ public final class Session: Sendable {
         }
     }
 
-    /// Inlined into ``data(for:)``, as ``data(for:)`` is into ``get(_:headers:)`` and
-    /// ``post(_:body:headers:)``: each was an async frame of its own around the one below it.
-    /// With both inlined, a request has as many async frames as the async floor's, 8 from the
-    /// caller's loop to the continuation (docs/PERFORMANCE-HISTORY.md, ninth round).
-    @inline(__always) nonisolated(nonsending) private func send(_ request: Request, _ observation: RequestObservation) async throws -> Response {
-        let final = try await followHops(
-            request, observation: observation,
-            // Kept buffered: a redirect that resends the body sends these bytes again.
-            mustPrepare: { mustBufferForSigning($0) },
-            prepare: { try await bufferedForSigning($0) },
-            send: { request in
-                let (signed, pending) = try signedResponses.prepare(request)
-                return BufferedHop(outcome: try await perform(signed), pending: pending)
-            },
-            verify: { hop, request in
-                try signedResponses.verify(
-                    hop.pending, status: hop.head.status, headers: hop.head.headers, body: hop.outcome.body, url: request.url, metrics: metrics)
-            },
-            leave: { _ in })
-        // Read in place, not copied out first: a copy of the outcome is a retain and a release
-        // of each of its five references.
-        let head = final.result.outcome.head
-        // Decoded only now, after the signature check on the bytes as received.
-        let (body, decoded) = try final.result.outcome.contentDecoding.finish(
-            final.result.outcome.body, headers: head.headers, limit: configuration.maximumResponseBodySize,
-            url: final.request.url)
-        return Response(
-            status: head.publicStatus, body: body, url: final.request.url,
-            trust: final.result.outcome.report, httpVersion: head.httpVersion,
-            verification: final.hops.verification, decodedContentEncodings: decoded,
-            attempts: final.attempts, hopLog: final.hops, receivedFields: head.fields)
-    }
-
     /// `GET url`.
     nonisolated(nonsending) public func get(_ url: String, headers: HTTPFields = HTTPFields()) async throws -> Response {
         try await data(for: Request(method: .get, url: try parse(url), headers: headers))
@@ -276,67 +228,6 @@ public final class Session: Sendable {
     /// `POST url` with a body.
     nonisolated(nonsending) public func post(_ url: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> Response {
         try await data(for: Request(method: .post, url: try parse(url), headers: headers, body: body))
-    }
-
-    /// Whether responses from `url`'s host are signature-checked: an informational or enforced
-    /// ``Configuration/signedResponses`` policy matches it, by the rule the session itself
-    /// applies (the most specific pattern wins).
-    ///
-    /// Such a response needs its whole body before any of it can be used, so ``stream(_:)``
-    /// refuses the request and ``data(for:)`` buffers and verifies it. An adapter that streams
-    /// by default asks this to choose: ServerTrustOpenAPI's transport, for one.
-    /// A redirect can still lead a stream to a checked host, where ``stream(_:)`` refuses
-    /// that hop.
-    public func checksSignedResponses(from url: URL) -> Bool {
-        signedResponses.requiresVerification(url)
-    }
-
-    /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
-    /// ``Configuration/tracer``.
-    func observe(_ request: Request) -> RequestObservation {
-        RequestObservation(request, metrics: metrics, tracer: hasConfiguredTracer ? configuration.tracer : Self.activeTracer)
-    }
-
-    /// `InstrumentationSystem.tracer`, or nil — no tracer — without its search when nothing is
-    /// bootstrapped or bound: the active instrument (a `withTracer` scope's, else the
-    /// bootstrapped one) is then `NoOpInstrument`, a concrete-type check, where the search casts
-    /// it to `any Tracer` twice (≈ 2 k instructions per request, docs/PERFORMANCE-HISTORY.md), and nil
-    /// spares `RequestObservation` its own `NoOpTracer` check. Anything else — a tracer, a
-    /// multiplexing instrument — takes the library's own lookup.
-    static var activeTracer: (any Tracer)? {
-        // A metatype comparison, not `is NoOpInstrument` (a dynamic cast, ≈ 250 instructions):
-        // `NoOpInstrument` is a struct, so the two agree.
-        type(of: InstrumentationSystem.instrument) == NoOpInstrument.self ? nil : InstrumentationSystem.tracer
-    }
-
-    // MARK: Policies
-
-    /// The policy for a host as the URL spells it (``PolicyRegistry/policy(forRawHost:override:)``).
-    func policy(forRawHost rawHost: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
-        let trust = currentTrust()
-        if let failure = trust.failure { throw failure }
-        return try policies.policy(forRawHost: rawHost, override: override, trust: trust)
-    }
-
-    /// The tables of the manager in force: the held ones while the live manager's generation
-    /// is theirs, else new ones for the new manager (made once, under the lock).
-    ///
-    /// The live manager's generation is read first, without its lock
-    /// (`LiveTrustManager.publishedGeneration`): while it is the held tables' — every request
-    /// but the first after a replacement — one lock, the session's, is all a request takes
-    /// (the manager's lock and a retain and release of the manager cost ≈ 150 instructions per
-    /// call, four calls per request: docs/PERFORMANCE.md, "Trust updates (#35)").
-    func currentTrust() -> SessionTrust {
-        guard let source = liveTrustManager else { return trustTables.withLock { $0 } }
-        let published = source.publishedGeneration
-        if let held = trustTables.withLock({ $0.generation >= published ? $0 : nil }) { return held }
-        let (manager, generation) = source.snapshot
-        return trustTables.withLock { held in
-            // A reader holding an older snapshot than the tables never moves them back.
-            guard generation > held.generation else { return held }
-            held = SessionTrust.replacing(held, with: manager, generation: generation, configuration: configuration)
-            return held
-        }
     }
 }
 

@@ -3,14 +3,16 @@ import HTTPTypes
 import Logging
 import ServerTrust
 
-/// The session's side of signed responses: picks each hop's policy by host pattern, adds the
-/// challenge headers to the request, and judges the response.
+/// The session's side of signed responses: adds the challenge headers to a request, and judges
+/// the response.
 ///
-/// Built once per session: patterns are validated and one `ResponseSignatureVerifier` (with
-/// its replay cache) is made per pattern, so a request costs a pattern scan and the checks.
-/// Immutable, hence `Sendable`.
+/// Holds no per-host table: each host's compiled policy (``Entry``, its verifiers and replay
+/// caches, one per pattern) is carried by the host's resolved policy (`TrustPolicy`), which a
+/// hop reads once. Immutable, hence `Sendable`.
 final class SignedResponseChecker: Sendable {
-    fileprivate struct Entry: Sendable {
+    /// One pattern's signed-response policy, compiled: made once per pattern when the session
+    /// takes a trust manager (``compile(_:)``), and shared by every host that pattern resolves.
+    struct Entry: Sendable {
         let mode: SignedResponsePolicy.Mode
         let scheme: SignedResponsePolicy.Scheme
         /// v1's verifier (schemes v1 and either); nil when disabled.
@@ -19,6 +21,7 @@ final class SignedResponseChecker: Sendable {
         let messageVerifier: MessageSignatureVerifier?
         let coversContentEncoding: Bool
 
+        /// Whether responses are checked (mode informational or enforced).
         var checks: Bool { verifier != nil || messageVerifier != nil }
     }
 
@@ -29,84 +32,44 @@ final class SignedResponseChecker: Sendable {
         let messageChallenge: MessageSignatureChallenge?
     }
 
-    /// Nil values where a pattern of the manager's host policies checks no signature: the
-    /// table then has the manager's patterns, so a host resolves to the same pattern in both.
-    private let entries: HostPatternTable<Entry?>
     private let onFailure: (@Sendable (ResponseVerificationFailure) -> Void)?
     private let clock: @Sendable () -> Date
     private let logger: Logger
 
-    /// - Parameters:
-    ///   - configuration: the session's configuration (``Session/Configuration/signedResponses``).
-    ///   - trustManager: the session's manager, whose ``HostPolicy/signedResponses`` are used
-    ///     instead when any is set.
-    /// - Throws: `TrustError` `.invalidHostPattern` for an invalid pattern or two spellings of
-    ///   one pattern, `.invalidConfiguration` for signed-response policies set both in the
-    ///   manager's host policies and in the configuration; `ResponseSignatureError`
-    ///   `.invalidConfiguration` for a policy without roots (unless disabled) or with bad
-    ///   versions or durations.
-    init(configuration: Session.Configuration, trustManager: ServerTrustManager? = nil) throws {
-        let policies: HostPatternTable<SignedResponsePolicy?>
-        let fromHostPolicies = trustManager.map { $0.table.mapValues(\.signedResponses) }
-        if let fromHostPolicies, fromHostPolicies.entries.contains(where: { $0.value != nil }) {
-            guard configuration.signedResponses.isEmpty else {
-                throw TrustError(
-                    .invalidConfiguration,
-                    "Signed-response policies are set both in the trust manager's host policies and in "
-                        + "Session.Configuration.signedResponses; set them in one place (HostPolicy.signedResponses).")
-            }
-            policies = fromHostPolicies
-        } else {
-            do {
-                policies = try HostPatternTable(
-                    validating: configuration.signedResponses.sorted { $0.key < $1.key }.map { (key: $0.key, value: Optional($0.value)) })
-            } catch {
-                throw error.trustError(subject: "Signed-response")
-            }
-        }
-        entries = try policies.mapValues { policy -> Entry? in
-            guard let policy else { return nil }
-            let active = policy.mode != .disabled
-            let usesV1 = active && policy.scheme != .rfc9421
-            let usesRFC9421 = active && policy.scheme != .v1
-            let verifier = usesV1 ? try ResponseSignatureVerifier(
-                roots: policy.roots, freshnessWindow: policy.freshnessWindow, clockSkewAllowance: policy.clockSkewAllowance,
-                clock: configuration.signatureClock) : nil
-            var messageVerifier: MessageSignatureVerifier?
-            if usesRFC9421 {
-                guard let messagePolicy = policy.messageSignatures else {
-                    throw ResponseSignatureError(
-                        .invalidConfiguration, "A signed-response policy of scheme \(policy.scheme) needs messageSignatures (an RFC 9421 key set).")
-                }
-                messageVerifier = try MessageSignatureVerifier(policy: messagePolicy, clock: configuration.signatureClock)
-            }
-            return Entry(
-                mode: policy.mode, scheme: policy.scheme, verifier: verifier, messageVerifier: messageVerifier,
-                coversContentEncoding: policy.coversContentEncoding)
-        }
+    /// - Parameter configuration: the session's configuration (its verification hook, clock and logger).
+    init(configuration: Session.Configuration) {
         onFailure = configuration.onVerificationFailure
         clock = configuration.signatureClock
         logger = configuration.logger
     }
 
-    /// The most specific pattern's entry for `url`'s host, by the rule every lookup shares
-    /// (``HostPatternTable``): the exact host, else the deepest wildcard base, `*.` before `**.`.
-    private func entry(for url: URL) -> Entry? {
-        guard !entries.patterns.isEmpty, let host = url.host else { return nil }
-        return entries.entry(forHost: host)?.value ?? nil
+    /// Compiles one pattern's policy: its verifiers, each with its replay cache.
+    /// - Throws: `ResponseSignatureError` `.invalidConfiguration` for a policy without roots
+    ///   (unless disabled), with bad versions or durations, or of an RFC 9421 scheme without
+    ///   `messageSignatures`.
+    static func compile(_ policy: SignedResponsePolicy, clock: @escaping @Sendable () -> Date) throws -> Entry {
+        let active = policy.mode != .disabled
+        let usesV1 = active && policy.scheme != .rfc9421
+        let usesRFC9421 = active && policy.scheme != .v1
+        let verifier = usesV1 ? try ResponseSignatureVerifier(
+            roots: policy.roots, freshnessWindow: policy.freshnessWindow, clockSkewAllowance: policy.clockSkewAllowance,
+            clock: clock) : nil
+        var messageVerifier: MessageSignatureVerifier?
+        if usesRFC9421 {
+            guard let messagePolicy = policy.messageSignatures else {
+                throw ResponseSignatureError(
+                    .invalidConfiguration, "A signed-response policy of scheme \(policy.scheme) needs messageSignatures (an RFC 9421 key set).")
+            }
+            messageVerifier = try MessageSignatureVerifier(policy: messagePolicy, clock: clock)
+        }
+        return Entry(
+            mode: policy.mode, scheme: policy.scheme, verifier: verifier, messageVerifier: messageVerifier,
+            coversContentEncoding: policy.coversContentEncoding)
     }
 
-    /// Whether responses from `url`'s host are checked (mode informational or enforced).
-    func requiresVerification(_ url: URL) -> Bool { entry(for: url)?.checks ?? false }
-
-    /// Whether the signature `url`'s host must carry covers `Content-Encoding` whenever a
-    /// response has one, so the session may decode after verifying (RFC 9421 alone).
-    func coversContentEncoding(_ url: URL) -> Bool { entry(for: url)?.coversContentEncoding ?? false }
-
-    /// `request` with a fresh nonce and request time when its host's policy asks for a
+    /// `request` with a fresh nonce and request time, as its host's `entry` asks for a
     /// signature, and what to verify the response against.
-    func prepare(_ request: Request) throws(SessionError) -> (Request, Pending?) {
-        guard let entry = entry(for: request.url), entry.checks else { return (request, nil) }
+    func prepare(_ request: Request, _ entry: Entry) throws(SessionError) -> (Request, Pending) {
         // Session.data(for:) reads a streamed or file body into memory first; fail closed if not.
         if let body = request.uploadBody, body.bytes == nil {
             throw SessionError(.invalidRequest, "A streamed body cannot be signed before it is read.", url: request.url.absoluteString)
@@ -224,8 +187,7 @@ final class SignedResponseChecker: Sendable {
 
     /// Refuses to stream from a host whose responses are checked: verification needs the whole
     /// body, and a stream would hand out unverified bytes before the verdict.
-    func refuseStreaming(_ request: Request) throws(SessionError) {
-        guard requiresVerification(request.url) else { return }
+    static func refuseStreaming(_ request: Request) throws(SessionError) {
         throw SessionError(
             .invalidRequest,
             "Responses from \(request.url.host ?? "this host") are signature-checked, which needs the whole body before any of it is "

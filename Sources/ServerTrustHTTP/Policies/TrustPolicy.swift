@@ -3,8 +3,12 @@ import Logging
 import ServerTrust
 import Synchronization
 
-/// One resolved trust policy: the evaluator that governs one host, with everything its
-/// connections share. Resolved once per host per session, never per request.
+/// A resolved host: the session's one per-host object. It carries everything a request reads
+/// of its host — the evaluator built from the host's policy, the TLS floor, the client
+/// identity, the compiled signed-response policy and the report URIs — resolved once per host
+/// per session (``PolicyRegistry``), never per request; a hop reads its host once.
+///
+/// A new per-host setting is a ``HostPolicy`` property, read here from ``resolved``.
 ///
 /// Immutable after creation; shared between the loop thread and the OpenSSL callbacks that
 /// run on it, hence `Sendable`.
@@ -24,7 +28,7 @@ final class TrustPolicy: Sendable {
     /// What the session's evaluations share: anchors, options, fetcher, clock, counters, logger.
     let context: TrustEvaluationContext
     /// The manager pattern that matched, or nil when the session's default evaluator applies.
-    let pattern: String?
+    var pattern: HostPattern? { resolved.pattern }
     let evaluator: any ServerTrustEvaluating
     /// The host policy's TLS floor, applied to every `SSL_CTX` of the policy's connections.
     var minimumTLSVersion: TLSProtocolVersion { resolved.policy.minimumTLSVersion }
@@ -42,9 +46,17 @@ final class TrustPolicy: Sendable {
     /// leaf demands: the policy's connections then always make full handshakes, which carry one.
     private let resumption = Atomic<Bool>(true)
     /// The certificate and key this host's connections present when the server asks for one
-    /// (``Session/Configuration/clientIdentities``), or nil. Chosen by host, like the rest of
-    /// the policy, so a redirect to another host is made under that host's policy, without it.
+    /// (``HostPolicy/clientIdentity``), or nil. Chosen by host, like the rest of the policy, so
+    /// a redirect to another host is made under that host's policy, without it.
     let clientIdentity: ClientIdentity?
+    /// The host's signed-response policy, compiled (its pattern's verifiers), or nil when its
+    /// responses are not checked.
+    let signedResponses: SignedResponseChecker.Entry?
+    /// Whether the host's responses are signature-checked (mode informational or enforced).
+    var checksSignedResponses: Bool { signedResponses?.checks ?? false }
+    /// Where failure reports about the host go (``HostPolicy/reportURIs``); empty for the
+    /// reporter's own.
+    var reportURIs: [URL] { resolved.policy.reportURIs }
     /// The session's metrics (``Session/Configuration/metricsFactory``), nil when it has none.
     let metrics: SessionMetrics?
     /// `ServerTrustEvaluating.usesSignedCertificateTimestamps`, read once: its connections ask
@@ -54,8 +66,8 @@ final class TrustPolicy: Sendable {
     /// run on a loop of their own (``RevocationLoops``).
     let mayFetchRevocationData: Bool
 
-    /// A policy for a host resolved by the session (``PolicyRegistry/makePolicy(forHost:override:trustManager:parts:)``).
-    init(resolved: ResolvedHostPolicy, anchors: TrustAnchors,
+    /// A policy for a host resolved by the session (``PolicyRegistry/makePolicy(forHost:override:trust:parts:)``).
+    init(resolved: ResolvedHostPolicy, signedResponses: SignedResponseChecker.Entry? = nil, anchors: TrustAnchors,
          validationOptions: PathValidationOptions, revocationFetcher: (any RevocationFetcher)?, counters: TrustCounters,
          logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }, maximumConnectionLifetime: TimeInterval = 3600,
          writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil,
@@ -63,7 +75,7 @@ final class TrustPolicy: Sendable {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.resolved = resolved
         normalizedHost = resolved.host
-        pattern = resolved.pattern?.description
+        self.signedResponses = signedResponses
         evaluator = resolved.policy.evaluator
         context = TrustEvaluationContext(
             anchors: anchors, validationOptions: validationOptions, revocationFetcher: revocationFetcher, clock: clock,

@@ -32,6 +32,8 @@ struct FinalHop<Result: HopResult> {
 }
 
 extension Session {
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Direct single attempt".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Callers' executor".
     /// The hop driver of both ``data(for:)`` and ``stream(_:)``.
     ///
     /// For each hop: `prepare` the request when `mustPrepare` says so (it may also refuse the
@@ -45,12 +47,7 @@ extension Session {
     /// A hop that no retry can follow and no span records (no tracer; no retry policy, or a
     /// request that may not be retried) is sent directly, in this function's own frame: the
     /// retry loop, the span and the rejection report would each be an async function of its own
-    /// that only passed the attempt through (docs/PERFORMANCE-HISTORY.md, seventh round). Its
-    /// trust rejection is reported here. The second path is kept on measurement (STYLE rule 11;
-    /// callgrind, `Benchmarks/scripts/profile.sh` workloads, November 2026, interleaved runs):
-    /// without it a kept-alive request costs 1.8 k instructions more (+1.7 %), 2.2 k from
-    /// `Session.taskExecutor` (+2.0 %), and an HTTP/2 request with 64 in flight 2.6–3.9 k more
-    /// (+2.1–3.2 %), in task allocations and four extra async frames (docs/PERFORMANCE.md).
+    /// that only passed the attempt through. Its trust rejection is reported here.
     ///
     /// `nonisolated(nonsending)`, like every async helper under ``data(for:)`` and
     /// ``stream(_:)`` (`send`, `withRetries`, `observing`, `perform`, `run`), and like those
@@ -58,8 +55,7 @@ extension Session {
     /// switching to the generic executor at entry. The caller decides where a request runs
     /// (its actor, ``taskExecutor``'s loop thread, or the global executor); a switch per
     /// function only asked the runtime, under a task-status lock, for the task's preferred
-    /// executor again — half of the twenty `swift_task_switch` calls of a kept-alive request,
-    /// and two more at the entry points (docs/PERFORMANCE-HISTORY.md).
+    /// executor again.
     nonisolated(nonsending) func followHops<Result: HopResult>(
         _ request: Request, observation: RequestObservation,
         mustPrepare: (Request) throws -> Bool,
@@ -120,16 +116,19 @@ extension Session {
 // MARK: One hop
 
 extension Session {
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Inlined request path".
     /// Sends one hop and waits for its whole outcome. Inlined, as is ``run(_:)``, into the
-    /// hop's `send`: each was an async frame of its own that only passed the call on (one
-    /// frame fewer per request, docs/PERFORMANCE-HISTORY.md, eighth round).
-    @inline(__always) nonisolated(nonsending) func perform(_ request: Request) async throws -> Transfer.Outcome {
-        try await run(try makeTransfer(request, stream: nil))
+    /// hop's `send`: each was an async frame of its own that only passed the call on.
+    @inline(__always) nonisolated(nonsending) func perform(
+        _ request: Request, signing pending: inout SignedResponseChecker.Pending?
+    ) async throws -> Transfer.Outcome {
+        try await run(try makeTransfer(request, stream: nil, signing: &pending))
     }
 
     nonisolated(nonsending) func performStreaming(_ request: Request) async throws -> (ResponseHead, TrustReport, ResponseBody) {
         let stream = BodyStream()
-        let transfer = try makeTransfer(request, stream: stream)
+        var unsigned: SignedResponseChecker.Pending?
+        let transfer = try makeTransfer(request, stream: stream, signing: &unsigned)
         let loop = self.loop(running: transfer)
         stream.setResumeHandler { [loop] in loop.resume(transfer) }
         let arrived = try await run(transfer)

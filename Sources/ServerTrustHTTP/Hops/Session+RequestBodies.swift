@@ -34,8 +34,9 @@ extension Session {
     /// (``bufferedForSigning(_:)``): checked before that async function is entered, which most
     /// requests do not need.
     func mustBufferForSigning(_ request: Request) -> Bool {
-        guard let body = request.uploadBody, body.bytes == nil else { return false }
-        return signedResponses.requiresVerification(request.url)
+        guard let body = request.uploadBody, body.bytes == nil, let host = request.url.host else { return false }
+        // A host with no policy is refused when the hop is sent, with the reason.
+        return (try? policy(forRawHost: host, override: request.trustEvaluator))?.checksSignedResponses ?? false
     }
 
     /// `request` with its streamed or file body read into memory when its host has a

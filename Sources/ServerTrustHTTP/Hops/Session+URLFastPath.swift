@@ -1,15 +1,15 @@
 import Foundation
 internal import ServerTrust
 
+// Fast path: docs/PERFORMANCE.md#fast-paths, "URL read from its bytes".
 /// The scheme and host of a request URL read from its bytes when the URL is a plain
 /// `https://host[:port]/…`, and Foundation's parse otherwise: `URL.scheme` and `URL.host` parse
-/// the string again on every call (≈ 450 and ≈ 1.1 k instructions per request). Kept while
-/// `Benchmarks/` shows what it saves; `RequestValueTests` checks that both ways agree.
+/// the string again on every call. `RequestValueTests` checks that both ways agree.
 extension Session {
     /// `url`'s scheme, lower-cased. RFC 3986's scheme is everything before the first colon, so a
     /// serialised URL that starts `https:` (either case) has the scheme `https`, read from its
-    /// first six bytes; any other is asked of Foundation (`URL.scheme` re-reads the string,
-    /// ≈ 450 instructions). `startsWithHTTPS` is ``startsWithHTTPS(_:)`` of `url`'s absolute
+    /// first six bytes; any other is asked of Foundation (`URL.scheme` re-reads the string).
+    /// `startsWithHTTPS` is ``startsWithHTTPS(_:)`` of `url`'s absolute
     /// string, which the caller tests once for both the scheme and the host.
     static func lowercasedScheme(of url: URL, startsWithHTTPS: Bool) -> String {
         startsWithHTTPS ? "https" : url.scheme?.lowercased() ?? ""
@@ -28,8 +28,7 @@ extension Session {
 
     /// The host of an `https://` URL whose authority is only a host name of letters, digits,
     /// dots and hyphens, with or without a port of digits; nil for any other URL, whose host is
-    /// asked of Foundation (`URL.host` parses the string again and percent-decodes the host,
-    /// ≈ 1.1 k instructions per request).
+    /// asked of Foundation (`URL.host` parses the string again and percent-decodes the host).
     ///
     /// For such an authority, the bytes between `//` and the port or path are the host as
     /// Foundation reads it: nothing in it can be percent-decoded, bracketed, preceded by user
@@ -75,7 +74,7 @@ extension Session {
 
     /// `text` as an absolute URL. A string Foundation parsed that starts `https:` has that
     /// scheme (RFC 3986: everything before the first colon), so only other strings ask
-    /// `URL.scheme`, which parses the string again (≈ 450 instructions).
+    /// `URL.scheme`, which parses the string again.
     func parse(_ text: String) throws(SessionError) -> URL {
         guard let url = URL(string: text), Self.startsWithHTTPS(text) || url.scheme != nil else {
             throw SessionError(.invalidRequest, "\"\(URLRedaction.redacted(text))\" is not an absolute URL.")

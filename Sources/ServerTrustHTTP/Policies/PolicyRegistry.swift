@@ -1,6 +1,7 @@
 import Foundation
 internal import ServerTrust
 
+// Fast path: docs/PERFORMANCE.md#fast-paths, "Host spelling key".
 /// A session's trust policies, one per host (and per request-level evaluator), resolved once.
 ///
 /// A manager lookup and a `TrustPolicy` per request would cost kept-alive throughput for
@@ -8,8 +9,8 @@ internal import ServerTrust
 /// table holds them, keyed by host text: a key is either a ``NormalizedHost`` name or a URL's
 /// own spelling of a host, and its value is always the policy of `NormalizedHost(key)`.
 /// Normalising is idempotent, so the two kinds of key can never disagree: a normalised name is
-/// its own spelling. Looking the URL's spelling up first saves the normalisation (≈ 8.5 k
-/// instructions for an IP literal) on every request after the first.
+/// its own spelling. Looking the URL's spelling up first saves the normalisation on every
+/// request after the first.
 ///
 /// At ``limit`` entries the table is emptied; `onEviction` then frees what the dropped policies
 /// held (curl shares and idle handles, revocation loops) once nothing uses them.
@@ -120,9 +121,9 @@ extension PolicyRegistry {
         forHost host: NormalizedHost, override: (any ServerTrustEvaluating)?, trust: SessionTrust, parts: PolicyParts
     ) throws(SessionError) -> TrustPolicy {
         let trustManager = trust.manager
-        var resolved: ResolvedHostPolicy
+        let resolved: ResolvedHostPolicy
         do {
-            resolved = try trustManager?.resolve(host: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
+            resolved = try trustManager?.resolve(host, spelled: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
         } catch let error as TrustError {
             // A request's own evaluator replaces the manager's for the host, unmatched or not.
             guard override == nil else {
@@ -140,20 +141,15 @@ extension PolicyRegistry {
     private static func makePolicy(
         _ resolved: ResolvedHostPolicy, _ override: (any ServerTrustEvaluating)?, _ trust: SessionTrust, _ parts: PolicyParts
     ) -> TrustPolicy {
-        var resolved = resolved
-        if let override {
-            var policy = resolved.policy
-            policy.evaluator = override
-            resolved = ResolvedHostPolicy(host: resolved.host, pattern: nil, policy: policy, denyList: resolved.denyList)
-        }
+        let (resolved, signedResponses) = trust.resolve(resolved, override: override)
         let configuration = parts.configuration
         return TrustPolicy(
-            resolved: resolved, anchors: parts.anchors,
+            resolved: resolved, signedResponses: signedResponses, anchors: parts.anchors,
             validationOptions: configuration.validationOptions, revocationFetcher: parts.revocationFetcher,
             counters: configuration.trustCounters, logger: configuration.logger, clock: configuration.clock,
             maximumConnectionLifetime: parts.connectionLifetime,
             writesTLSSecretsToKeyLog: configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE,
-            clientIdentity: trust.clientIdentities.identity(for: resolved.host), metrics: parts.metrics, handlePool: parts.handlePool)
+            metrics: parts.metrics, handlePool: parts.handlePool)
     }
 
     /// What every policy of a session is made with.

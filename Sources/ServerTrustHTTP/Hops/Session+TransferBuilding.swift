@@ -1,11 +1,14 @@
 import Foundation
+import HTTPTypes
 internal import ServerTrust
 
 extension Session {
     /// The transfer for one hop of `request`: its URL checked (scheme, host, header lines,
-    /// timeout), its host's policy, its content-decoding plan, its upload, and a loop booked
-    /// for it. Throws before anything is sent.
-    func makeTransfer(_ request: Request, stream: BodyStream?) throws(SessionError) -> Transfer {
+    /// timeout), its host's policy — read once, and with it the host's signed-response policy,
+    /// which signs a buffered request (`pending` is then what the response must answer) —,
+    /// its content-decoding plan, its upload, and a loop booked for it. Throws before anything
+    /// is sent.
+    func makeTransfer(_ request: Request, stream: BodyStream?, signing pending: inout SignedResponseChecker.Pending?) throws(SessionError) -> Transfer {
         let url = request.url.absoluteURL
         let absolute = url.absoluteString
         let startsWithHTTPS = Self.startsWithHTTPS(absolute)
@@ -33,12 +36,20 @@ extension Session {
         // Read once: each read copies the optional existential out of the request's storage.
         let override = request.trustEvaluator
         let policy = try self.policy(forRawHost: rawHost, override: override)
-        // The session's own list was checked in init; a request's override is checked here.
-        let verifiesSignatures = signedResponses.requiresVerification(url)
+        let signing = policy.signedResponses
+        let verifiesSignatures = signing?.checks ?? false
+        // The challenge headers of a checked host (a stream to one was refused before).
+        var signedHeaders: HTTPFields?
+        if verifiesSignatures, stream == nil, let signing {
+            let (signed, challenge) = try signedResponses.prepare(request, signing)
+            signedHeaders = signed.headers
+            pending = challenge
+        }
         // An RFC 9421 host's signature covers Content-Encoding: the session may decode after
         // verifying. A v1 (or migrating) host gets nothing decoded (third review, finding 3).
-        let coversEncoding = verifiesSignatures && signedResponses.coversContentEncoding(url)
+        let coversEncoding = verifiesSignatures && signing?.coversContentEncoding == true
         let contentDecoding: ContentDecodingPlan
+        // The session's own list was checked in init; a request's override is checked here.
         if let override = request.contentDecoding {
             try ContentDecodingPlan.validate(override, url: absolute)
             contentDecoding = ContentDecodingPlan(override, verifiesSignatures: verifiesSignatures, signatureCoversContentEncoding: coversEncoding)
@@ -48,7 +59,7 @@ extension Session {
         let upload = try self.upload(of: request, url: absolute)
         let release = try bookLoop(for: policy, cacheable: override == nil || PolicyRegistry.cacheIdentity(of: override).cacheable)
         let transfer = Transfer(
-            url: absolute, method: request.method.sentName, headers: request.headers, body: request.body,
+            url: absolute, method: request.method.sentName, headers: signedHeaders ?? request.headers, body: request.body,
             policy: policy, isTLS: scheme == "https", bodyLimit: stream == nil ? configuration.maximumResponseBodySize : nil,
             timeout: request.timeout ?? configuration.requestTimeout, contentDecoding: contentDecoding, stream: stream,
             upload: upload, onCompletion: release)

@@ -105,10 +105,11 @@ public struct Request: Sendable {
 
     // MARK: Storage
 
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Request storage in one object".
     /// The fields, kept in one copy-on-write object: a request is handed through several layers
     /// per hop (signing, retries, tracing, the transfer), and a copy of it retains one object
-    /// instead of eight fields (≈ 0.7 k instructions per kept-alive request, docs/PERFORMANCE-HISTORY.md).
-    /// Written only through ``unique()``, so a copy never sees another's change.
+    /// instead of eight fields. Written only through ``unique()``, so a copy never sees
+    /// another's change.
     private var storage: Storage
 
     // Its fields are exempt from the runtime's dynamic exclusivity checks: they are written only

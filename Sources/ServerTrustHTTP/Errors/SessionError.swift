@@ -97,12 +97,12 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Everything set once, in one immutable object shared by every copy.
     private let details: Details
 
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Boxed error details".
     /// Why the error keeps its details out of line: inline, a `SessionError` was 305 bytes (a
     /// `TrustError`, a `ResponseSignatureError`, three strings), and so was every
     /// `Result<Transfer.Outcome, SessionError>` a *successful* request's outcome travels in —
-    /// from the transfer to the awaiting task, copied at that size at each step
-    /// (docs/PERFORMANCE-HISTORY.md, eighth round). Boxed, both are a few dozen bytes; the box is
-    /// allocated only when an error is made.
+    /// from the transfer to the awaiting task, copied at that size at each step. Boxed, both
+    /// are a few dozen bytes; the box is allocated only when an error is made.
     private final class Details: Sendable {
         let reason: String
         let trustError: TrustError?

@@ -8,7 +8,7 @@
 ///
 /// One array of hop records, not three parallel arrays: the response's ``Response/hops``,
 /// ``Response/hopVerifications`` and ``Response/hopAttempts`` are read from it when asked for,
-/// so a request allocates one array for its hops, not three (docs/PERFORMANCE-HISTORY.md).
+/// so a request allocates one array for its hops, not three.
 struct HopLog: Sendable {
     struct Hop: Sendable {
         let report: TrustReport

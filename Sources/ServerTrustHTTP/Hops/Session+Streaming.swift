@@ -25,7 +25,10 @@ extension Session {
         let final = try await followHops(
             request, observation: observation,
             mustPrepare: { request in
-                try signedResponses.refuseStreaming(request)
+                // A host with no policy is refused when the hop is sent, with the reason.
+                if let host = request.url.host, (try? policy(forRawHost: host, override: request.trustEvaluator))?.checksSignedResponses == true {
+                    try SignedResponseChecker.refuseStreaming(request)
+                }
                 return false
             },
             prepare: { $0 },

@@ -34,7 +34,7 @@ extension Session {
                 failure: error, mode: mode, policy: report.policyEvaluator, hostname: report.host, port: port,
                 pattern: report.matchedPattern, servedChain: report.presentedCertificates,
                 validatedChain: report.validatedCertificates, date: now)
-            let submission = reporter?.submit(failureReport, pattern: report.matchedPattern, hostPolicyURIs: report.hostReportURIs) ?? .noReportURI
+            let submission = reporter?.submit(failureReport, hostURIs: report.hostReportURIs) ?? .noReportURI
             hook?(TrustFailureEvent(url: url, report: failureReport, submission: submission))
         }
     }
@@ -46,10 +46,11 @@ extension Session {
     /// unless both say the same (a policy file's manager and `TrustFailureReporter.Configuration.apply(_:)`):
     /// two different tables could send one host's reports by different patterns.
     static func refuseTwoSourcesOfReportURIs(_ configuration: Configuration, _ trustManager: ServerTrustManager?) throws(SessionError) {
-        guard let reporter = configuration.failureReporter, !reporter.reportURIsByNormalisedPattern.isEmpty, let trustManager else { return }
+        guard let reporter = configuration.failureReporter, !reporter.legacyReportURIs.isEmpty, let trustManager else { return }
         let fromPolicies = Dictionary(
             trustManager.table.entries.filter { !$0.value.reportURIs.isEmpty }.map { ($0.pattern, $0.value.reportURIs) }) { first, _ in first }
-        guard !fromPolicies.isEmpty, fromPolicies != reporter.reportURIsByNormalisedPattern else { return }
+        let fromReporter = Dictionary(reporter.legacyReportURIs.entries.map { ($0.pattern, $0.value) }) { first, _ in first }
+        guard !fromPolicies.isEmpty, fromPolicies != fromReporter else { return }
         throw SessionError(
             .invalidRequest,
             "Report URIs by pattern are set both in the trust manager's host policies and in the failure reporter's "
