@@ -361,6 +361,8 @@ let package = Package(
         .testTarget(
             name: "ServerTrustTests",
             dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL", .product(name: "Logging", package: "swift-log")],
+            // OpenSSL's and Conscrypt's Certificate Transparency fixtures, read from the source tree.
+            exclude: ["Fixtures/CertificateTransparency"],
             swiftSettings: strictSwift
         ),
     ]
