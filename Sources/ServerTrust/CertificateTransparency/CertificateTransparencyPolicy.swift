@@ -156,6 +156,16 @@ public struct CertificateTransparencyOutcome: Hashable, Sendable, CustomStringCo
     /// Whether the certificate meets the policy.
     public var isCompliant: Bool { reason == nil }
 
+    /// The error a failure is refused or reported with, naming the reason first; nil when compliant.
+    func error(host: String) -> TrustError? {
+        guard let reason else { return nil }
+        return TrustError(
+            .certificateTransparency,
+            "Certificate Transparency (\(reason.rawValue)) for \(host): \(detail)"
+                + (observations.isEmpty ? "" : " SCTs seen: " + observations.map(\.description).joined(separator: "; ") + "."),
+            evaluator: "CertificateTransparency", host: host)
+    }
+
     public var description: String {
         guard let reason else { return "compliant (\(observations.filter { $0.status == .verified }.count) verified SCTs)" }
         return "\(reason.rawValue): \(detail)"
