@@ -46,6 +46,11 @@ public struct HostPolicy: Sendable {
     /// whether a failure refuses or is only reported; default `nil`, not checked. Checked after
     /// the evaluator has validated the chain, against the manager's log list
     /// (`ServerTrustManager(…, certificateTransparencyLogs:)`).
+    ///
+    /// What counts depends on what the transport sees: a `Session` (and the URLSession and
+    /// OpenAPI adapters over it) asks the server for SCTs and passes the TLS extension's and the
+    /// staple's; swift-nio-ssl's verification callback (ServerTrustNIO, grpc-swift) gets the chain
+    /// only, so there the SCTs embedded in the certificate are all that count.
     public var certificateTransparency: CertificateTransparencyRequirement?
 
     /// - Parameters:
