@@ -362,8 +362,9 @@ let package = Package(
             name: "ServerTrustTests",
             dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL", .product(name: "Logging", package: "swift-log")],
             // Read from the source tree, not bundled: the httpwg RFC 8941 vectors
-            // (StructuredFieldVectorTests) and Conscrypt's CT test data (JSON, certificates, SCT lists).
-            exclude: ["Fixtures/structured-field-tests", "Fixtures/CT"],
+            // (StructuredFieldVectorTests) and the Certificate Transparency data (OpenSSL's and
+            // Conscrypt's certificates, SCT lists, log lists, Conscrypt's cases).
+            exclude: ["Fixtures/structured-field-tests", "Fixtures/CT", "Fixtures/CertificateTransparency"],
             swiftSettings: strictSwift
         ),
     ]

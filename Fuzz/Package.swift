@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: [.product(name: "ServerTrust", package: "ServerTrust")]),
     ] + [
         "fuzz-pin", "fuzz-host-pattern", "fuzz-certificate", "fuzz-ocsp", "fuzz-crl", "fuzz-signed-response", "fuzz-policy-file",
-        "fuzz-tuf-metadata", "fuzz-message-signature",
+        "fuzz-tuf-metadata", "fuzz-message-signature", "fuzz-sct-list", "fuzz-ct-log-list",
     ].map { name in
         .executableTarget(
             name: name,

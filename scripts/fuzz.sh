@@ -27,7 +27,7 @@ fuzz=$repo/Fuzz
 scratch=$fuzz/.build-fuzz
 bin=$scratch/debug
 ledger=$fuzz/runs.tsv
-targets=(pin host-pattern certificate ocsp crl signed-response policy-file tuf-metadata message-signature)
+targets=(pin host-pattern certificate ocsp crl signed-response policy-file tuf-metadata message-signature sct-list ct-log-list)
 # Per-input time limit (s): the slowest seed runs in well under a second even under ASan.
 timeout_per_input=${FUZZ_TIMEOUT:-10}
 # Swift's own crash backtracer races ASan's and libFuzzer's handlers and buries the report.

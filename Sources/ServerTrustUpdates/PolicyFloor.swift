@@ -38,12 +38,16 @@ public enum PolicyFloor {
     /// Reads a delivered policy target: its format version first (a newer one is refused as
     /// such, not as invalid), then the whole file.
     /// An RFC 9421 host without inline `keys` reads `signingKeys` (the delivered `jwks.json`).
-    public static func read(_ bytes: [UInt8], name: String, signingKeys: (@Sendable () -> SigningKeySet)? = nil) throws(Refusal) -> TrustPolicyFile {
+    /// A host requiring Certificate Transparency reads `certificateTransparencyLogs` (the floor's).
+    public static func read(
+        _ bytes: [UInt8], name: String, signingKeys: (@Sendable () -> SigningKeySet)? = nil,
+        certificateTransparencyLogs: CertificateTransparencyLogs? = nil
+    ) throws(Refusal) -> TrustPolicyFile {
         if let version = formatVersion(of: bytes), version > TrustPolicyFile.formatVersion {
             throw .newerFormat(version: version)
         }
         do {
-            return try TrustPolicyFile(data: bytes, fileName: name, signingKeys: signingKeys)
+            return try TrustPolicyFile(data: bytes, fileName: name, signingKeys: signingKeys, certificateTransparencyLogs: certificateTransparencyLogs)
         } catch let error as TrustError {
             throw .invalid(error)
         } catch {
@@ -82,7 +86,8 @@ public enum PolicyFloor {
         }
         do {
             return try ServerTrustManager(
-                policies: policies, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: Self.denyList(floor: floor, delivered: denyList))
+                policies: policies, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: Self.denyList(floor: floor, delivered: denyList),
+                certificateTransparencyLogs: floor.certificateTransparencyLogs)
         } catch let error as TrustError {
             throw .unusable(error)
         } catch {
@@ -144,6 +149,7 @@ public enum PolicyFloor {
         case .keyExchange: .classicalKeyExchange
         case .mode: .reportOnly
         case .signedResponses: .weakerSignedResponses
+        case .certificateTransparency: .weakerCertificateTransparency
         }
     }
 }

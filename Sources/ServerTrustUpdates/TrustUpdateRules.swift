@@ -43,10 +43,15 @@ public struct TrustUpdateRules: Sendable {
         /// one.
         public static let classicalKeyExchange = Permissions(rawValue: 1 << 7)
 
+        /// A host whose floor policy requires Certificate Transparency may drop it, only report
+        /// it where the floor enforces it, fail open on a stale log list where the floor fails
+        /// closed, or accept an older list.
+        public static let weakerCertificateTransparency = Permissions(rawValue: 1 << 8)
+
         /// Every weakening: a delivered policy can do anything the application's code could.
         public static let all: Permissions = [
             .unpinHosts, .reportOnly, .unlistedHosts, .weakerSignedResponses, .lowerTLSVersion, .weakerRevocation, .replaceCustomEvaluators,
-            .classicalKeyExchange,
+            .classicalKeyExchange, .weakerCertificateTransparency,
         ]
     }
 

@@ -4,7 +4,7 @@ import ServerTrust
 /// The files and flags of an offline verification, loaded and checked before anything runs,
 /// as the library's ``ChainVerification``.
 struct VerificationInput {
-    let verification: ChainVerification
+    private(set) var verification: ChainVerification
 
     /// - Throws: ``TrustError/Code/unreadableInput`` for a file that cannot be read,
     ///   ``TrustError/Code/invalidConfiguration`` for a bad time, pin or maximum age. An OCSP
@@ -45,15 +45,50 @@ struct VerificationInput {
             presentedChain: presented, anchors: anchors, validationTime: time, pins: try pins.map(Pin.init), staple: staple)
     }
 
+    /// Checks Certificate Transparency against the v3 log list at `path` once the chain
+    /// validates: enforced with `required`, else reported only. With `keyPath` (a PEM public
+    /// key), the list's detached signature (`signaturePath`, default the list's path with
+    /// `.sig` for `.json`) must verify first.
+    mutating func checkCertificateTransparency(logListPath path: String, keyPath: String?, signaturePath: String?, required: Bool) throws {
+        func read(_ path: String, _ what: String) throws -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: path) else { throw TrustError(.unreadableInput, "Cannot read the \(what) \(path).") }
+            return [UInt8](data)
+        }
+        let json = try read(path, "CT log list")
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let list: CTLogList
+        if let keyPath {
+            let key: SignaturePublicKey
+            do {
+                key = try SignaturePublicKey(pem: String(decoding: try read(keyPath, "CT log list key"), as: UTF8.self))
+            } catch let error as SignatureKeyError {
+                throw TrustError(.invalidConfiguration, "--ct-log-list-key \(keyPath): \(error.reason)")
+            }
+            let signature = signaturePath ?? (path.hasSuffix(".json") ? String(path.dropLast(5)) : path) + ".sig"
+            list = try CTLogList(json: json, signature: try read(signature, "CT log list signature"), key: key, fileName: name)
+        } else {
+            list = try CTLogList(json: json, fileName: name)
+        }
+        verification.certificateTransparency = (try CTLogStore(list), required ? .enforced() : .reportOnly())
+    }
+
     /// Problems that did not lead to a rejection, for standard error: an UNKNOWN status the
-    /// soft-fail check accepted.
+    /// soft-fail check accepted, Certificate Transparency reported but not enforced.
     static func warnings(for report: ChainVerification.Report) -> [String] {
-        guard report.trusted, report.revocation.status == "unknown" else { return [] }
-        let subject = report.validatedChain.first?.subject ?? "the leaf"
-        return [
-            "revocation status UNKNOWN (\(report.revocation.reason ?? "?")) for \(subject): \(report.revocation.explanation ?? "") "
-                + "Accepted because --require-ocsp is not set."
-        ]
+        guard report.trusted else { return [] }
+        var warnings: [String] = []
+        if report.revocation.status == "unknown" {
+            let subject = report.validatedChain.first?.subject ?? "the leaf"
+            warnings.append(
+                "revocation status UNKNOWN (\(report.revocation.reason ?? "?")) for \(subject): \(report.revocation.explanation ?? "") "
+                    + "Accepted because --require-ocsp is not set.")
+        }
+        if let ct = report.certificateTransparency, let reason = ct.reason {
+            warnings.append(
+                "Certificate Transparency (\(reason)): \(ct.detail ?? "") Accepted because "
+                    + (ct.mode == "enforced" ? "a stale log list fails open." : "--require-ct is not set."))
+        }
+        return warnings
     }
 }
 

@@ -21,6 +21,7 @@ struct VerifyCommand: ParsableCommand {
               servertrust verify --chain chain.pem --roots roots.pem --host 10.0.0.1 --time 2026-01-01T00:00:00Z
               servertrust verify --chain chain.pem --roots ca.pem --crl ca.crl --pin sha256/AAAA…=
               servertrust verify --chain chain.pem --roots ca.pem --ocsp-response leaf.ocsp --require-ocsp
+              servertrust verify --chain chain.pem --roots ca.pem --host api.example.com --ct-log-list log_list.json --require-ct
               echo '["--chain", "chain.pem", "--roots", "roots.pem"]' | servertrust verify --batch
             """
     )
@@ -37,8 +38,20 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Host name or IP address the leaf must be valid for.", valueName: "NAME|IP"))
     var host: String?
 
-    @Option(name: .long, help: ArgumentHelp("Validation time (RFC 3339), default now.", valueName: "RFC3339"))
+    @Option(name: [.long, .customLong("at")], help: ArgumentHelp("Validation time (RFC 3339), default now; SCTs issued after it are refused.", valueName: "RFC3339"))
     var time: String?
+
+    @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("A Certificate Transparency log list (v3 JSON): check the SCTs embedded in the leaf (and in --ocsp-response) against its logs. Reported; enforced with --require-ct.", valueName: "FILE"))
+    var ctLogList: String?
+
+    @Option(name: .customLong("ct-log-list-key"), help: ArgumentHelp("A PEM public key the log list's detached signature must verify under (RSA PKCS #1 v1.5, ECDSA P-256 or Ed25519; signature in FILE.sig, or --ct-log-list-signature).", valueName: "PEM"))
+    var ctLogListKey: String?
+
+    @Option(name: .customLong("ct-log-list-signature"), help: ArgumentHelp("The log list's detached signature (default: the list's path with .sig for .json).", valueName: "FILE"))
+    var ctLogListSignature: String?
+
+    @Flag(name: .customLong("require-ct"), help: "Reject unless the leaf meets the Certificate Transparency policy against --ct-log-list.")
+    var requireCT = false
 
     @Option(name: .long, help: ArgumentHelp("A CRL (DER or PEM); turns on CRL checking for the whole chain. Repeatable.", valueName: "FILE"))
     var crl: [String] = []
@@ -64,12 +77,17 @@ struct VerifyCommand: ParsableCommand {
     func validate() throws {
         if batch {
             let others = chain != nil || roots != nil || host != nil || time != nil || !crl.isEmpty || !pin.isEmpty
-                || ocspResponse != nil || requireOCSP || ocspMaxAge != nil || json
+                || ocspResponse != nil || requireOCSP || ocspMaxAge != nil || json || ctLogList != nil || ctLogListKey != nil
+                || ctLogListSignature != nil || requireCT
             if others { throw ValidationError("--batch takes no other option: each line of standard input holds one verification's.") }
             return
         }
         if chain == nil { throw ValidationError("Missing expected argument '--chain <FILE>'") }
         if roots == nil { throw ValidationError("Missing expected argument '--roots <FILE>'") }
+        if ctLogList == nil, requireCT || ctLogListKey != nil || ctLogListSignature != nil {
+            throw ValidationError("--require-ct, --ct-log-list-key and --ct-log-list-signature need --ct-log-list <FILE>.")
+        }
+        if ctLogListSignature != nil, ctLogListKey == nil { throw ValidationError("--ct-log-list-signature needs --ct-log-list-key <PEM>.") }
     }
 
     func run() throws {
@@ -87,11 +105,15 @@ struct VerifyCommand: ParsableCommand {
     /// ``CommandFailure`` for input that cannot be used.
     func verify() throws -> VerifyBatch.Output {
         guard let chain, let roots else { throw CommandFailure(status: CommandFailure.usage, message: "error: --chain and --roots are required.") }
-        let input: VerificationInput
+        var input: VerificationInput
         do {
             input = try VerificationInput(
                 chainPath: chain, rootsPath: roots, crlPaths: crl, pins: pin, time: time,
                 ocspResponsePath: ocspResponse, requireOCSP: requireOCSP, ocspMaximumAge: ocspMaxAge)
+            if let ctLogList {
+                try input.checkCertificateTransparency(
+                    logListPath: ctLogList, keyPath: ctLogListKey, signaturePath: ctLogListSignature, required: requireCT)
+            }
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }
@@ -109,6 +131,13 @@ struct VerifyCommand: ParsableCommand {
             }
             if input.verification.staple != nil {
                 output.standardOutput += "revocation: \(report.revocation.text)\n"
+            }
+            if let ct = report.certificateTransparency {
+                output.standardOutput += "certificate transparency: \(ct.reason ?? "compliant") (\(ct.mode))\n"
+                for sct in ct.scts {
+                    output.standardOutput += "  sct: \(sct.source) from \(sct.log.map { "\($0) (\(sct.operator ?? "?"))" } ?? "unknown log \(sct.logID)") "
+                        + "at \(JSONText.date(sct.timestamp)): \(sct.status)\n"
+                }
             }
         }
         return output

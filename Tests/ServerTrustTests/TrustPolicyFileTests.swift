@@ -190,7 +190,7 @@ import ServerTrustTestSupport
             { "version": 1,
               "hosts": { "api.example.com": {
                 "pinz": [] } } }
-            """, message: #"policy.json:3: hosts["api.example.com"].pinz: unknown field; expected one of canary, expiration, expiryBehaviour, keyExchange, minimumPinCount, minimumTLSVersion, mode, pins, reportURIs, revocation, signedResponses, warningDays"#),
+            """, message: #"policy.json:3: hosts["api.example.com"].pinz: unknown field; expected one of canary, certificateTransparency, expiration, expiryBehaviour, keyExchange, minimumPinCount, minimumTLSVersion, mode, pins, reportURIs, revocation, signedResponses, warningDays"#),
         BadFile(name: "unknown top-level field", text: """
             { "version": 1, "hosts": { "a.example.com": {} },
               "allHostMustBeEvaluated": false }

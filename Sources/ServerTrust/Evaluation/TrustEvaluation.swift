@@ -37,6 +37,10 @@ public struct TrustEvaluation: Sendable {
     public var pinMatches: [PinMatch] { trust.pinMatches }
     /// Revocation status per checked certificate, when the policy checks revocation.
     public var revocation: [CertificateRevocationResult] { trust.revocationResults ?? [] }
+    /// The Certificate Transparency outcome — compliant or what was missing, with every SCT
+    /// seen — when the host requires CT (``HostPolicy/certificateTransparency``) and the chain
+    /// got that far; nil otherwise.
+    public let certificateTransparency: CertificateTransparencyOutcome?
 }
 
 extension ResolvedHostPolicy {
@@ -45,7 +49,9 @@ extension ResolvedHostPolicy {
     /// The policy's evaluator runs on a ``PeerTrust`` made of the presented chain, the
     /// handshake evidence and `context`; then the host is checked against the leaf
     /// (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``, third review, finding 1) and the
-    /// negotiated protocol against ``HostPolicy/minimumTLSVersion``. Before and after the
+    /// negotiated protocol against ``HostPolicy/minimumTLSVersion``, then the host's Certificate
+    /// Transparency requirement (``HostPolicy/certificateTransparency``) on the validated chain
+    /// and the handshake's SCTs. Before and after the
     /// evaluator, the presented and the validated chain are checked against ``denyList``. The evaluation is counted in
     /// `context.counters` and logged to `context.logger` (debug for every evaluation, error for
     /// every failure and every finding not logged already), whichever transport asked.
@@ -64,6 +70,7 @@ extension ResolvedHostPolicy {
         let evaluator = policy.evaluator
         let hostName = host.name
         var failure: TrustError?
+        var certificateTransparency: CertificateTransparencyOutcome?
         do {
             // The deny-list first, on the chain as sent; then, once an evaluator has built
             // one, on the validated chain (which adds the anchor and may differ from what was
@@ -78,6 +85,10 @@ extension ResolvedHostPolicy {
             }
             try checkProtocolVersion(handshake.protocolVersion)
             try checkKeyExchange(handshake.keyExchangeGroup)
+            if let checked = checkCertificateTransparency(trust) {
+                certificateTransparency = checked.outcome
+                if let refusal = checked.refusal { throw refusal }
+            }
         } catch let error as TrustError {
             failure = error
         } catch {
@@ -85,7 +96,7 @@ extension ResolvedHostPolicy {
         }
         let evaluation = TrustEvaluation(
             host: hostName, matchedPattern: pattern?.description, evaluator: evaluator, trust: trust, failure: failure,
-            findings: trust.findings)
+            findings: trust.findings, certificateTransparency: certificateTransparency)
         record(evaluation, in: context)
         return evaluation
     }

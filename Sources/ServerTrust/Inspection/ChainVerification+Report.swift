@@ -113,6 +113,9 @@ extension ChainVerification {
         public let error: Failure?
         /// The rejection itself, for callers that want the typed error.
         public let failure: TrustError?
+        /// The Certificate Transparency outcome, when the verification checked CT
+        /// (``ChainVerification/certificateTransparency``) and the chain validated; absent otherwise.
+        public internal(set) var certificateTransparency: CertificateTransparencyReport?
 
         init(
             evaluator: String, host: String?, validatedChain: [Certificate], matchedPins: [PinMatch]?, failure: TrustError?,
@@ -129,7 +132,7 @@ extension ChainVerification {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case trusted, evaluator, host, validatedChain, matchedPins, revocation, error
+            case trusted, evaluator, host, validatedChain, matchedPins, revocation, error, certificateTransparency
         }
     }
 }

@@ -44,6 +44,11 @@ public struct ChainVerification: Sendable {
     public var pins: [Pin]
     /// The staple to judge; `nil` for no revocation check.
     public var staple: StapleCheck?
+    /// Certificate Transparency to check once the chain validates: the list's store and the
+    /// requirement (an enforced one rejects, `TrustError.Code.certificateTransparency`); nil
+    /// (the default) for none. The leaf's embedded SCTs are verified with the chain's issuer,
+    /// and the staple's SCTs too.
+    public var certificateTransparency: (logs: CTLogStore, requirement: CertificateTransparencyRequirement)?
 
     /// - Parameters:
     ///   - presentedChain: as the server would send it, leaf first.
@@ -89,19 +94,28 @@ public struct ChainVerification: Sendable {
                 revocation: .notRequested)
         }
         var failure: TrustError?
+        var transparency: CertificateTransparencyOutcome?
         do {
             if let host {
                 try evaluator.evaluateAsPolicy(trust, forHost: host)
             } else {
                 try evaluator.evaluate(trust, forHost: "")
             }
+            if let (logs, requirement) = certificateTransparency {
+                let outcome = logs.evaluate(
+                    trust.validatedChainIfComputed ?? presentedChain, handshake: trust.handshake, requirement: requirement, at: validationTime)
+                transparency = outcome
+                if requirement.mode == .enforced, outcome.isEnforceable, let refusal = outcome.error(host: host ?? "the server") { throw refusal }
+            }
         } catch {
             failure = Self.trustError(error)
         }
-        return Report(
+        var report = Report(
             evaluator: primary.name, host: host, validatedChain: (try? trust.validatedChain()) ?? [],
             matchedPins: pins.isEmpty ? nil : trust.pinMatches, failure: failure,
             revocation: revocationSummary(trust))
+        report.certificateTransparency = transparency.map { CertificateTransparencyReport($0, requirement: certificateTransparency!.requirement) }
+        return report
     }
 
     private func revocationSummary(_ trust: PeerTrust) -> Report.Revocation {

@@ -47,6 +47,11 @@ public final class ServerTrustManager: Sendable {
     /// every resolution carries it into the evaluation. Default empty.
     public let denyList: KeyDenyList
 
+    /// The Certificate Transparency log list every host requiring CT
+    /// (``HostPolicy/certificateTransparency``) is checked against; nil for none, which is an
+    /// error when a policy requires CT. Replaceable at run time (``CertificateTransparencyLogs/replace(with:)``).
+    public let certificateTransparencyLogs: CertificateTransparencyLogs?
+
     /// The one table of host policies; every per-host setting of every client path is read
     /// from a resolution in it (``resolve(host:)``) or from a table of the same patterns
     /// derived from it (`HostPatternTable.mapValues`).
@@ -58,12 +63,17 @@ public final class ServerTrustManager: Sendable {
     ///   - policies: the policy for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
     ///   - denyList: keys and certificates refused for every host, whatever its policy; default none.
+    ///   - certificateTransparencyLogs: the CT log list; default none.
     /// - Throws: `TrustError` `.invalidHostPattern` naming every invalid pattern and every pair
     ///   of patterns that are the same after normalisation (`API.example.com`, `api.example.com.`);
     ///   `.invalidConfiguration` when there are no patterns and `allHostsMustBeEvaluated` is `true`,
-    ///   since such a manager refuses every host, for a report URI that is not `https:`, or for a
-    ///   policy requiring post-quantum key exchange on an OpenSSL older than 3.5 (naming it).
-    public init(policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()) throws {
+    ///   since such a manager refuses every host, for a report URI that is not `https:`, for a
+    ///   policy requiring post-quantum key exchange on an OpenSSL older than 3.5 (naming it), or
+    ///   for a policy requiring Certificate Transparency without `certificateTransparencyLogs`.
+    public init(
+        policies: [String: HostPolicy], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList(),
+        certificateTransparencyLogs: CertificateTransparencyLogs? = nil
+    ) throws {
         if policies.isEmpty, allHostsMustBeEvaluated {
             throw TrustError(
                 .invalidConfiguration,
@@ -80,6 +90,12 @@ public final class ServerTrustManager: Sendable {
             if let problem = entry.value.keyExchange.unavailability {
                 throw TrustError(.invalidConfiguration, "Host pattern \(entry.pattern) \(problem).")
             }
+            if let requirement = entry.value.certificateTransparency, certificateTransparencyLogs == nil {
+                throw TrustError(
+                    .invalidConfiguration,
+                    "Host pattern \(entry.pattern) requires Certificate Transparency (\(requirement.mode)), and the manager has no CT log "
+                        + "list; pass certificateTransparencyLogs (the application's own list, or one delivered by trust updates).")
+            }
             for uri in entry.value.reportURIs where uri.scheme?.lowercased() != "https" || (uri.host ?? "").isEmpty {
                 throw TrustError(
                     .invalidConfiguration,
@@ -89,6 +105,7 @@ public final class ServerTrustManager: Sendable {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         self.patterns = table.patterns.sorted { $0.description < $1.description }
         self.denyList = denyList
+        self.certificateTransparencyLogs = certificateTransparencyLogs
     }
 
     /// Every pattern with its policy, sorted by pattern: what a trust update starts from.
@@ -101,7 +118,7 @@ public final class ServerTrustManager: Sendable {
     public func replacing(denyList: KeyDenyList) throws -> ServerTrustManager {
         try ServerTrustManager(
             policies: Dictionary(uniqueKeysWithValues: policies.map { ($0.pattern.description, $0.policy) }),
-            allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: denyList)
+            allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: denyList, certificateTransparencyLogs: certificateTransparencyLogs)
     }
 
     /// A manager whose policies are evaluators only (every other setting at its default).
@@ -124,8 +141,8 @@ public final class ServerTrustManager: Sendable {
     /// ``ResolvedHostPolicy/pattern``), or ``HostPolicy/defaultValidation`` with no pattern when
     /// none matches and ``allHostsMustBeEvaluated`` is `false`. Every per-host setting — the
     /// evaluator, the TLS floor, the client identity, the signed-response policy, the report
-    /// URIs — is read from this one resolution, so no two settings of a host can come from
-    /// different patterns.
+    /// URIs, the Certificate Transparency requirement and its log list — is read from this one
+    /// resolution, so no two settings of a host can come from different patterns.
     ///
     /// - Parameter host: a DNS name or IP address as it appears in a URL (`API.example.com.`,
     ///   `[2001:db8::1]`); compared after ``HostName/normalize(_:)``.
@@ -140,7 +157,9 @@ public final class ServerTrustManager: Sendable {
     /// ``resolve(host:)`` for a host already normalised.
     package func resolve(_ name: NormalizedHost, spelled host: String) throws -> ResolvedHostPolicy {
         let match = try match(for: name, spelled: host)
-        return ResolvedHostPolicy(host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation, denyList: denyList)
+        return ResolvedHostPolicy(
+            host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation, denyList: denyList,
+            certificateTransparencyLogs: certificateTransparencyLogs)
     }
 
     /// The most specific pattern matching `host`, with its policy; nil when nothing matches and

@@ -42,6 +42,16 @@ public struct HostPolicy: Sendable {
     /// negotiated group is classical (`TrustError.Code.keyExchangeBelowPolicy`) and is refused
     /// itself, when the manager is made, on an OpenSSL older than 3.5.
     public var keyExchange: KeyExchangeRequirement
+    /// Whether the host's certificates must be publicly logged (Certificate Transparency), and
+    /// whether a failure refuses or is only reported; default `nil`, not checked. Checked after
+    /// the evaluator has validated the chain, against the manager's log list
+    /// (`ServerTrustManager(…, certificateTransparencyLogs:)`).
+    ///
+    /// What counts depends on what the transport sees: a `Session` (and the URLSession and
+    /// OpenAPI adapters over it) asks the server for SCTs and passes the TLS extension's and the
+    /// staple's; swift-nio-ssl's verification callback (ServerTrustNIO, grpc-swift) gets the chain
+    /// only, so there the SCTs embedded in the certificate are all that count.
+    public var certificateTransparency: CertificateTransparencyRequirement?
 
     /// - Parameters:
     ///   - evaluator: the host's evaluator.
@@ -50,9 +60,11 @@ public struct HostPolicy: Sendable {
     ///   - signedResponses: default `nil` (responses not checked).
     ///   - reportURIs: default none (the reporter's own URIs).
     ///   - keyExchange: default ``KeyExchangeRequirement/any``.
+    ///   - certificateTransparency: default `nil`, not checked.
     public init(
         evaluator: any ServerTrustEvaluating, minimumTLSVersion: TLSProtocolVersion = .tls12, clientIdentity: ClientIdentity? = nil,
-        signedResponses: SignedResponsePolicy? = nil, reportURIs: [URL] = [], keyExchange: KeyExchangeRequirement = .any
+        signedResponses: SignedResponsePolicy? = nil, reportURIs: [URL] = [], keyExchange: KeyExchangeRequirement = .any,
+        certificateTransparency: CertificateTransparencyRequirement? = nil
     ) {
         self.evaluator = evaluator
         self.minimumTLSVersion = minimumTLSVersion
@@ -60,6 +72,13 @@ public struct HostPolicy: Sendable {
         self.signedResponses = signedResponses
         self.reportURIs = reportURIs
         self.keyExchange = keyExchange
+        self.certificateTransparency = certificateTransparency
+    }
+
+    /// Whether a TLS client should ask the server for SCTs (the TLS extension, and with OpenSSL
+    /// an OCSP staple): when the host requires Certificate Transparency or its evaluator reads SCTs.
+    public var usesSignedCertificateTimestamps: Bool {
+        certificateTransparency != nil || evaluator.usesSignedCertificateTimestamps
     }
 
     /// Default validation only: the policy of a host no pattern matches when the manager allows
@@ -78,17 +97,26 @@ public struct ResolvedHostPolicy: Sendable {
     public let policy: HostPolicy
     /// The manager's deny-list, checked whatever ``policy`` says.
     public let denyList: KeyDenyList
+    /// The manager's CT log list, which ``HostPolicy/certificateTransparency`` is checked
+    /// against; nil when the manager has none.
+    public let certificateTransparencyLogs: CertificateTransparencyLogs?
 
     /// - Parameters:
     ///   - host: the host.
     ///   - pattern: the pattern that matched, or nil.
     ///   - policy: the policy to apply.
     ///   - denyList: keys and certificates refused whatever the policy; default none.
-    public init(host: NormalizedHost, pattern: HostPattern?, policy: HostPolicy, denyList: KeyDenyList = KeyDenyList()) {
+    ///   - certificateTransparencyLogs: the CT log list; default none (a policy requiring CT then
+    ///     fails every evaluation, closed).
+    public init(
+        host: NormalizedHost, pattern: HostPattern?, policy: HostPolicy, denyList: KeyDenyList = KeyDenyList(),
+        certificateTransparencyLogs: CertificateTransparencyLogs? = nil
+    ) {
         self.host = host
         self.pattern = pattern
         self.policy = policy
         self.denyList = denyList
+        self.certificateTransparencyLogs = certificateTransparencyLogs
     }
 
     /// The host's evaluator.

@@ -5,7 +5,7 @@ extension HostRequirements {
     public struct Softening: Sendable, Hashable, CustomStringConvertible {
         /// The field of ``HostRequirements`` that softens.
         public enum Field: String, Sendable, Hashable, CaseIterable {
-            case validation, anchors, pins, revocation, minimumTLSVersion, keyExchange, mode, canary, signedResponses
+            case validation, anchors, pins, revocation, minimumTLSVersion, keyExchange, mode, canary, signedResponses, certificateTransparency
         }
 
         public let field: Field
@@ -75,7 +75,9 @@ extension HostRequirements {
             canary: compare(.canary, \.canary, floor, &found) { _, _ in
                 nil  // a trial refuses nothing, so no canary is stricter than another
             },
-            signedResponses: compare(.signedResponses, \.signedResponses, floor, &found, SignedResponsePolicy.softening))
+            signedResponses: compare(.signedResponses, \.signedResponses, floor, &found, SignedResponsePolicy.softening),
+            certificateTransparency: compare(
+                .certificateTransparency, \.certificateTransparency, floor, &found, CertificateTransparencyRequirement.softening))
         return found
     }
 

@@ -60,6 +60,8 @@ public struct HostRequirements: Sendable {
     public var canary: PinSet?
     /// The signed responses the host's responses must carry, or nil.
     public var signedResponses: SignedResponsePolicy?
+    /// The host's Certificate Transparency requirement, or nil for none.
+    public var certificateTransparency: CertificateTransparencyRequirement?
 
     /// - Parameters:
     ///   - validation: default ``Validation/anchors``.
@@ -71,10 +73,11 @@ public struct HostRequirements: Sendable {
     ///   - mode: default enforced.
     ///   - canary: default none.
     ///   - signedResponses: default none.
+    ///   - certificateTransparency: default none.
     public init(
         validation: Validation = .anchors, anchors: TrustAnchors? = nil, pins: PinSet? = nil, revocation: RevocationOptions? = nil,
         minimumTLSVersion: TLSProtocolVersion = .tls12, keyExchange: KeyExchangeRequirement = .any, mode: EnforcementMode = .enforced,
-        canary: PinSet? = nil, signedResponses: SignedResponsePolicy? = nil
+        canary: PinSet? = nil, signedResponses: SignedResponsePolicy? = nil, certificateTransparency: CertificateTransparencyRequirement? = nil
     ) {
         self.validation = validation
         self.anchors = anchors
@@ -85,6 +88,7 @@ public struct HostRequirements: Sendable {
         self.mode = mode
         self.canary = canary
         self.signedResponses = signedResponses
+        self.certificateTransparency = certificateTransparency
     }
 
     /// The evaluator these requirements make: default validation (against ``anchors`` when
@@ -131,14 +135,16 @@ extension HostPolicy {
         self.init(
             evaluator: try requirements.makeEvaluator(logger: logger), minimumTLSVersion: requirements.minimumTLSVersion,
             clientIdentity: clientIdentity, signedResponses: requirements.signedResponses, reportURIs: reportURIs,
-            keyExchange: requirements.keyExchange)
+            keyExchange: requirements.keyExchange, certificateTransparency: requirements.certificateTransparency)
     }
 
     /// What this policy requires, described from its evaluator and settings; nil when the
     /// evaluator is one ServerTrust cannot describe (a custom evaluator, or a composite of two
     /// pinning or two revocation evaluators), which a comparison must then treat as opaque.
     public var requirements: HostRequirements? {
-        var described = HostRequirements(minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, signedResponses: signedResponses)
+        var described = HostRequirements(
+            minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, signedResponses: signedResponses,
+            certificateTransparency: certificateTransparency)
         guard described.describe(evaluator, trialOnly: false) else { return nil }
         return described
     }

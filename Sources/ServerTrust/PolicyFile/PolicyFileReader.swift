@@ -35,6 +35,17 @@ struct PolicyFileReader {
         return result
     }
 
+    /// The members of an object, any key allowed: for documents whose unknown members cannot
+    /// weaken anything (a CT log list, whose newer schema versions add members).
+    func members(_ field: Field) throws -> [String: Field] {
+        guard case .object(let members) = field.node.value else { throw error(field, "expected an object, found \(kind(field))") }
+        var result: [String: Field] = [:]
+        for member in members {
+            result[member.key] = Field(node: member.value, path: field.path.isEmpty ? member.key : "\(field.path).\(member.key)", line: member.line)
+        }
+        return result
+    }
+
     /// The members of an object whose keys are data (host patterns), in file order.
     func entries(_ field: Field) throws -> [(key: String, field: Field)] {
         guard case .object(let members) = field.node.value else { throw error(field, "expected an object, found \(kind(field))") }

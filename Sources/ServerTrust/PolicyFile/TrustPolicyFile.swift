@@ -105,14 +105,18 @@ public struct TrustPolicyFile: Sendable {
     }
 
     /// Reads and validates `url`; errors name its last path component.
-    public init(contentsOf url: URL, logger: Logger = TrustLogging.defaultLogger) throws {
+    /// - Parameter certificateTransparencyLogs: the CT log list hosts with
+    ///   `"certificateTransparency"` are checked against; default none (such a host is an error).
+    public init(
+        contentsOf url: URL, logger: Logger = TrustLogging.defaultLogger, certificateTransparencyLogs: CertificateTransparencyLogs? = nil
+    ) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
             throw TrustError(.unreadableInput, "Cannot read the policy file \(url.path): \(error.localizedDescription)")
         }
-        try self.init(data: Array(data), fileName: url.lastPathComponent, logger: logger)
+        try self.init(data: Array(data), fileName: url.lastPathComponent, logger: logger, certificateTransparencyLogs: certificateTransparencyLogs)
     }
 
     /// Reads and validates a policy.
@@ -123,9 +127,11 @@ public struct TrustPolicyFile: Sendable {
     ///   - signingKeys: the response-signing key set an RFC 9421 host without inline `keys` reads
     ///     at each verification (a trust update's delivered `jwks.json`); nil: such a host is an
     ///     error.
+    ///   - certificateTransparencyLogs: the CT log list hosts with `"certificateTransparency"` are
+    ///     checked against (the manager's); default none, and such a host is then an error.
     public init(
         data: [UInt8], fileName: String = "policy.json", logger: Logger = TrustLogging.defaultLogger,
-        signingKeys: (@Sendable () -> SigningKeySet)? = nil
+        signingKeys: (@Sendable () -> SigningKeySet)? = nil, certificateTransparencyLogs: CertificateTransparencyLogs? = nil
     ) throws {
         let reader = PolicyFileReader(fileName: fileName)
         let document: LocatedJSON
@@ -167,7 +173,7 @@ public struct TrustPolicyFile: Sendable {
         do {
             manager = try ServerTrustManager(
                 policies: Dictionary(uniqueKeysWithValues: hosts.map { ($0.pattern.description, $0.policy) }),
-                allHostsMustBeEvaluated: allHostsMustBeEvaluated)
+                allHostsMustBeEvaluated: allHostsMustBeEvaluated, certificateTransparencyLogs: certificateTransparencyLogs)
         } catch let error as TrustError {
             throw reader.error(hostsField, error.reason)
         }
@@ -175,7 +181,7 @@ public struct TrustPolicyFile: Sendable {
 
     private static let hostFields = [
         "mode", "pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount", "canary", "revocation", "reportURIs",
-        "minimumTLSVersion", "keyExchange", "signedResponses",
+        "minimumTLSVersion", "keyExchange", "signedResponses", "certificateTransparency",
     ]
     private static let pinSetFields = ["pins", "expiration", "expiryBehaviour", "warningDays", "minimumPinCount"]
 
@@ -206,11 +212,27 @@ public struct TrustPolicyFile: Sendable {
         let keyExchange = try fields["keyExchange"].map { KeyExchangeRequirement(rawValue: try reader.choice($0, ["any", "postQuantum"]))! } ?? .any
         if let field = fields["keyExchange"], let problem = keyExchange.unavailability { throw reader.error(field, problem) }
         let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader, signingKeys: signingKeys) }
+        let certificateTransparency = try fields["certificateTransparency"].map { try certificateTransparencyRequirement($0, reader) }
         let requirements = HostRequirements(
             pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, mode: mode, canary: canary,
-            signedResponses: signedResponses)
+            signedResponses: signedResponses, certificateTransparency: certificateTransparency)
         let policy = try ServerTrust.HostPolicy(requirements: requirements, reportURIs: reportURIs, logger: logger)
         return Host(pattern: pattern, requirements: requirements, policy: policy, line: field.line)
+    }
+
+    /// `certificateTransparency`: `{"mode": "enforced" | "reportOnly", "staleLogList": "failOpen" | "failClosed",
+    /// "maximumLogListAgeDays": 70}`; `mode` is required, the others default as shown.
+    private static func certificateTransparencyRequirement(
+        _ field: PolicyFileReader.Field, _ reader: PolicyFileReader
+    ) throws -> CertificateTransparencyRequirement {
+        let fields = try reader.object(field, allowed: ["mode", "staleLogList", "maximumLogListAgeDays"])
+        guard let modeField = fields["mode"] else { throw reader.error(field, "missing field \"mode\" (\"enforced\" or \"reportOnly\")") }
+        let mode = CertificateTransparencyRequirement.Mode(rawValue: try reader.choice(modeField, ["enforced", "reportOnly"]))!
+        let stale = try fields["staleLogList"].map {
+            CertificateTransparencyRequirement.StaleLogListBehaviour(rawValue: try reader.choice($0, ["failOpen", "failClosed"]))!
+        } ?? .failOpen
+        let days = try fields["maximumLogListAgeDays"].map { try reader.integer($0, in: 1...3_650) } ?? 70
+        return CertificateTransparencyRequirement(mode: mode, staleLogList: stale, maximumLogListAge: TimeInterval(days) * 86_400)
     }
 
     /// `signedResponses`: `{"mode": "enforced" | "informational" | "disabled", "scheme": "v1" | "rfc9421" | "either",

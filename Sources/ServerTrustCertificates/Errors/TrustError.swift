@@ -37,6 +37,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case tlsVersionBelowPolicy
             case deniedKey
             case keyExchangeBelowPolicy
+            case certificateTransparency
         }
 
         private let base: Base
@@ -105,6 +106,12 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         /// (`HostPolicy.keyExchange`): a classical group where post-quantum key exchange is
         /// required, or a transport that cannot tell which group was negotiated.
         public static let keyExchangeBelowPolicy = Code(.keyExchangeBelowPolicy)
+        /// The server's certificate does not meet the host's Certificate Transparency requirement
+        /// (`HostPolicy.certificateTransparency`): too few verified SCTs from the application's
+        /// log list, too few operators, or a stale list where the host fails closed. The reason
+        /// begins with what was missing (`notEnoughSCTs`, `notEnoughOperators`, `unknownLog`,
+        /// `badSCTSignature`, `staleLogList`); `TrustEvaluation.certificateTransparency` has it typed.
+        public static let certificateTransparency = Code(.certificateTransparency)
 
         public var description: String { base.rawValue }
     }
@@ -210,6 +217,7 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let privateKeyMismatch = TrustError(.privateKeyMismatch, "")
     public static let tlsVersionBelowPolicy = TrustError(.tlsVersionBelowPolicy, "")
     public static let keyExchangeBelowPolicy = TrustError(.keyExchangeBelowPolicy, "")
+    public static let certificateTransparency = TrustError(.certificateTransparency, "")
 
     public var description: String {
         var text = ""

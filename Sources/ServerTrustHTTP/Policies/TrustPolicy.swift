@@ -59,8 +59,9 @@ final class TrustPolicy: Sendable {
     var reportURIs: [URL] { resolved.policy.reportURIs }
     /// The session's metrics (``Session/Configuration/metricsFactory``), nil when it has none.
     let metrics: SessionMetrics?
-    /// `ServerTrustEvaluating.usesSignedCertificateTimestamps`, read once: its connections ask
-    /// for SCTs and its evidence carries them.
+    /// `HostPolicy.usesSignedCertificateTimestamps` (the evaluator reads SCTs, or the host
+    /// requires Certificate Transparency), read once: its connections ask for SCTs and its
+    /// evidence carries them.
     let usesSignedCertificateTimestamps: Bool
     /// `ServerTrustEvaluating.mayFetchRevocationData`, read once: such a policy's transfers
     /// run on a loop of their own (``RevocationLoops``).
@@ -86,7 +87,7 @@ final class TrustPolicy: Sendable {
         self.clientIdentity = clientIdentity ?? resolved.policy.clientIdentity
         self.metrics = metrics
         mayFetchRevocationData = resolved.policy.evaluator.mayFetchRevocationData
-        usesSignedCertificateTimestamps = resolved.policy.evaluator.usesSignedCertificateTimestamps
+        usesSignedCertificateTimestamps = resolved.policy.usesSignedCertificateTimestamps
         handles = PolicyHandles(pool: handlePool)
     }
 
