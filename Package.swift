@@ -119,9 +119,9 @@ let package = Package(
         // Test-only wrappers (the intercepting proxy's client side): only ServerTrustTestSupport
         // depends on it, so nothing of it ships in `servertrust`.
         .target(name: "CServerTrustTestShims", dependencies: ["COpenSSL"]),
-        // Certificates, SPKI pins, Ed25519 verification keys, the signature verifier
-        // (SignaturePublicKey) and the errors they throw: what a build-time tool needs to compile
-        // trust material into a binary. ServerTrust re-exports it,
+        // Certificates, SPKI pins, the signature keys (the verifier SignaturePublicKey, its signing
+        // half, and the v1 key types as views of them) and the errors they throw: what a build-time
+        // tool needs to compile trust material into a binary. ServerTrust re-exports it,
         // so the plugin's tool builds this module instead of the whole of ServerTrust.
         .target(
             name: "ServerTrustCertificates",
@@ -361,8 +361,10 @@ let package = Package(
         .testTarget(
             name: "ServerTrustTests",
             dependencies: ["ServerTrust", "ServerTrustTestSupport", "COpenSSL", .product(name: "Logging", package: "swift-log")],
-            // OpenSSL's and Conscrypt's Certificate Transparency fixtures, read from the source tree.
-            exclude: ["Fixtures/CertificateTransparency"],
+            // Read from the source tree, not bundled: the httpwg RFC 8941 vectors
+            // (StructuredFieldVectorTests) and the Certificate Transparency data (OpenSSL's and
+            // Conscrypt's certificates, SCT lists, log lists, Conscrypt's cases).
+            exclude: ["Fixtures/structured-field-tests", "Fixtures/CT", "Fixtures/CertificateTransparency"],
             swiftSettings: strictSwift
         ),
     ]

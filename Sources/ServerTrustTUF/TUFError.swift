@@ -5,7 +5,10 @@
 /// the versions, the URL or the file.
 public struct TUFError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An opaque, extensible failure kind.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// Encoded as its name (`"rollback"`), so a status that carries one — ServerTrustUpdates'
+    /// `TrustUpdateStatus` — reads the same in JSON.
+    public struct Code: Hashable, Sendable, Codable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case malformedJSON, malformedMetadata, unsignedMetadata, rollback, versionMismatch, expired
             case lengthOrHashMismatch, missingMetadataInfo, notFound, downloadTooLarge, slowRetrieval
@@ -54,6 +57,19 @@ public struct TUFError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidURL = Code(.invalidURL)
 
         public var description: String { base.rawValue }
+
+        public init(from decoder: any Decoder) throws {
+            let name = try decoder.singleValueContainer().decode(String.self)
+            guard let base = Base(rawValue: name) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no TUFError code \(name)"))
+            }
+            self.base = base
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(base.rawValue)
+        }
     }
 
     /// What kind of failure.

@@ -97,9 +97,12 @@ public enum PolicyFloor {
 
     /// The deny-list in force with `delivered`: the union of the floor's and `delivered`.
     public static func denyList(floor: ServerTrustManager, delivered: KeyDenyList?) -> KeyDenyList {
-        KeyDenyList(
-            keys: floor.denyList.keys.union(delivered?.keys ?? []),
-            certificates: floor.denyList.certificates.union(delivered?.certificates ?? []))
+        denyList(floor.denyList, delivered: delivered)
+    }
+
+    /// The union of the floor's deny-list `floor` and `delivered`.
+    static func denyList(_ floor: KeyDenyList, delivered: KeyDenyList?) -> KeyDenyList {
+        KeyDenyList(keys: floor.keys.union(delivered?.keys ?? []), certificates: floor.certificates.union(delivered?.certificates ?? []))
     }
 
     /// Every way `delivered` weakens `floor`, whatever the permissions.

@@ -69,13 +69,20 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastOutcome: Outcome?
-    /// Why the last refresh failed.
-    public var lastError: String?
+    /// Why the last refresh or restore failed (or the restore found the stored metadata
+    /// expired); nil after a refresh that succeeded.
+    public var lastError: Failure?
     /// Why the last verified policy was not applied.
-    public var refusal: String?
+    public var refusal: Refusal?
     public var consecutiveFailures = 0
     /// When the scheduler refreshes next.
     public var nextRefresh: Date?
 
     public init() {}
+}
+
+extension TrustUpdateStatus.InForce {
+    /// Whether a delivered policy is in force (``delivered``, ``deliveredPolicyExpired``,
+    /// ``deliveredMetadataExpired``), not the floor.
+    var isDelivered: Bool { self == .delivered || self == .deliveredPolicyExpired || self == .deliveredMetadataExpired }
 }

@@ -82,9 +82,9 @@ struct FetchUpdatesOptions: ParsableArguments {
             StandardError.write(
                 "trust update: \(configuration.policyTarget) from targets version \(status.targetsVersion.map(String.init) ?? "?") is in force (sha256 \(status.policySHA256 ?? "?"))")
         case .refused?:
-            StandardError.warn("the trust update was not applied: \(configuration.policyTarget) \(status.refusal ?? ""); \(Self.inForce(status))")
+            StandardError.warn("the trust update was not applied: \(configuration.policyTarget) \(status.refusal?.description ?? ""); \(Self.inForce(status))")
         case .failed?, nil:
-            StandardError.warn("the trust update failed: \(status.lastError ?? "unknown error"); \(Self.inForce(status))")
+            StandardError.warn("the trust update failed: \(status.lastError?.description ?? "unknown error"); \(Self.inForce(status))")
         }
         guard status.inForce == .delivered else {
             throw CommandFailure(

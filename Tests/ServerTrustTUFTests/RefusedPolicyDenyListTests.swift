@@ -32,28 +32,17 @@ import Testing
         #expect(applied.denyListEntries == 1)
 
         clock.advance(days: 2)  // the policy expired a day ago; its metadata has 28 days to go
-        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
-        let restored = await restarted.restore()
+        let restarted = try await fixture.restartExpectingDeniedKey(updateSession, directory: directory, clock: clock)
+        defer { restarted.session.shutdown() }
+        let restored = restarted.restored
         #expect(restored.inForce == .floorPolicyExpired, "\(restored)")
-        #expect(restored.denyListEntries == 1)
-        #expect(restored.refusal?.contains("expired") == true, "\(restored.refusal ?? "")")
-        #expect(restarted.deliveredPolicy == nil)
-        #expect(restarted.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
-        #expect(restarted.signingKeys.isEmpty)
-        #expect(restarted.signingKeys(orFloor: compiled).keyIDs == ["k1"])
-        let session = try fixture.apiSession(restarted)
-        defer { session.shutdown() }
-        let refused = await TrustUpdateTests.result(session, fixture.apiURL())
-        #expect(TrustUpdateTests.trustCode(refused) == .deniedKey, "\(refused)")
+        #expect(restored.refusal?.description.contains("expired") == true, "\(restored.refusal?.description ?? "")")
+        #expect(restarted.client.signingKeys.isEmpty)
+        #expect(restarted.client.signingKeys(orFloor: compiled).keyIDs == ["k1"])
 
-        let generation = restarted.liveTrustManager.generation
-        let refreshed = await restarted.refresh()
+        let refreshed = await fixture.refreshExpectingDeniedKey(restarted)
         #expect(refreshed.lastOutcome == .refused, "\(refreshed)")
         #expect(refreshed.inForce == .floorPolicyExpired)
-        #expect(refreshed.denyListEntries == 1)
-        #expect(restarted.liveTrustManager.generation == generation)
-        let stillRefused = await TrustUpdateTests.result(session, fixture.apiURL(), closing: true)
-        #expect(TrustUpdateTests.trustCode(stillRefused) == .deniedKey, "\(stillRefused)")
     }
 
     /// A new release whose floor requires revocation checking starts on a store whose policy
@@ -71,24 +60,15 @@ import Testing
         #expect(applied.denyListEntries == 1)
 
         let floorRevocation = RevocationOptions(methods: .ocsp, requirePositiveResponse: true, networkAccessDisabled: true, scope: .wholeChain)
-        let release = try fixture.client(updateSession, directory: directory, floorRevocation: floorRevocation)
-        let restored = await release.restore()
+        let release = try await fixture.restartExpectingDeniedKey(updateSession, directory: directory, floorRevocation: floorRevocation)
+        defer { release.session.shutdown() }
+        let restored = release.restored
         #expect(restored.inForce == .floorNoUpdateYet, "\(restored)")
         #expect(restored.lastOutcome == .refused)
-        #expect(restored.refusal?.contains("has no revocation checking") == true, "\(restored.refusal ?? "")")
-        #expect(restored.denyListEntries == 1)
-        #expect(release.deliveredPolicy == nil)
-        #expect(release.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
-        let session = try fixture.apiSession(release)
-        defer { session.shutdown() }
-        let refused = await TrustUpdateTests.result(session, fixture.apiURL())
-        #expect(TrustUpdateTests.trustCode(refused) == .deniedKey, "\(refused)")
+        #expect(restored.refusal?.description.contains("has no revocation checking") == true, "\(restored.refusal?.description ?? "")")
 
-        let generation = release.liveTrustManager.generation
-        let refreshed = await release.refresh()
+        let refreshed = await fixture.refreshExpectingDeniedKey(release)
         #expect(refreshed.lastOutcome == .refused, "\(refreshed)")
-        #expect(refreshed.denyListEntries == 1)
-        #expect(release.liveTrustManager.generation == generation)
     }
 
     /// A running client with pins A and B and key 1 delivered; the repository publishes a state
@@ -112,7 +92,7 @@ import Testing
         fixture.servedState = 15
         let status = await client.refresh()
         #expect(status.lastOutcome == .refused, "\(status)")
-        #expect(status.refusal?.contains("default validation only") == true, "\(status.refusal ?? "")")
+        #expect(status.refusal?.description.contains("default validation only") == true, "\(status.refusal?.description ?? "")")
         #expect(status.inForce == .delivered)
         #expect(status.policySHA256 == applied.policySHA256)
         #expect(status.denyListEntries == 1)

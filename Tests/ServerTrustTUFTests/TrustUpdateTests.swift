@@ -244,7 +244,7 @@ import Testing
         fixture.servedState = 11
         let refused = await client.refresh()
         #expect(refused.lastOutcome == .refused)
-        #expect(refused.refusal?.contains("jwks.json") == true, "\(String(describing: refused.refusal))")
+        #expect(refused.refusal?.description.contains("jwks.json") == true, "\(String(describing: refused.refusal))")
         #expect(client.signingKeys.keyIDs == ["k2"])
     }
 
@@ -315,7 +315,7 @@ import Testing
         fixture.servedState = 2
         let status = await client.refresh()
         #expect(status.lastOutcome == .failed)
-        #expect(status.lastError?.contains("rollback") == true, "\(status.lastError ?? "")")
+        #expect(status.lastError?.description.contains("rollback") == true, "\(status.lastError?.description ?? "")")
         #expect(status.inForce == .delivered)
         #expect(status.policySHA256 == applied.policySHA256)
         try fixture.rotateAPIServerToB()
@@ -339,7 +339,7 @@ import Testing
         fixture.servedState = 3
         let status = await client.refresh()
         #expect(status.lastOutcome == .refused)
-        #expect(status.refusal?.contains("default validation only") == true, "\(status.refusal ?? "")")
+        #expect(status.refusal?.description.contains("default validation only") == true, "\(status.refusal?.description ?? "")")
         #expect(client.liveTrustManager.current === before)
 
         #expect(try metrics.expectCounter("servertrust_trust_updates_total", [("outcome", "applied")]).totalValue == 1)
@@ -373,7 +373,7 @@ import Testing
         fixture.servedState = 1
         let status = await client.refresh()
         #expect(status.lastOutcome == .refused)
-        #expect(status.refusal?.contains("\(Self.apiHost) has no revocation checking, where the floor's \(Self.apiHost) checks ocsp, wholeChain, hard-fail, no network") == true, "\(status.refusal ?? "")")
+        #expect(status.refusal?.description.contains("\(Self.apiHost) has no revocation checking, where the floor's \(Self.apiHost) checks ocsp, wholeChain, hard-fail, no network") == true, "\(status.refusal?.description ?? "")")
         #expect(Self.trustCode(await Self.result(session, fixture.apiURL())) == .revoked)
 
         let permitted = try fixture.client(
@@ -418,7 +418,7 @@ import Testing
         fixture.servedState = 5
         let status = await client.refresh()
         #expect(status.lastOutcome == .refused, "\(status)")
-        #expect(status.refusal?.contains("format version 2") == true, "\(status.refusal ?? "")")
+        #expect(status.refusal?.description.contains("format version 2") == true, "\(status.refusal?.description ?? "")")
         #expect(status.inForce == .floorNoUpdateYet)
         #expect(client.liveTrustManager.generation == 1)
     }
@@ -483,23 +483,15 @@ import Testing
 
         clock.advance(days: 40)  // the repository's metadata expires after 30 days
         fixture.updates.stop()   // and no refresh can succeed
-        let restarted = try fixture.client(updateSession, directory: directory, clock: clock)
-        let restored = await restarted.restore()
+        let restarted = try await fixture.restartExpectingDeniedKey(updateSession, directory: directory, clock: clock)
+        defer { restarted.session.shutdown() }
+        let restored = restarted.restored
         #expect(restored.inForce == .floorMetadataExpired, "\(restored)")
-        #expect(restored.denyListEntries == 1)
-        #expect(restored.lastError?.contains("expired") == true, "\(restored.lastError ?? "")")
-        #expect(restarted.deliveredPolicy == nil)
-        #expect(restarted.liveTrustManager.current.denyList.keys == [fixture.leafA.certificate.spkiPin])
-        let session = try fixture.apiSession(restarted)
-        defer { session.shutdown() }
-        let refused = await Self.result(session, fixture.apiURL())
-        #expect(Self.trustCode(refused) == .deniedKey, "\(refused)")
+        #expect(restored.lastError?.description.contains("expired") == true, "\(restored.lastError?.description ?? "")")
 
-        let failed = await restarted.refresh()
+        let failed = await fixture.refreshExpectingDeniedKey(restarted)
         #expect(failed.lastOutcome == .failed)
         #expect(failed.inForce == .floorMetadataExpired)
-        let stillRefused = await Self.result(session, fixture.apiURL(), closing: true)
-        #expect(Self.trustCode(stillRefused) == .deniedKey, "\(stillRefused)")
     }
 
     /// A delivered `jwks.json` with no key is in force over the compiled-in keys: the repository
@@ -619,7 +611,7 @@ import Testing
         fixture.servedState = 2
         let status = await restarted.refresh()
         #expect(status.lastOutcome == .failed)
-        #expect(status.lastError?.contains("rollback") == true, "\(status.lastError ?? "")")
+        #expect(status.lastError?.description.contains("rollback") == true, "\(status.lastError?.description ?? "")")
         #expect(status.inForce == .delivered)
     }
 

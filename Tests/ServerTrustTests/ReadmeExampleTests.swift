@@ -1,8 +1,9 @@
 import Testing
 @testable import ServerTrust
 
-/// The configuration snippets of README.md, compiled and run, so the documentation cannot drift
-/// from the API.
+/// The configuration snippets of the *Evaluators, host patterns and host policies* article
+/// (Sources/ServerTrust/ServerTrust.docc/EvaluatorsAndHostPolicies.md, once README.md), compiled
+/// and run, so the documentation cannot drift from the API.
 @Suite struct ReadmeExampleTests {
     @Test func thePinningExampleBuildsAManagerWithTheStatedPatterns() throws {
         let manager = try ServerTrustManager(evaluators: [

@@ -33,7 +33,7 @@ public func fuzzTUFMetadata(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     _ = try? Metadata<Timestamp>(bytes: bytes)
     _ = try? Metadata<Snapshot>(bytes: bytes)
     _ = try? Metadata<Targets>(bytes: bytes)
-    _ = try? TrustedMetadataSet(rootBytes: bytes, referenceTime: 0)
+    _ = try? InitialRoot(bytes: bytes)
     return 0
 }
 

@@ -113,8 +113,9 @@ public struct KeyDenyList: Sendable, Hashable {
     /// Refused certificates, by issuer and serial number.
     public let certificates: Set<IssuerAndSerial>
     /// ``certificates`` by serial number: a handshake looks each certificate's serial up once,
-    /// whatever the list's length (a scan cost ≈ 1.4 k instructions per entry and handshake),
-    /// and reads a certificate's issuer only when its serial is listed.
+    /// whatever the list's length (a scan grew with every entry), and reads a certificate's
+    /// issuer only when its serial is listed.
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Deny-list indexed by serial".
     private let entriesBySerial: [String: [IssuerAndSerial]]
 
     /// An empty list.

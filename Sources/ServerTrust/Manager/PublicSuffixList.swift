@@ -49,10 +49,10 @@ enum PublicSuffixList {
         init() {}
 
         /// Parses rules one per line. Works on the UTF-8 bytes: the list is ASCII (A-labels), and
-        /// splitting `String`s by `Character` cost ≈ 120 M instructions for the 7,380 rules — paid
-        /// by the first host pattern or wildcard certificate a process checks — against 17 M here
-        /// (callgrind, release build).
-        /// `RulesParsingTests` check that both give the same sets.
+        /// splitting `String`s by `Character` is far slower, paid by the first host pattern or
+        /// wildcard certificate a process checks. `RulesParsingTests` check that both give the
+        /// same sets.
+        // Fast path: docs/PERFORMANCE.md#fast-paths, "Public Suffix List parsed on bytes".
         init(parsing text: String) {
             let bytes = Array(text.utf8)
             var lineStart = 0

@@ -69,6 +69,7 @@ public final class TrustAnchors: Sendable {
     /// The system CA bundle, loaded once per process (≈ 15 ms) and shared.
     ///
     /// - Throws: `TrustError.Code.unreadableInput` when no bundle is found.
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "System CA bundle loaded once".
     public static func system() throws -> TrustAnchors {
         try systemAnchors.withLock { cached in
             if let cached { return cached }

@@ -5,9 +5,8 @@ import Synchronization
 /// Chains one ``X509TrustStore`` validated recently, so a server that presents the very same
 /// certificates again is not put through chain building and signature checks again.
 ///
-/// `X509_verify_cert` is the largest cost of a full handshake a library above curl controls
-/// (1.9 M of 10.8 M instructions, docs/PERFORMANCE-HISTORY.md), and a server sends a byte-identical
-/// chain on every handshake. What a hit skips is only path validation of that identical chain
+/// `X509_verify_cert` is the largest cost of a full handshake a library above curl controls,
+/// and a server sends a byte-identical chain on every handshake. What a hit skips is only path validation of that identical chain
 /// — its result depends on nothing but the presented bytes, the store, the options and the
 /// time — and a hit is allowed only when all four are covered:
 ///
@@ -25,6 +24,7 @@ import Synchronization
 /// never cached.
 ///
 /// Thread-safe: the table is behind a mutex; the certificates it holds are immutable.
+// Fast path: docs/PERFORMANCE.md#fast-paths, "Validated-chain cache".
 final class ValidatedChainCache: Sendable {
     /// Entries kept; the table is emptied when it is full (the working set is a few servers).
     static let capacity = 256

@@ -1,7 +1,7 @@
 import HTTPTypes
 
 /// Decodes the body of a response whose signature has been verified over the bytes as received
-/// (docs/SIGNED_RESPONSES.md, section 6): the session turns libcurl's decoding off for a
+/// (docs/SIGNED_RESPONSES_V1.md, section 6): the session turns libcurl's decoding off for a
 /// signed-response host and decodes here, afterwards.
 ///
 /// gzip (`x-gzip`), `deflate` (zlib-wrapped or raw) and `identity`, stacked in the order of the

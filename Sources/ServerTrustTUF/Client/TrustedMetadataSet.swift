@@ -5,20 +5,20 @@
 /// (`tuf/ngclient/_internal/trusted_metadata_set.py`, tuf 7.0.1): every method either accepts
 /// the new metadata or throws and leaves the set as it was. It does no I/O; the ``Updater``
 /// decides what to load from where.
-public struct TrustedMetadataSet: Sendable {
+package struct TrustedMetadataSet: Sendable {
     /// The time expiry is checked against, fixed when the set is made (as python-tuf's
     /// `reference_time`), in seconds since the Unix epoch.
-    public let referenceTime: Int64
-    public private(set) var root: Metadata<Root>
-    public private(set) var timestamp: Metadata<Timestamp>?
-    public private(set) var snapshot: Metadata<Snapshot>?
+    package let referenceTime: Int64
+    package private(set) var root: Metadata<Root>
+    package private(set) var timestamp: Metadata<Timestamp>?
+    package private(set) var snapshot: Metadata<Snapshot>?
     /// Trusted targets metadata by role name, with the role that delegated it.
-    public private(set) var targets: [String: (metadata: Metadata<Targets>, delegator: String)] = [:]
+    package private(set) var targets: [String: (metadata: Metadata<Targets>, delegator: String)] = [:]
     let parser: JSONParser
 
     /// Trusts `rootBytes`: root metadata signed by a threshold of its own root keys. Expiry is
     /// not checked here: an expired trusted root may still be updated.
-    public init(rootBytes: [UInt8], referenceTime: Int64, parser: JSONParser = JSONParser()) throws(TUFError) {
+    package init(rootBytes: [UInt8], referenceTime: Int64, parser: JSONParser = JSONParser()) throws(TUFError) {
         self.referenceTime = referenceTime
         self.parser = parser
         self.root = try Self.verifiedRoot(rootBytes, parser: parser)
@@ -36,7 +36,7 @@ public struct TrustedMetadataSet: Sendable {
     /// Client workflow 5.3.4–5.3.7: the next root, signed by a threshold of the trusted root's
     /// keys and of its own, with exactly the next version.
     @discardableResult
-    public mutating func updateRoot(_ bytes: [UInt8]) throws(TUFError) -> Metadata<Root> {
+    package mutating func updateRoot(_ bytes: [UInt8]) throws(TUFError) -> Metadata<Root> {
         guard timestamp == nil else { throw TUFError(.invalidState, "cannot update root after timestamp") }
         let expected = try root.signed.nextVersion()
         let new = try Metadata<Root>(bytes: bytes, parser: parser)
@@ -56,7 +56,7 @@ public struct TrustedMetadataSet: Sendable {
     /// Throws ``TUFError/Code/rollback`` for an older version; an *equal* version throws
     /// `equalVersion` through ``TimestampUpdate/unchanged`` instead — it is not an error.
     @discardableResult
-    public mutating func updateTimestamp(_ bytes: [UInt8]) throws(TUFError) -> TimestampUpdate {
+    package mutating func updateTimestamp(_ bytes: [UInt8]) throws(TUFError) -> TimestampUpdate {
         guard snapshot == nil else { throw TUFError(.invalidState, "cannot update timestamp after snapshot") }
         guard !root.signed.common.isExpired(at: referenceTime) else {
             throw TUFError(.expired, "the final root (version \(root.signed.version)) expired at \(root.signed.common.expiresText)")
@@ -78,7 +78,7 @@ public struct TrustedMetadataSet: Sendable {
     }
 
     /// The result of ``updateTimestamp(_:)``.
-    public enum TimestampUpdate: Sendable {
+    package enum TimestampUpdate: Sendable {
         case updated(Metadata<Timestamp>)
         /// The same version as the trusted timestamp: the new bytes were discarded.
         case unchanged
@@ -96,7 +96,7 @@ public struct TrustedMetadataSet: Sendable {
     /// snapshot keys, and neither drop nor roll back any targets entry of the trusted snapshot;
     /// the final snapshot must be unexpired and have the version the timestamp names.
     @discardableResult
-    public mutating func updateSnapshot(_ bytes: [UInt8], trusted: Bool = false) throws(TUFError) -> Metadata<Snapshot> {
+    package mutating func updateSnapshot(_ bytes: [UInt8], trusted: Bool = false) throws(TUFError) -> Metadata<Snapshot> {
         guard let timestamp else { throw TUFError(.invalidState, "cannot update snapshot before timestamp") }
         guard targets.isEmpty else { throw TUFError(.invalidState, "cannot update snapshot after targets") }
         try checkFinalTimestamp()
@@ -133,7 +133,7 @@ public struct TrustedMetadataSet: Sendable {
     /// `delegator` delegates `roleName` to, carry exactly the version the snapshot names, and
     /// be unexpired.
     @discardableResult
-    public mutating func updateTargets(_ bytes: [UInt8], roleName: String = "targets", delegator: String = "root") throws(TUFError) -> Metadata<Targets> {
+    package mutating func updateTargets(_ bytes: [UInt8], roleName: String = "targets", delegator: String = "root") throws(TUFError) -> Metadata<Targets> {
         guard snapshot != nil else { throw TUFError(.invalidState, "cannot load targets before snapshot") }
         try checkFinalSnapshot()
         let snapshot = snapshot!
@@ -160,7 +160,7 @@ public struct TrustedMetadataSet: Sendable {
 
     /// Whether `roleName` is trusted as delegated by `delegator` (python-tuf 7's `contains`):
     /// a role reached through another delegator is verified again against that one.
-    public func contains(_ roleName: String, delegator: String) -> Bool {
+    package func contains(_ roleName: String, delegator: String) -> Bool {
         targets[roleName]?.delegator == delegator
     }
 }

@@ -2,20 +2,21 @@
 /// a target through the delegation graph, download and verify it.
 ///
 /// A port of python-tuf's ngclient `Updater` with the same order of loads and the same local
-/// store rules: each stored file is loaded through the ``TrustedMetadataSet`` checks before
+/// store rules: each stored file is loaded through the trusted-metadata checks (python-tuf's
+/// `TrustedMetadataSet`: root → timestamp → snapshot → targets, each against what is trusted) before
 /// anything is downloaded, and a download is stored only after it is trusted. Each refresh or
 /// download holds the store's lock.
 public actor Updater {
-    public let store: MetadataStore
-    public let metadataBaseURL: String
-    public let targetBaseURL: String?
-    public let configuration: UpdaterConfiguration
+    package let store: MetadataStore
+    package let metadataBaseURL: String
+    package let targetBaseURL: String?
+    package let configuration: UpdaterConfiguration
     private let fetcher: any TUFFetching
     private let clock: any TUFClock
-    public private(set) var trusted: TrustedMetadataSet
+    package private(set) var trusted: TrustedMetadataSet
 
     /// Starts from the trusted root in `store` (`root.json`), which the application put there
-    /// (``MetadataStore/installInitialRoot(_:)`` or ``MetadataStore/write(_:_:)``), or which
+    /// (``MetadataStore/installInitialRoot(_:)``, or `servertrust updates init`), or which
     /// an earlier refresh rotated forward.
     ///
     /// - Parameters:
@@ -233,7 +234,7 @@ public actor Updater {
 
     /// The local file name of a target in a targets directory: its path percent-encoded, so one
     /// target always lands in the same file.
-    public nonisolated static func localFileName(for target: TargetFile) -> String { percentEncoded(target.path) }
+    package nonisolated static func localFileName(for target: TargetFile) -> String { percentEncoded(target.path) }
 
     /// The cached copy of `target` in `directory` if its length and hashes match, else nil.
     public nonisolated func cachedTarget(_ target: TargetFile, in directory: String) -> [UInt8]? {

@@ -62,7 +62,7 @@ public struct TargetFile: Sendable {
     }
 
     /// Checks downloaded or cached bytes against the length and every hash.
-    public func verify(_ data: [UInt8]) throws(TUFError) {
+    package func verify(_ data: [UInt8]) throws(TUFError) {
         guard Int64(data.count) == length else {
             throw TUFError(.lengthOrHashMismatch, "target \(path): \(data.count) bytes, expected \(length)")
         }

@@ -4,7 +4,7 @@ internal import ServerTrustCertificates
 /// file it installs, or those `ServerTrustPinsPlugin` compiled in from a `*.tufroot.json` file.
 ///
 /// A value exists only for bytes that pass the check every trusted root passes when it is
-/// loaded (``TrustedMetadataSet/init(rootBytes:referenceTime:parser:)``): JSON as the client
+/// loaded (the client's trusted-metadata set, as python-tuf's `TrustedMetadataSet`): JSON as the client
 /// accepts it, `_type` root, and signatures by a threshold of the root's own root keys. Expiry is
 /// not checked, as it is not for any trusted root: an expired root can still be rotated forward,
 /// and only the final root of a refresh must be unexpired.

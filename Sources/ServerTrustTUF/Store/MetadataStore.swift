@@ -12,10 +12,10 @@ import Darwin
 /// over the old file, and the directory is `fsync`ed, so after a crash a file holds either its
 /// old or its new bytes. A crash *between* two files can still leave, say, a new timestamp
 /// beside an old snapshot: that is why the ``Updater`` loads every stored file through the same
-/// ``TrustedMetadataSet`` checks as a download, so an inconsistent store is refused and
+/// checks as a download, so an inconsistent store is refused and
 /// refetched, never trusted; a temporary file a killed writer left is removed by the next
-/// lock holder. ``lock()`` takes an exclusive `flock` on `.lock` in the directory,
-/// so two processes never update one store at once.
+/// lock holder. Every update takes an exclusive `flock` on `.lock` in the directory, so two
+/// processes never update one store at once.
 ///
 /// The application gives the first trusted root: ``installInitialRoot(_:)`` writes an
 /// ``InitialRoot`` (a file it ships, or a root compiled in) only into a store that has none.
@@ -41,12 +41,12 @@ public final class MetadataStore: Sendable {
     }
 
     /// Replaces `name` with `bytes` atomically and durably.
-    public func write(_ name: String, _ bytes: [UInt8]) throws(TUFError) {
+    package func write(_ name: String, _ bytes: [UInt8]) throws(TUFError) {
         try FileIO.writeAtomically(bytes, to: path(name), directory: directory)
     }
 
     /// Removes `name` if it exists.
-    public func remove(_ name: String) {
+    package func remove(_ name: String) {
         unlink(path(name))
     }
 
@@ -73,7 +73,7 @@ public final class MetadataStore: Sendable {
 
     /// Blocks until this process holds the store's exclusive lock; the lock is released when
     /// the returned value is released (or the process ends).
-    public func lock() throws(TUFError) -> StoreLock {
+    package func lock() throws(TUFError) -> StoreLock {
         let fd = open(path(".lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw TUFError(.storeFailure, "cannot open \(path(".lock")): \(String(cString: strerror(errno)))") }
         while flock(fd, LOCK_EX) != 0 {
@@ -98,7 +98,7 @@ public final class MetadataStore: Sendable {
 }
 
 /// An exclusive lock on a ``MetadataStore``; closing the descriptor releases it.
-public final class StoreLock: Sendable {
+package final class StoreLock: Sendable {
     private let fd: Int32
     init(fd: Int32) { self.fd = fd }
     deinit { close(fd) }

@@ -5,19 +5,19 @@
 /// expiry is reported (``Role/expired``) rather than enforced, so an operator can see what has
 /// gone stale. A file that does not verify against the ones before it is reported with the
 /// reason, never as trusted.
-public struct TrustedStateReport: Codable, Sendable {
-    public struct Role: Codable, Sendable {
-        public let name: String
-        public let version: Int64?
-        public let expires: String?
-        public let expired: Bool?
+package struct TrustedStateReport: Codable, Sendable {
+    package struct Role: Codable, Sendable {
+        package let name: String
+        package let version: Int64?
+        package let expires: String?
+        package let expired: Bool?
         /// Why the stored file is not trusted, when it is present but refused.
-        public let problem: String?
+        package let problem: String?
     }
 
-    public let roles: [Role]
+    package let roles: [Role]
 
-    public init(store: MetadataStore, now: Int64) throws(TUFError) {
+    package init(store: MetadataStore, now: Int64) throws(TUFError) {
         guard let rootBytes = store.read("root.json") else { throw TUFError(.storeFailure, "\(store.directory)/root.json is missing") }
         var set = try TrustedMetadataSet(rootBytes: rootBytes, referenceTime: Int64.min)
         func role(_ name: String, _ common: CommonFields) -> Role {

@@ -52,6 +52,9 @@ public struct OCSPResponseBuilder: Sendable {
         public var hash: CertificateIDHash
         /// A critical extension (by dotted OID, with empty content) added to this single response.
         public var criticalExtensionOID: String?
+        /// SCTs (TLS encoding) in the single response's SCT list extension
+        /// (1.3.6.1.4.1.11129.2.4.5, RFC 6962 §3.3); nil omits it.
+        public var signedCertificateTimestamps: [[UInt8]]? = nil
     }
 
     /// The certificate whose name or key the responder ID carries, and whose key signs.
@@ -97,6 +100,8 @@ public struct OCSPResponseBuilder: Sendable {
     ///   - nextUpdate: default a day from now; nil omits it.
     ///   - hash: the CertID hash. Default SHA-1.
     ///   - criticalExtensionOID: a critical extension on this single response. Default none.
+    ///   - signedCertificateTimestamps: SCTs for the SCT list extension (non-critical), as a CA
+    ///     that logs its certificates staples them. Default none.
     public func adding(
         _ status: CertificateStatus,
         for certificate: Certificate,
@@ -104,13 +109,15 @@ public struct OCSPResponseBuilder: Sendable {
         thisUpdate: Date = Date(timeIntervalSinceNow: -3600),
         nextUpdate: Date? = Date(timeIntervalSinceNow: 86400),
         hash: CertificateIDHash = .sha1,
-        criticalExtensionOID: String? = nil
+        criticalExtensionOID: String? = nil,
+        signedCertificateTimestamps: [[UInt8]]? = nil
     ) -> OCSPResponseBuilder {
         var copy = self
         copy.responses.append(
             SingleResponse(
                 certificate: certificate, issuer: issuer.certificate, status: status, thisUpdate: thisUpdate,
-                nextUpdate: nextUpdate, hash: hash, criticalExtensionOID: criticalExtensionOID))
+                nextUpdate: nextUpdate, hash: hash, criticalExtensionOID: criticalExtensionOID,
+                signedCertificateTimestamps: signedCertificateTimestamps))
         return copy
     }
 
@@ -208,6 +215,11 @@ public struct OCSPResponseBuilder: Sendable {
             defer { X509_EXTENSION_free(ext) }
             try check(OCSP_SINGLERESP_add_ext(single, ext, -1), "OCSP_SINGLERESP_add_ext")
         }
+        if let scts = response.signedCertificateTimestamps {
+            let ext = try Self.extensionWithValue(SCTListEncoding.ocspExtensionOID, critical: false, value: SCTListEncoding.extensionValue(scts))
+            defer { X509_EXTENSION_free(ext) }
+            try check(OCSP_SINGLERESP_add_ext(single, ext, -1), "OCSP_SINGLERESP_add_ext (SCT list)")
+        }
     }
 
     private static func time(_ date: Date) throws -> UnsafeMutablePointer<ASN1_TIME> {
@@ -216,13 +228,17 @@ public struct OCSPResponseBuilder: Sendable {
 
     /// A critical extension `oid` whose value is an empty OCTET STRING's encoding.
     private static func criticalExtension(_ oid: String) throws -> OpaquePointer {
+        try extensionWithValue(oid, critical: true, value: [0x04, 0x00])
+    }
+
+    /// An extension `oid` whose extnValue holds `value` (a DER encoding).
+    private static func extensionWithValue(_ oid: String, critical: Bool, value content: [UInt8]) throws -> OpaquePointer {
         let object = try check(OBJ_txt2obj(oid, 1), "OBJ_txt2obj(\(oid))")
         defer { ASN1_OBJECT_free(object) }
         let value = try check(ASN1_OCTET_STRING_new(), "ASN1_OCTET_STRING_new")
         defer { ASN1_OCTET_STRING_free(value) }
-        let content: [UInt8] = [0x04, 0x00]
         try check(ASN1_OCTET_STRING_set(value, content, Int32(content.count)), "ASN1_OCTET_STRING_set")
-        return try check(X509_EXTENSION_create_by_OBJ(nil, object, 1, value), "X509_EXTENSION_create_by_OBJ")
+        return try check(X509_EXTENSION_create_by_OBJ(nil, object, critical ? 1 : 0, value), "X509_EXTENSION_create_by_OBJ")
     }
 
     /// Re-signs a DER BasicOCSPResponse's tbsResponseData with `key`, keeping its
@@ -284,15 +300,18 @@ extension LabCA {
 
     /// A response from this CA about `certificate` (which it issued), with one single response.
     ///
-    /// Defaults as ``OCSPResponseBuilder/adding(_:for:issuedBy:thisUpdate:nextUpdate:hash:criticalExtensionOID:)``.
+    /// Defaults as ``OCSPResponseBuilder/adding(_:for:issuedBy:thisUpdate:nextUpdate:hash:criticalExtensionOID:signedCertificateTimestamps:)``.
     public func makeOCSPResponseDER(
         _ status: OCSPResponseBuilder.CertificateStatus = .good,
         for certificate: Certificate,
         thisUpdate: Date = Date(timeIntervalSinceNow: -3600),
-        nextUpdate: Date? = Date(timeIntervalSinceNow: 86400)
+        nextUpdate: Date? = Date(timeIntervalSinceNow: 86400),
+        signedCertificateTimestamps: [[UInt8]]? = nil
     ) throws -> [UInt8] {
         try OCSPResponseBuilder(signer: self)
-            .adding(status, for: certificate, issuedBy: self, thisUpdate: thisUpdate, nextUpdate: nextUpdate)
+            .adding(
+                status, for: certificate, issuedBy: self, thisUpdate: thisUpdate, nextUpdate: nextUpdate,
+                signedCertificateTimestamps: signedCertificateTimestamps)
             .build()
     }
 }
@@ -330,6 +349,13 @@ enum DERWriter {
             offset = start + length
         }
         return children
+    }
+
+    /// The content (without tag and length) of the single DER element `der`.
+    static func content(ofElement der: [UInt8]) throws -> [UInt8] {
+        let (start, length) = try header(der, at: 0)
+        guard start + length == der.count else { throw LabPKIError("not a single DER element") }
+        return Array(der[start...])
     }
 
     /// Where the content of the element at `offset` starts, and its length (single-byte tags).

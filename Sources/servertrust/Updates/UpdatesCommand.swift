@@ -159,13 +159,13 @@ struct UpdatesCommand: AsyncParsableCommand {
                 print("deny-list entries: \(status.denyListEntries); signing keys: \(status.signingKeyIDs.isEmpty ? "none" : status.signingKeyIDs.joined(separator: ", "))")
             } else if status.inForce == .floorMetadataExpired {
                 // What a client starting on this store keeps of it: only what refuses.
-                print("\(configuration.policyTarget): not in force, the stored metadata has expired (\(status.lastError ?? "expired")); the floor is (floorMetadataExpired)")
+                print("\(configuration.policyTarget): not in force, the stored metadata has expired (\(status.lastError?.description ?? "expired")); the floor is (floorMetadataExpired)")
                 let withdrawn = status.lastVerifiedSigningKeyIDs.map {
                     "none delivered in force; compiled-in keys only as the last verified set holds them: \($0.isEmpty ? "none" : $0.joined(separator: ", "))"
                 } ?? "none"
                 print("deny-list entries: \(status.denyListEntries) (the last verified deny-list, kept); signing keys: \(withdrawn)")
             } else {
-                print("\(configuration.policyTarget): no verified policy in this store (\(status.lastError ?? status.refusal ?? status.inForce.rawValue))")
+                print("\(configuration.policyTarget): no verified policy in this store (\(status.lastError?.description ?? status.refusal?.description ?? status.inForce.rawValue))")
             }
         }
     }

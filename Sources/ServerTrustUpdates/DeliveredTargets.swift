@@ -1,0 +1,184 @@
+import Foundation
+import ServerTrust
+import ServerTrustTUF
+
+/// The targets of one verified TUF state — the policy, the deny-list and the key set — read
+/// through the TUF client and judged against the floor and the rules: one value, with the
+/// reason its policy may not be put in force typed (``Verdict``). ``TrustUpdateState`` decides
+/// what of it is put in force.
+struct DeliveredTargets: Sendable {
+    /// What may be put in force.
+    enum Verdict: Sendable {
+        /// The policy, as the manager it makes over the floor.
+        case accepted(TrustPolicyFile, ServerTrustManager)
+        /// Not the policy (a newer format, invalid, past its own `expires`, a weakening the
+        /// rules do not permit, unusable); the deny-list and key set beside it, which only refuse.
+        case refused(TrustUpdateStatus.Refusal)
+        /// Nothing: the deny-list or the key set does not read.
+        case unreadable(TrustUpdateStatus.Refusal)
+    }
+
+    /// The SHA-256 of the three targets: the same state verified again leaves what is in force alone.
+    let fingerprint: [UInt8]
+    /// The SHA-256 (hex) of the policy target.
+    let policySHA256: String
+    /// The version of the top-level targets metadata.
+    let targetsVersion: Int64?
+    /// When the metadata behind the targets expires: the top-level roles, and each delegated
+    /// role on the path of a target read.
+    let metadataExpires: Date?
+    /// The delivered deny-list; nil when none is, or when it does not read.
+    let denyList: KeyDenyList?
+    /// The delivered key set; nil when none is, or when it does not read.
+    let signingKeys: SigningKeySet?
+    let verdict: Verdict
+
+    /// Judges the verified bytes of a state's targets.
+    ///
+    /// - Parameters:
+    ///   - policy: the policy target's bytes.
+    ///   - denyList: the deny-list target's bytes, nil when the repository lists none.
+    ///   - jwks: the key set target's bytes, nil when the repository lists none.
+    ///   - now: the time the policy's own `expires` is judged at.
+    init(
+        policy: [UInt8], denyList denyListBytes: [UInt8]?, jwks: [UInt8]?, targetsVersion: Int64?, metadataExpires: Date?,
+        floor: ServerTrustManager, configuration: TrustUpdateClient.Configuration, now: Date
+    ) {
+        fingerprint = sha256(policy) + sha256(denyListBytes ?? []) + sha256(jwks ?? [])
+        policySHA256 = sha256(policy).map { String(format: "%02x", $0) }.joined()
+        self.targetsVersion = targetsVersion
+        self.metadataExpires = metadataExpires
+        // What only refuses is read first: it is put in force even when the policy is not.
+        let keys: SigningKeySet?
+        let denyList: KeyDenyList?
+        do {
+            keys = try jwks.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") }
+            denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
+        } catch {
+            let reason = (error as? TrustError).map { PolicyFloor.Refusal.invalid($0).description } ?? "\(error)"
+            (self.denyList, signingKeys, verdict) = (nil, nil, .unreadable(TrustUpdateStatus.Refusal(.invalidTarget, reason)))
+            return
+        }
+        (self.denyList, signingKeys) = (denyList, keys)
+        do throws(PolicyFloor.Refusal) {
+            // An RFC 9421 host without inline keys verifies with the key set delivered with the
+            // policy (replaced together with it by the next update); without a delivered
+            // jwks.json such a host is refused (the policy names no keys).
+            let keyProvider: (@Sendable () -> SigningKeySet)? = keys.map { deliveredKeys in { @Sendable in deliveredKeys } }
+            let delivered = try PolicyFloor.read(policy, name: configuration.policyTarget, signingKeys: keyProvider)
+            if let expires = delivered.expires, expires <= now {
+                verdict = .refused(TrustUpdateStatus.Refusal(.expired, "it expired on \(expires)"))
+                return
+            }
+            let manager = try PolicyFloor.manager(floor: floor, delivered: delivered, denyList: denyList, permissions: configuration.rules.permissions)
+            verdict = .accepted(delivered, manager)
+        } catch {
+            verdict = .refused(error.status)
+        }
+    }
+
+    /// Reads a verified state's targets through `updater` — each the cached copy when its length
+    /// and hashes match the trusted metadata, else a download (when `downloading`) — and judges
+    /// them at `clock`'s time.
+    ///
+    /// Written without a nested async function or a generic `rethrows` helper: Swift 6.3's
+    /// optimiser crashed splitting this coroutine when it had them (`swift build -c release`).
+    ///
+    /// - Throws: `TUFError` when the policy target is not in the repository, or a target cannot
+    ///   be read, downloaded or verified.
+    static func read(
+        from updater: Updater, configuration: TrustUpdateClient.Configuration, floor: ServerTrustManager, clock: any TUFClock, downloading: Bool
+    ) async throws(TUFError) -> DeliveredTargets {
+        let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
+        guard let policy = try await bytes(of: configuration.policyTarget, from: updater, configuration: configuration, downloading: downloading) else {
+            throw TUFError(.targetNotFound, "\(configuration.policyTarget) is not in the repository")
+        }
+        var denyList: [UInt8]?
+        if let name = configuration.denyListTarget {
+            denyList = try await bytes(of: name, from: updater, configuration: configuration, downloading: downloading)
+        }
+        var jwks: [UInt8]?
+        if let name = configuration.signingKeysTarget {
+            jwks = try await bytes(of: name, from: updater, configuration: configuration, downloading: downloading)
+        }
+        // After the reads: a delegated role that delivered a target expires with the metadata.
+        let metadataExpires = await updater.trustedUntil(forTargets: configuration.targetNames).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        return DeliveredTargets(
+            policy: policy, denyList: denyList, jwks: jwks, targetsVersion: targetsVersion, metadataExpires: metadataExpires, floor: floor,
+            configuration: configuration, now: Date(timeIntervalSince1970: TimeInterval(clock.now())))
+    }
+
+    /// The verified bytes of target `name`: the cached copy when its length and hashes match
+    /// the trusted metadata, else a download (when `downloading`); nil when no role lists it.
+    static func bytes(
+        of name: String, from updater: Updater, configuration: TrustUpdateClient.Configuration, downloading: Bool
+    ) async throws(TUFError) -> [UInt8]? {
+        guard let info = try await updater.targetInfo(name) else { return nil }
+        if let cached = updater.cachedTarget(info, in: configuration.targetDirectory) { return cached }
+        guard downloading else { throw TUFError(.storeFailure, "\(name) is not in the local cache") }
+        return try await updater.downloadTarget(info, to: configuration.targetDirectory)
+    }
+}
+
+/// What only refuses of a stored state whose metadata has expired — its deny-list, and the key
+/// set that bounds the compiled-in keys — which ``TrustUpdateClient/restore()`` puts back over
+/// the floor.
+struct ExpiredTargets: Sendable {
+    let denyList: KeyDenyList?
+    let signingKeys: SigningKeySet?
+    let targetsVersion: Int64?
+    /// When the stored metadata expired.
+    let metadataExpires: Date
+    /// Why the stored state could not be restored as it is.
+    let failure: TUFError
+
+    /// Reads the stored state again with expiry ignored — signatures, thresholds and versions
+    /// as ever: the store is the client's own trusted state, written only after verification;
+    /// expiry protects against a network that replays old metadata, not against what this
+    /// client already trusted.
+    ///
+    /// - Parameter failure: why the stored state could not be restored.
+    /// - Returns: nil when the stored state has not expired (`failure` is the reason).
+    static func read(configuration: TrustUpdateClient.Configuration, clock: any TUFClock, after failure: TUFError) async throws(TUFError) -> ExpiredTargets? {
+        let updater = try configuration.updater(fetcher: NoDownloads(), clock: ExpiryIgnored())
+        try await updater.loadStoredMetadata()
+        // Every target's path is walked, so its delegated roles count towards the expiry.
+        for name in configuration.targetNames { _ = try await updater.targetInfo(name) }
+        guard let expiry = await updater.trustedUntil(forTargets: configuration.targetNames), expiry <= clock.now() else { return nil }
+        let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
+        var denyList: KeyDenyList?
+        var keys: SigningKeySet?
+        do {
+            if let name = configuration.denyListTarget, let bytes = try await DeliveredTargets.bytes(
+                of: name, from: updater, configuration: configuration, downloading: false)
+            {
+                denyList = try KeyDenyList(data: bytes, fileName: name)
+            }
+            if let name = configuration.signingKeysTarget, let bytes = try await DeliveredTargets.bytes(
+                of: name, from: updater, configuration: configuration, downloading: false)
+            {
+                keys = try SigningKeySet(jwks: bytes, fileName: name)
+            }
+        } catch let error as TUFError {
+            throw error
+        } catch {
+            throw TUFError(.storeFailure, "a stored target no longer reads: \(error)")
+        }
+        return ExpiredTargets(
+            denyList: denyList, signingKeys: keys, targetsVersion: targetsVersion, metadataExpires: Date(timeIntervalSince1970: TimeInterval(expiry)),
+            failure: failure)
+    }
+
+    /// The clock of ``read(configuration:clock:after:)``: the beginning of time, so nothing has expired.
+    private struct ExpiryIgnored: TUFClock {
+        func now() -> Int64 { .min }
+    }
+}
+
+/// The fetcher of ``TrustUpdateClient/restore()``: it puts back what the store holds, and
+/// expired metadata vouches for nothing new.
+struct NoDownloads: TUFFetching {
+    func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
+        throw TUFError(.downloadFailed, "\(url): restore() downloads nothing")
+    }
+}

@@ -1,0 +1,44 @@
+import Logging
+import ServerTrust
+
+extension TrustUpdateClient {
+    /// Logs what a transition of ``TrustUpdateState`` did.
+    func log(_ event: TrustUpdateState.Event, from before: TrustUpdateStatus, to after: TrustUpdateStatus) {
+        let generation: Logger.Metadata = ["trust_update.generation": .stringConvertible(after.generation)]
+        let replaced = after.generation != before.generation
+        let keptDenyList = "the verified deny-list is in force (\(after.denyListEntries) entries), the policy in force stays"
+        switch event {
+        case .verified:
+            switch after.lastOutcome {
+            case .unchanged?:
+                logger.debug("Trust update: the repository holds the policy in force")
+            case .applied?:
+                logger.notice(
+                    "Trust update applied: \(configuration.policyTarget) (targets version \(after.targetsVersion.map(String.init) ?? "?")) is in force",
+                    metadata: generation.merging(["trust_update.policy_sha256": .string(after.policySHA256 ?? "?")]) { $1 })
+            default:
+                logger.warning("Trust update refused: \(configuration.policyTarget) \(after.refusal?.description ?? "")")
+                if replaced { logger.notice("Trust update: \(keptDenyList)", metadata: generation) }
+            }
+        case .storedMetadataExpired(let expired):
+            if replaced { logger.notice("Trust update: \(keptDenyList)", metadata: generation) }
+            let entries = expired.denyList.map { String(TrustUpdateState.entries($0)) } ?? "no"
+            logger.error(
+                "The stored trust update has expired (\(expired.failure.description)): the compiled-in floor is in force, with the last verified deny-list (\(entries) entries)",
+                metadata: generation)
+        case .failed(let failure) where failure.stage == .refresh:
+            logger.error(
+                "Trust update failed; the policy in force stays: \(failure)",
+                metadata: ["trust_update.consecutive_failures": .stringConvertible(after.consecutiveFailures)])
+        case .failed(let failure):
+            logger.notice("No stored trust update restored: \(failure.error.description)", metadata: ["tuf.error": .string("\(failure.code)")])
+        case .clock:
+            guard after.inForce != before.inForce else { return }
+            if after.inForce.isDelivered {
+                logger.error("Trust update expired (\(after.inForce.rawValue)): the delivered policy stays in force, as the rules allow")
+            } else {
+                logger.error("Trust update expired (\(after.inForce.rawValue)): the compiled-in floor is in force again", metadata: generation)
+            }
+        }
+    }
+}

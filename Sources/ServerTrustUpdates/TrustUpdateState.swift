@@ -1,0 +1,164 @@
+import Foundation
+import ServerTrust
+import ServerTrustTUF
+
+/// What a ``TrustUpdateClient`` has in force, as a value: the reported ``status``, and what of
+/// the verified states stays in force beside it (the delivered policy, the deny-list, the key
+/// sets). It changes only through ``handle(_:floorDenyList:rules:)``, a pure transition that
+/// says what to put in the live manager (``Effect``); the client carries that out and records
+/// the manager's generation.
+///
+/// The guarantees it keeps, whatever the state:
+/// - a verified deny-list is put in force from every verified state — also when its policy is
+///   refused or expired, and at a restart with expired metadata — and no revert drops it
+///   (`PolicyFloor.denyList(floor:delivered:)`);
+/// - the key set of the newest verified state bounds the compiled-in keys after a revert
+///   (``lastVerifiedSigningKeys``): a key the repository withdrew stays withdrawn;
+/// - a failure changes nothing in force.
+struct TrustUpdateState: Sendable {
+    var status = TrustUpdateStatus()
+    /// The delivered policy last put in force; what is in force only while
+    /// `status.inForce.isDelivered` (``deliveredPolicy``).
+    var policy: TrustPolicyFile?
+    /// The deny-list of the newest verified state, joined to the floor's in force.
+    var denyList: KeyDenyList?
+    /// The delivered key set in force; nil when none is (none delivered, or a revert).
+    var signingKeys: SigningKeySet?
+    /// The key set of the newest verified state, nil when it delivered none: after a revert it
+    /// bounds the compiled-in keys (`TrustUpdateClient.signingKeys(orFloor:)`).
+    var lastVerifiedSigningKeys: SigningKeySet?
+    /// The ``DeliveredTargets/fingerprint`` of the targets in force; empty when what is in force
+    /// is not the newest verified state, so that the same targets verified again are applied again.
+    var fingerprint: [UInt8] = []
+
+    /// The state before any verified one: the floor, or every host refused.
+    ///
+    /// - Parameter floorDenyList: the floor's deny-list, in force from the start.
+    init(inForce: TrustUpdateStatus.InForce = .floorNoUpdateYet, floorDenyList: KeyDenyList) {
+        status.inForce = inForce
+        status.denyListEntries = Self.entries(floorDenyList)
+    }
+
+    /// The delivered policy in force, or nil when the floor alone is.
+    var deliveredPolicy: TrustPolicyFile? { status.inForce.isDelivered ? policy : nil }
+
+    enum Event: Sendable {
+        /// A refresh or a restore read and verified a state's targets.
+        case verified(DeliveredTargets)
+        /// A restore found the stored metadata expired: only what refuses is put back.
+        case storedMetadataExpired(ExpiredTargets)
+        /// A refresh or a restore failed.
+        case failed(TrustUpdateStatus.Failure)
+        /// Time passed: a delivered policy, or the metadata behind it, may have expired.
+        case clock(Date)
+    }
+
+    /// What the live manager gets.
+    enum Effect: Sendable {
+        /// Nothing: the manager, and its connections, are left alone.
+        case none
+        /// The delivered policy's manager.
+        case putInForce(ServerTrustManager)
+        /// The policies in force, with the floor's deny-list joined to this one.
+        case replaceDenyList(KeyDenyList?)
+        /// The floor (``PolicyFloor/reverted(floor:denyList:rules:)``), with this deny-list joined to its own.
+        case revertToFloor(KeyDenyList?)
+    }
+
+    /// The one transition: the state after `event`, and what the live manager gets.
+    ///
+    /// - Parameters:
+    ///   - floorDenyList: the floor's deny-list (the reported entries are the union).
+    ///   - rules: what expiry does.
+    mutating func handle(_ event: Event, floorDenyList: KeyDenyList, rules: TrustUpdateRules) -> Effect {
+        switch event {
+        case .verified(let targets):
+            if targets.fingerprint == fingerprint, status.inForce == .delivered {
+                status.lastOutcome = .unchanged
+                status.metadataExpires = targets.metadataExpires
+                status.targetsVersion = targets.targetsVersion
+                return .none
+            }
+            switch targets.verdict {
+            case .unreadable(let refusal):
+                (status.lastOutcome, status.refusal) = (.refused, refusal)
+                return .none
+            case .refused(let refusal):
+                (status.lastOutcome, status.refusal) = (.refused, refusal)
+                return keepRefusals(
+                    targets.denyList, targets.signingKeys, floorStatus: refusal.code == .expired ? .floorPolicyExpired : nil, floorDenyList: floorDenyList)
+            case .accepted(let delivered, let manager):
+                (policy, denyList, fingerprint) = (delivered, targets.denyList, targets.fingerprint)
+                (signingKeys, lastVerifiedSigningKeys) = (targets.signingKeys, targets.signingKeys)
+                status.inForce = .delivered
+                status.policySHA256 = targets.policySHA256
+                status.targetsVersion = targets.targetsVersion
+                status.policyExpires = delivered.expires
+                status.metadataExpires = targets.metadataExpires
+                status.denyListEntries = Self.entries(PolicyFloor.denyList(floorDenyList, delivered: targets.denyList))
+                status.signingKeyIDs = targets.signingKeys?.keyIDs ?? []
+                status.lastVerifiedSigningKeyIDs = targets.signingKeys?.keyIDs
+                (status.lastOutcome, status.refusal) = (.applied, nil)
+                return .putInForce(manager)
+            }
+        case .storedMetadataExpired(let expired):
+            let effect = keepRefusals(expired.denyList, expired.signingKeys, floorStatus: .floorMetadataExpired, floorDenyList: floorDenyList)
+            status.targetsVersion = expired.targetsVersion
+            status.metadataExpires = expired.metadataExpires
+            status.lastError = TrustUpdateStatus.Failure(.restoreExpired, expired.failure, storedMetadataExpired: expired.metadataExpires)
+            return effect
+        case .failed(let failure):
+            status.lastError = failure
+            if failure.stage == .refresh {
+                status.lastOutcome = .failed
+                status.consecutiveFailures += 1
+            }
+            return .none
+        case .clock(let now):
+            return expire(now: now, rules: rules)
+        }
+    }
+
+    /// Puts in force what only refuses of a verified state whose policy is not put in force:
+    /// its deny-list, joined to the floor's under the policies in force, and its key set as the
+    /// bound of the compiled-in keys. A delivered policy in force stays, and so do its keys.
+    /// The deny-list in force is thus always the newest verified state's: what a restart, which
+    /// reads only the newest, puts back too.
+    ///
+    /// - Parameter floorStatus: what `status.inForce` says from now on when the floor is in
+    ///   force; nil leaves it as it is.
+    private mutating func keepRefusals(
+        _ denyList: KeyDenyList?, _ keys: SigningKeySet?, floorStatus: TrustUpdateStatus.InForce?, floorDenyList: KeyDenyList
+    ) -> Effect {
+        let effect: Effect = denyList == self.denyList ? .none : .replaceDenyList(denyList)
+        (self.denyList, lastVerifiedSigningKeys, fingerprint) = (denyList, keys, [])
+        if let floorStatus, !status.inForce.isDelivered { status.inForce = floorStatus }
+        status.denyListEntries = Self.entries(PolicyFloor.denyList(floorDenyList, delivered: denyList))
+        status.lastVerifiedSigningKeyIDs = keys?.keyIDs
+        return effect
+    }
+
+    /// Applies the rules to a delivered policy past its own `expires`, or whose metadata has
+    /// expired: the floor goes back in force (keeping the deny-list), or the policy stays and
+    /// the status says so.
+    private mutating func expire(now: Date, rules: TrustUpdateRules) -> Effect {
+        guard status.inForce.isDelivered else { return .none }
+        var next: TrustUpdateStatus.InForce = .delivered
+        if let expires = status.metadataExpires, expires <= now {
+            next = rules.whenMetadataExpires == .revertToFloor ? .floorMetadataExpired : .deliveredMetadataExpired
+        }
+        if next.isDelivered, let expires = status.policyExpires, expires <= now {
+            next = rules.whenPolicyExpires == .revertToFloor ? .floorPolicyExpired : .deliveredPolicyExpired
+        }
+        guard next != status.inForce else { return .none }
+        status.inForce = next
+        guard !next.isDelivered else { return .none }
+        // The same targets, verified again by a later refresh, are applied again. Delivered
+        // keys are part of what expired: a frozen client must not keep trusting a key set its
+        // repository may have rotated away from; their withdrawals stay (lastVerifiedSigningKeys).
+        (fingerprint, signingKeys, status.signingKeyIDs) = ([], nil, [])
+        return .revertToFloor(denyList)
+    }
+
+    static func entries(_ denyList: KeyDenyList) -> Int { denyList.keys.count + denyList.certificates.count }
+}

@@ -1,0 +1,95 @@
+public import Foundation
+public import ServerTrustTUF
+
+extension TrustUpdateStatus {
+    /// Why a verified policy was not applied (``TrustUpdateStatus/refusal``): a ``code`` to
+    /// branch on and a ``reason`` for a person, which names the file, the host pattern or the
+    /// date. ``description`` is the reason, as `servertrust` prints it.
+    public struct Refusal: Sendable, Codable, Hashable, CustomStringConvertible {
+        /// An opaque, extensible refusal kind.
+        public struct Code: Sendable, Codable, Hashable, CustomStringConvertible {
+            private enum Base: String, Sendable, Codable, Hashable {
+                case newerFormat, invalidPolicy, invalidTarget, weakensFloor, unusable, expired
+            }
+            private let base: Base
+            private init(_ base: Base) { self.base = base }
+
+            /// The policy's `version` is newer than this library reads.
+            public static let newerFormat = Code(.newerFormat)
+            /// The policy file is not valid (the reason names the line and field).
+            public static let invalidPolicy = Code(.invalidPolicy)
+            /// The deny-list or the key set delivered beside the policy is not valid: nothing of
+            /// the state is put in force.
+            public static let invalidTarget = Code(.invalidTarget)
+            /// The policy weakens the compiled-in floor without the application's permission
+            /// (`TrustUpdateRules.Permissions`).
+            public static let weakensFloor = Code(.weakensFloor)
+            /// The manager the policy makes over the floor cannot be made.
+            public static let unusable = Code(.unusable)
+            /// The policy is past its own `expires`.
+            public static let expired = Code(.expired)
+
+            public var description: String { base.rawValue }
+            public init(from decoder: any Decoder) throws { base = try Base(from: decoder) }
+            public func encode(to encoder: any Encoder) throws { try base.encode(to: encoder) }
+        }
+
+        public let code: Code
+        /// Why, for a person: `it expired on …`, `it weakens the compiled-in floor …`.
+        public let reason: String
+
+        public init(_ code: Code, _ reason: String) {
+            self.code = code
+            self.reason = reason
+        }
+
+        public var description: String { reason }
+    }
+
+    /// Why the last refresh or restore did not put a verified state in force
+    /// (``TrustUpdateStatus/lastError``): the TUF client's error, and when it happened.
+    public struct Failure: Sendable, Codable, Hashable, CustomStringConvertible {
+        /// When the failure happened.
+        public enum Stage: String, Sendable, Codable, Hashable {
+            /// A refresh: the network or the TUF workflow (rollback, freeze, bad signatures…).
+            case refresh
+            /// A restore: nothing stored, or the store does not verify.
+            case restore
+            /// A restore found the stored metadata expired (``storedMetadataExpired``): only the
+            /// deny-list and key withdrawals were put back.
+            case restoreExpired
+        }
+
+        public let stage: Stage
+        /// The TUF client's error code (`TUFError.Code`).
+        public let code: TUFError.Code
+        /// The TUF client's reason.
+        public let reason: String
+        /// With ``Stage/restoreExpired``: when the stored metadata expired.
+        public let storedMetadataExpired: Date?
+
+        /// - Parameters:
+        ///   - stage: when it happened.
+        ///   - error: the TUF client's error.
+        ///   - storedMetadataExpired: with ``Stage/restoreExpired``, when the stored metadata expired.
+        public init(_ stage: Stage, _ error: TUFError, storedMetadataExpired: Date? = nil) {
+            self.stage = stage
+            code = error.code
+            reason = error.reason
+            self.storedMetadataExpired = storedMetadataExpired
+        }
+
+        /// The TUF client's error.
+        public var error: TUFError { TUFError(code, reason) }
+
+        /// As `servertrust` prints it: `rollback: …`, `restore: storeFailure: …`,
+        /// `restore: the stored metadata expired on DATE (expired: …)`.
+        public var description: String {
+            switch stage {
+            case .refresh: error.description
+            case .restore: "restore: \(error.description)"
+            case .restoreExpired: "restore: the stored metadata expired on \(storedMetadataExpired.map { "\($0)" } ?? "?") (\(error.description))"
+            }
+        }
+    }
+}

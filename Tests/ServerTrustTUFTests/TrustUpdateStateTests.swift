@@ -1,0 +1,298 @@
+import Foundation
+import ServerTrust
+import ServerTrustTUF
+import Testing
+@testable import ServerTrustUpdates
+
+/// The in-force state of `TrustUpdateClient` as a pure transition (`TrustUpdateState`), apart
+/// from TUF and the network: every state × every event (and, for the clock, every expiry and
+/// every rule), asserting what is in force after, what the live manager gets, and which
+/// deny-list and key sets stay. `TrustUpdateTests` and `RefusedPolicyDenyListTests` prove the
+/// same against a live repository and server.
+@Suite struct TrustUpdateStateTests {
+    typealias InForce = TrustUpdateStatus.InForce
+    typealias State = TrustUpdateState
+
+    static let host = "api.servertrust.test"
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static func pin(_ byte: UInt8) -> Pin { try! Pin("sha256/" + Data(repeating: byte, count: 32).base64EncodedString()) }
+    static let floor = try! ServerTrustManager(
+        evaluators: [host: try! PinnedKeyHashesTrustEvaluator(pins: [pin(1), pin(2)])], denyList: KeyDenyList(keys: [pin(9)]))
+    static let configuration = TrustUpdateClient.Configuration(metadataDirectory: "/nonexistent", initialRoot: nil, repositoryURL: "https://tuf.invalid")
+    static let key0 = try! SignaturePrivateKey.generate(.ed25519).publicKey
+    static let key1 = try! SignaturePrivateKey.generate(.ed25519).publicKey
+    /// The deny-list in force in the delivered states, and the one of every newer state.
+    static let denyList0 = KeyDenyList(keys: [pin(7)])
+    static let denyList1 = KeyDenyList(keys: [pin(8)])
+
+    static func targets(policy: String, denyList: String?, keys: [(String, SignaturePublicKey)]?) -> DeliveredTargets {
+        DeliveredTargets(
+            policy: Array(policy.utf8), denyList: denyList.map { Array($0.utf8) }, jwks: keys.map { Array(SigningKeySet.jwksDocument($0).utf8) },
+            targetsVersion: 4, metadataExpires: now.addingTimeInterval(86_400), floor: floor, configuration: configuration, now: now)
+    }
+
+    static func policy(pins: [UInt8], expires: Date? = nil) -> String {
+        let expiry = expires.map { "\"expires\": \"\(ISO8601DateFormatter().string(from: $0))\", " } ?? ""
+        return "{\"version\": 1, \(expiry)\"hosts\": {\"\(host)\": {\"pins\": [\(pins.map { "{\"pin\": \"\(pin($0))\"}" }.joined(separator: ", "))]}}}"
+    }
+
+    static let denyList0File = "{\"version\": 1, \"spki\": [\"\(pin(7))\"]}"
+    static let denyList1File = "{\"version\": 1, \"spki\": [\"\(pin(8))\"]}"
+    /// The targets in force in the delivered states.
+    static let inForceTargets = targets(policy: policy(pins: [1, 2, 3]), denyList: denyList0File, keys: [("k0", key0)])
+    static let newerTargets = targets(policy: policy(pins: [1, 2, 4]), denyList: denyList1File, keys: [("k1", key1)])
+    /// Unpins the host: refused without `.unpinHosts`.
+    static let weakening = targets(policy: "{\"version\": 1, \"hosts\": {\"\(host)\": {}}}", denyList: denyList1File, keys: [("k1", key1)])
+    static let weakeningWithTheDenyListInForce = targets(policy: "{\"version\": 1, \"hosts\": {\"\(host)\": {}}}", denyList: denyList0File, keys: [("k0", key0)])
+    static let expiredPolicy = targets(policy: policy(pins: [1, 2, 4], expires: now.addingTimeInterval(-60)), denyList: denyList1File, keys: [("k1", key1)])
+    static let unreadable = targets(policy: policy(pins: [1, 2, 4]), denyList: "{\"version\": 1, \"spki\": [\"sha256/x\"]}", keys: [("k1", key1)])
+    static let storedExpired = ExpiredTargets(
+        denyList: denyList1, signingKeys: SigningKeySet(keys: ["k1": key1]), targetsVersion: 5, metadataExpires: now.addingTimeInterval(-60),
+        failure: TUFError(.expired, "timestamp expired"))
+
+    // MARK: States
+
+    /// Every in-force state, with what a client in it holds: the fresh ones; the floor after a
+    /// refused state (its deny-list and key set kept); the delivered ones (targets
+    /// ``inForceTargets`` applied); the floor after a revert from them.
+    static func states(policyExpires: Date? = nil, metadataExpires: Date? = nil) -> [(String, State)] {
+        var delivered = State(floorDenyList: floor.denyList)
+        _ = delivered.handle(.verified(inForceTargets), floorDenyList: floor.denyList, rules: TrustUpdateRules())
+        delivered.status.policyExpires = policyExpires
+        delivered.status.metadataExpires = metadataExpires
+        func with(_ inForce: InForce, reverted: Bool = false) -> State {
+            var state = delivered
+            state.status.inForce = inForce
+            if reverted { (state.fingerprint, state.signingKeys, state.status.signingKeyIDs) = ([], nil, []) }
+            return state
+        }
+        var refusedAtStart = State(floorDenyList: floor.denyList)
+        _ = refusedAtStart.handle(.verified(weakeningWithTheDenyListInForce), floorDenyList: floor.denyList, rules: TrustUpdateRules())
+        return [
+            ("floorNoUpdateYet", State(floorDenyList: floor.denyList)),
+            ("floorNoUpdateYet after a refused state", refusedAtStart),
+            ("refusingUntilFirstUpdate", State(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList)),
+            ("delivered", delivered),
+            ("deliveredPolicyExpired", with(.deliveredPolicyExpired)),
+            ("deliveredMetadataExpired", with(.deliveredMetadataExpired)),
+            ("floorPolicyExpired", with(.floorPolicyExpired, reverted: true)),
+            ("floorMetadataExpired", with(.floorMetadataExpired, reverted: true)),
+        ]
+    }
+
+    /// The effect, comparable.
+    enum Applied: Equatable {
+        case nothing, delivered, denyList(KeyDenyList?), floor(KeyDenyList?)
+        init(_ effect: State.Effect) {
+            switch effect {
+            case .none: self = .nothing
+            case .putInForce: self = .delivered
+            case .replaceDenyList(let denyList): self = .denyList(denyList)
+            case .revertToFloor(let denyList): self = .floor(denyList)
+            }
+        }
+    }
+
+    /// What a state holds, comparable: in force, the delivered policy in force (its SHA-256),
+    /// the deny-list, the key sets, the fingerprint.
+    struct Held: Equatable {
+        let inForce: InForce
+        let deliveredPolicySHA256: String?
+        let denyList: KeyDenyList?
+        let signingKeys: [String]?
+        let lastVerifiedSigningKeys: [String]?
+        let fingerprint: [UInt8]
+    }
+
+    static func handle(_ event: State.Event, on state: State, rules: TrustUpdateRules = TrustUpdateRules()) -> (State, Applied) {
+        var next = state
+        let effect = next.handle(event, floorDenyList: floor.denyList, rules: rules)
+        // Whatever happened, the entries reported are those of the deny-list in force.
+        #expect(next.status.denyListEntries == State.entries(PolicyFloor.denyList(floor: floor, delivered: next.denyList)))
+        return (next, Applied(effect))
+    }
+
+    // MARK: Verified states
+
+    @Test func theTargetsInForceVerifiedAgainAreUnchangedOnlyWhileTheyAreInForce() {
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.verified(Self.inForceTargets), on: state)
+            if state.status.inForce == .delivered {
+                #expect(next.status.lastOutcome == .unchanged, "\(name)")
+                #expect(applied == .nothing, "\(name)")
+                #expect(Held(next) == Held(state), "\(name)")
+            } else {
+                #expect(next.status.lastOutcome == .applied, "\(name)")
+                #expect(applied == .delivered, "\(name)")
+                #expect(Held(next) == Held(inForceAfterApplying: Self.inForceTargets, keys: ["k0"]), "\(name)")
+            }
+        }
+    }
+
+    @Test func aNewerAcceptedStateIsPutInForceFromEveryState() {
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.verified(Self.newerTargets), on: state)
+            #expect(applied == .delivered, "\(name)")
+            #expect(next.status.lastOutcome == .applied, "\(name)")
+            #expect(next.status.refusal == nil, "\(name)")
+            #expect(next.status.policySHA256 == Self.newerTargets.policySHA256, "\(name)")
+            #expect(Held(next) == Held(inForceAfterApplying: Self.newerTargets, keys: ["k1"]), "\(name)")
+        }
+    }
+
+    /// A refused policy leaves the policy in force (or the floor) and the delivered keys in
+    /// force; its deny-list replaces the one in force, and its key set bounds the compiled-in keys.
+    @Test(arguments: [
+        (Self.weakening, TrustUpdateStatus.Refusal.Code.weakensFloor), (Self.expiredPolicy, .expired),
+    ])
+    func aRefusedPolicyPutsOnlyItsDenyListAndKeyWithdrawalsInForce(targets: DeliveredTargets, code: TrustUpdateStatus.Refusal.Code) {
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.verified(targets), on: state)
+            #expect(next.status.lastOutcome == .refused, "\(name)")
+            #expect(next.status.refusal?.code == code, "\(name)")
+            #expect(applied == .denyList(Self.denyList1), "\(name)")
+            // Only an expired policy says so, and only where the floor is in force.
+            let inForce: InForce = code == .expired && !state.status.inForce.isDelivered ? .floorPolicyExpired : state.status.inForce
+            #expect(Held(next) == Held(state, inForce: inForce, denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
+        }
+    }
+
+    @Test func aRefusedPolicyWithTheDenyListInForceLeavesTheManagerAlone() {
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.verified(Self.weakeningWithTheDenyListInForce), on: state)
+            #expect(next.status.refusal?.code == .weakensFloor, "\(name)")
+            #expect(applied == (state.denyList == Self.denyList0 ? .nothing : .denyList(Self.denyList0)), "\(name)")
+            #expect(Held(next) == Held(state, denyList: Self.denyList0, lastVerifiedSigningKeys: ["k0"]), "\(name)")
+        }
+    }
+
+    /// A deny-list or key set that does not read: the state is refused whole, nothing of it in force.
+    @Test func anUnreadableDenyListPutsNothingInForce() {
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.verified(Self.unreadable), on: state)
+            #expect(next.status.lastOutcome == .refused, "\(name)")
+            #expect(next.status.refusal?.code == .invalidTarget, "\(name)")
+            #expect(applied == .nothing, "\(name)")
+            #expect(Held(next) == Held(state), "\(name)")
+        }
+    }
+
+    // MARK: Restore, failures
+
+    /// A restore with expired metadata puts back only what refuses, and says so; it never
+    /// takes a delivered policy out of force (a restore runs at start, where none is).
+    @Test func storedMetadataExpiredPutsBackOnlyTheDenyListAndKeyWithdrawals() {
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.storedMetadataExpired(Self.storedExpired), on: state)
+            #expect(applied == .denyList(Self.denyList1), "\(name)")
+            let inForce: InForce = state.status.inForce.isDelivered ? state.status.inForce : .floorMetadataExpired
+            #expect(Held(next) == Held(state, inForce: inForce, denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
+            #expect(next.status.lastError?.stage == .restoreExpired, "\(name)")
+            #expect(next.status.lastError?.code == .expired, "\(name)")
+            #expect(next.status.lastError?.description.hasPrefix("restore: the stored metadata expired on ") == true, "\(name)")
+            #expect(next.status.metadataExpires == Self.storedExpired.metadataExpires, "\(name)")
+            #expect(next.status.targetsVersion == 5, "\(name)")
+        }
+    }
+
+    @Test(arguments: [TrustUpdateStatus.Failure.Stage.refresh, .restore])
+    func aFailureChangesNothingInForce(stage: TrustUpdateStatus.Failure.Stage) {
+        for (name, state) in Self.states() {
+            let failure = TrustUpdateStatus.Failure(stage, TUFError(.rollback, "timestamp version 1 is below the trusted 2"))
+            let (next, applied) = Self.handle(.failed(failure), on: state)
+            #expect(applied == .nothing, "\(name)")
+            #expect(Held(next) == Held(state), "\(name)")
+            #expect(next.status.lastError == failure, "\(name)")
+            #expect(next.status.lastOutcome == (stage == .refresh ? .failed : state.status.lastOutcome), "\(name)")
+            #expect(next.status.consecutiveFailures == state.status.consecutiveFailures + (stage == .refresh ? 1 : 0), "\(name)")
+        }
+        #expect(TrustUpdateStatus.Failure(.refresh, TUFError(.rollback, "r")).description == "rollback: r")
+        #expect(TrustUpdateStatus.Failure(.restore, TUFError(.storeFailure, "s")).description == "restore: storeFailure: s")
+    }
+
+    // MARK: The clock
+
+    /// What is in force after the clock passes the policy's own `expires` and/or its
+    /// metadata's, under every rule, from a state where the delivered policy is fully in force.
+    static func afterExpiry(policy: Bool, metadata: Bool, _ rules: TrustUpdateRules) -> InForce {
+        if metadata, rules.whenMetadataExpires == .revertToFloor { return .floorMetadataExpired }
+        if policy { return rules.whenPolicyExpires == .revertToFloor ? .floorPolicyExpired : .deliveredPolicyExpired }
+        return metadata ? .deliveredMetadataExpired : .delivered
+    }
+
+    @Test(arguments: [false, true], [false, true])
+    func theClockAppliesTheExpiryRulesToEveryState(policyPast: Bool, metadataPast: Bool) {
+        let date = { (past: Bool) in Self.now.addingTimeInterval(past ? -1 : 1) }
+        for whenPolicyExpires in [TrustUpdateRules.PolicyExpiry.revertToFloor, .keepPolicy] {
+            for whenMetadataExpires in [TrustUpdateRules.MetadataExpiry.revertToFloor, .keepAppliedPolicy] {
+                let rules = TrustUpdateRules(whenPolicyExpires: whenPolicyExpires, whenMetadataExpires: whenMetadataExpires)
+                for (name, state) in Self.states(policyExpires: date(policyPast), metadataExpires: date(metadataPast)) {
+                    let label = "\(name), policy past \(policyPast), metadata past \(metadataPast), \(rules)"
+                    let (next, applied) = Self.handle(.clock(Self.now), on: state, rules: rules)
+                    guard state.status.inForce.isDelivered else {
+                        #expect(applied == .nothing, "\(label)")
+                        #expect(Held(next) == Held(state), "\(label)")
+                        continue
+                    }
+                    let expected = Self.afterExpiry(policy: policyPast, metadata: metadataPast, rules)
+                    #expect(next.status.inForce == expected, "\(label)")
+                    if expected.isDelivered {
+                        #expect(applied == .nothing, "\(label)")
+                        #expect(Held(next) == Held(state, inForce: expected, denyList: Self.denyList0, lastVerifiedSigningKeys: ["k0"], fingerprint: state.fingerprint), "\(label)")
+                    } else {
+                        // The floor, with the deny-list kept; the delivered keys go, their withdrawals stay.
+                        #expect(applied == .floor(Self.denyList0), "\(label)")
+                        #expect(next.signingKeys == nil && next.status.signingKeyIDs.isEmpty, "\(label)")
+                        #expect(next.lastVerifiedSigningKeys?.keyIDs == ["k0"], "\(label)")
+                        #expect(next.denyList == Self.denyList0 && next.fingerprint.isEmpty && next.deliveredPolicy == nil, "\(label)")
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Reading the targets
+
+    /// The verdict on a state's targets names why its policy may not be put in force.
+    @Test func theDeliveredTargetsSayWhyTheirPolicyIsRefused() {
+        func code(_ targets: DeliveredTargets) -> TrustUpdateStatus.Refusal.Code? {
+            switch targets.verdict {
+            case .accepted: nil
+            case .refused(let refusal), .unreadable(let refusal): refusal.code
+            }
+        }
+        #expect(code(Self.newerTargets) == nil)
+        #expect(code(Self.weakening) == .weakensFloor)
+        #expect(code(Self.expiredPolicy) == .expired)
+        #expect(code(Self.unreadable) == .invalidTarget)
+        #expect(code(Self.targets(policy: "{\"version\": 2, \"hosts\": {}}", denyList: nil, keys: nil)) == .newerFormat)
+        #expect(code(Self.targets(policy: "{\"version\": 1, \"hosts\": 3}", denyList: nil, keys: nil)) == .invalidPolicy)
+        #expect(Self.newerTargets.denyList == Self.denyList1 && Self.newerTargets.signingKeys?.keyIDs == ["k1"])
+        #expect(Self.unreadable.denyList == nil && Self.unreadable.signingKeys == nil)
+    }
+}
+
+extension TrustUpdateStateTests.Held {
+    init(_ state: TrustUpdateState) {
+        self.init(
+            inForce: state.status.inForce, deliveredPolicySHA256: state.deliveredPolicy.map { _ in state.status.policySHA256 ?? "?" },
+            denyList: state.denyList, signingKeys: state.signingKeys?.keyIDs, lastVerifiedSigningKeys: state.lastVerifiedSigningKeys?.keyIDs,
+            fingerprint: state.fingerprint)
+    }
+
+    /// `state` after a transition that keeps its delivered policy and keys, moving to `inForce`
+    /// (nil: the same) with `denyList` and `lastVerifiedSigningKeys`.
+    init(_ state: TrustUpdateState, inForce: TrustUpdateStatus.InForce? = nil, denyList: KeyDenyList?, lastVerifiedSigningKeys: [String]?, fingerprint: [UInt8] = []) {
+        let inForce = inForce ?? state.status.inForce
+        self.init(
+            inForce: inForce, deliveredPolicySHA256: inForce.isDelivered ? state.policy.map { _ in state.status.policySHA256 ?? "?" } : nil,
+            denyList: denyList, signingKeys: state.signingKeys?.keyIDs, lastVerifiedSigningKeys: lastVerifiedSigningKeys, fingerprint: fingerprint)
+    }
+
+    /// A delivered state just applied from `targets`.
+    init(inForceAfterApplying targets: DeliveredTargets, keys: [String]) {
+        self.init(
+            inForce: .delivered, deliveredPolicySHA256: targets.policySHA256, denyList: targets.denyList, signingKeys: keys,
+            lastVerifiedSigningKeys: keys, fingerprint: targets.fingerprint)
+    }
+}
