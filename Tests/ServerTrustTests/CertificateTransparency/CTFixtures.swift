@@ -23,7 +23,7 @@ enum CTFixtures {
 /// A CT log made in the test: it signs SCTs over a certificate (the `x509_entry` of RFC 6962
 /// §3.2, what TLS-extension and OCSP SCTs sign) with an ECDSA P-256 or RSA key, with any
 /// extensions, so the tests can show OpenSSL's verification covers them.
-final class TestCTLog: @unchecked Sendable {
+final class CTFixtureLog: @unchecked Sendable {
     enum KeyType { case ecdsaP256, rsa2048 }
 
     private let key: OpaquePointer

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func readsTheV3SchemaWithLogsAndTiledLogs() throws {
-        let tiled = TestCTLog(.ecdsaP256)
+        let tiled = CTFixtureLog(.ecdsaP256)
         let tiledEntry = #"""
             {"description": "Tiled", "log_id": "\#(Data(tiled.id).base64EncodedString())", "key": "\#(Data(tiled.publicKey).base64EncodedString())",
              "submission_url": "https://t.example/", "monitoring_url": "https://m.example/", "mmd": 60,

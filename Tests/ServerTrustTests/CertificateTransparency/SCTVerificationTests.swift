@@ -120,8 +120,8 @@ import Testing
 
     // MARK: ECDSA and RSA logs, and signed extensions
 
-    @Test(arguments: [TestCTLog.KeyType.ecdsaP256, .rsa2048])
-    func bothECDSAAndRSALogKeysVerify(_ type: TestCTLog.KeyType) throws {
+    @Test(arguments: [CTFixtureLog.KeyType.ecdsaP256, .rsa2048])
+    func bothECDSAAndRSALogKeysVerify(_ type: CTFixtureLog.KeyType) throws {
         let (store, leaf, log) = try madeLog(type)
         let sct = try SignedCertificateTimestamp(tlsEncoded: log.sct(for: leaf, at: Date(timeIntervalSince1970: 1_700_000_000)), source: .tlsExtension)
         #expect(sct.signatureAlgorithm == (type == .rsa2048 ? "sha256WithRSAEncryption" : "ecdsa-with-SHA256"))
@@ -130,8 +130,8 @@ import Testing
 
     /// A static-ct-api log (Sunlight, TesseraCT) puts a `leaf_index` extension in every SCT:
     /// type 0, a 16-bit length of 5, a 40-bit index. The signature covers it.
-    @Test(arguments: [TestCTLog.KeyType.ecdsaP256, .rsa2048])
-    func sctExtensionsArePartOfTheSignedData(_ type: TestCTLog.KeyType) throws {
+    @Test(arguments: [CTFixtureLog.KeyType.ecdsaP256, .rsa2048])
+    func sctExtensionsArePartOfTheSignedData(_ type: CTFixtureLog.KeyType) throws {
         let (store, leaf, log) = try madeLog(type)
         let leafIndex: [UInt8] = [0, 0, 5, 0, 0, 0, 0x12, 0x34]
         var altered = leafIndex
@@ -164,8 +164,8 @@ import Testing
         }
     }
 
-    private func madeLog(_ type: TestCTLog.KeyType) throws -> (CTLogStore, Certificate, TestCTLog) {
-        let log = TestCTLog(type)
+    private func madeLog(_ type: CTFixtureLog.KeyType) throws -> (CTLogStore, Certificate, CTFixtureLog) {
+        let log = CTFixtureLog(type)
         let list = try CTLogList(timestamp: Date(timeIntervalSince1970: 1_690_000_000), logs: [
             log.log(name: "Test \(type)", operator: "Tests", state: .usable(Date(timeIntervalSince1970: 1_600_000_000)))
         ])
