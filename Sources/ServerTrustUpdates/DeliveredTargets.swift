@@ -2,7 +2,7 @@ import Foundation
 import ServerTrust
 import ServerTrustTUF
 
-/// The targets of one verified TUF state — the policy, the deny-list and the key set — read
+/// The targets of one verified TUF state — the policy, the deny-list, the key set and the CT log list — read
 /// through the TUF client and judged against the floor and the rules: one value, with the
 /// reason its policy may not be put in force typed (``Verdict``). ``TrustUpdateState`` decides
 /// what of it is put in force.
@@ -18,7 +18,7 @@ struct DeliveredTargets: Sendable {
         case unreadable(TrustUpdateStatus.Refusal)
     }
 
-    /// The SHA-256 of the three targets: the same state verified again leaves what is in force alone.
+    /// The SHA-256 of the four targets: the same state verified again leaves what is in force alone.
     let fingerprint: [UInt8]
     /// The SHA-256 (hex) of the policy target.
     let policySHA256: String
@@ -31,6 +31,12 @@ struct DeliveredTargets: Sendable {
     let denyList: KeyDenyList?
     /// The delivered key set; nil when none is, or when it does not read.
     let signingKeys: SigningKeySet?
+    /// The delivered Certificate Transparency log list, read and loaded into OpenSSL; nil when
+    /// none is, or when it does not read (the verdict is then ``TrustUpdateStatus/Refusal/Code/invalidLogList``).
+    /// Whether it is older than the list in force is the transition's to judge.
+    let logList: CTLogList?
+    /// The log list's target name, as refusals name it.
+    let logListTarget: String
     let verdict: Verdict
 
     /// Judges the verified bytes of a state's targets.
@@ -39,15 +45,21 @@ struct DeliveredTargets: Sendable {
     ///   - policy: the policy target's bytes.
     ///   - denyList: the deny-list target's bytes, nil when the repository lists none.
     ///   - jwks: the key set target's bytes, nil when the repository lists none.
+    ///   - logList: the CT log list target's bytes, nil when the repository lists none.
+    ///   - certificateTransparencyLogs: what the delivered policy's CT hosts read (the client's
+    ///     list, which the transition replaces); nil when there is none.
     ///   - now: the time the policy's own `expires` is judged at.
     init(
-        policy: [UInt8], denyList denyListBytes: [UInt8]?, jwks: [UInt8]?, targetsVersion: Int64?, metadataExpires: Date?,
-        floor: ServerTrustManager, configuration: TrustUpdateClient.Configuration, now: Date
+        policy: [UInt8], denyList denyListBytes: [UInt8]?, jwks: [UInt8]?, logList logListBytes: [UInt8]? = nil, targetsVersion: Int64?,
+        metadataExpires: Date?, floor: ServerTrustManager, configuration: TrustUpdateClient.Configuration,
+        certificateTransparencyLogs: CertificateTransparencyLogs? = nil, now: Date
     ) {
-        fingerprint = sha256(policy) + sha256(denyListBytes ?? []) + sha256(jwks ?? [])
+        fingerprint = sha256(policy) + sha256(denyListBytes ?? []) + sha256(jwks ?? []) + sha256(logListBytes ?? [])
         policySHA256 = sha256(policy).map { String(format: "%02x", $0) }.joined()
         self.targetsVersion = targetsVersion
         self.metadataExpires = metadataExpires
+        let logListTarget = configuration.certificateTransparencyLogListTarget ?? "ct_log_list.json"
+        self.logListTarget = logListTarget
         // What only refuses is read first: it is put in force even when the policy is not.
         let keys: SigningKeySet?
         let denyList: KeyDenyList?
@@ -56,21 +68,39 @@ struct DeliveredTargets: Sendable {
             denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
         } catch {
             let reason = (error as? TrustError).map { PolicyFloor.Refusal.invalid($0).description } ?? "\(error)"
-            (self.denyList, signingKeys, verdict) = (nil, nil, .unreadable(TrustUpdateStatus.Refusal(.invalidTarget, reason)))
+            (self.denyList, signingKeys, logList, verdict) = (nil, nil, nil, .unreadable(TrustUpdateStatus.Refusal(.invalidTarget, reason)))
             return
         }
         (self.denyList, signingKeys) = (denyList, keys)
+        // The log list is read strictly and loaded into OpenSSL once here, so that replacing
+        // the list in force with it cannot fail; one that does not read refuses the policy
+        // beside it (the deny-list and key withdrawals above still go in force).
+        do {
+            logList = try logListBytes.map { bytes in
+                let list = try CTLogList(json: bytes, fileName: logListTarget)
+                _ = try CTLogStore(list)
+                return list
+            }
+        } catch {
+            let reason = (error as? TrustError)?.reason ?? "\(error)"
+            (logList, verdict) = (nil, .refused(TrustUpdateStatus.Refusal(.invalidLogList, "its CT log list is not valid: \(reason)")))
+            return
+        }
         do throws(PolicyFloor.Refusal) {
             // An RFC 9421 host without inline keys verifies with the key set delivered with the
             // policy (replaced together with it by the next update); without a delivered
             // jwks.json such a host is refused (the policy names no keys).
             let keyProvider: (@Sendable () -> SigningKeySet)? = keys.map { deliveredKeys in { @Sendable in deliveredKeys } }
-            let delivered = try PolicyFloor.read(policy, name: configuration.policyTarget, signingKeys: keyProvider)
+            let delivered = try PolicyFloor.read(
+                policy, name: configuration.policyTarget, signingKeys: keyProvider,
+                certificateTransparencyLogs: certificateTransparencyLogs ?? floor.certificateTransparencyLogs)
             if let expires = delivered.expires, expires <= now {
                 verdict = .refused(TrustUpdateStatus.Refusal(.expired, "it expired on \(expires)"))
                 return
             }
-            let manager = try PolicyFloor.manager(floor: floor, delivered: delivered, denyList: denyList, permissions: configuration.rules.permissions)
+            let manager = try PolicyFloor.manager(
+                floor: floor, delivered: delivered, denyList: denyList, permissions: configuration.rules.permissions,
+                certificateTransparencyLogs: certificateTransparencyLogs)
             verdict = .accepted(delivered, manager)
         } catch {
             verdict = .refused(error.status)
@@ -87,7 +117,8 @@ struct DeliveredTargets: Sendable {
     /// - Throws: `TUFError` when the policy target is not in the repository, or a target cannot
     ///   be read, downloaded or verified.
     static func read(
-        from updater: Updater, configuration: TrustUpdateClient.Configuration, floor: ServerTrustManager, clock: any TUFClock, downloading: Bool
+        from updater: Updater, configuration: TrustUpdateClient.Configuration, floor: ServerTrustManager,
+        certificateTransparencyLogs: CertificateTransparencyLogs?, clock: any TUFClock, downloading: Bool
     ) async throws(TUFError) -> DeliveredTargets {
         let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
         guard let policy = try await bytes(of: configuration.policyTarget, from: updater, configuration: configuration, downloading: downloading) else {
@@ -101,11 +132,16 @@ struct DeliveredTargets: Sendable {
         if let name = configuration.signingKeysTarget {
             jwks = try await bytes(of: name, from: updater, configuration: configuration, downloading: downloading)
         }
+        var logList: [UInt8]?
+        if let name = configuration.certificateTransparencyLogListTarget {
+            logList = try await bytes(of: name, from: updater, configuration: configuration, downloading: downloading)
+        }
         // After the reads: a delegated role that delivered a target expires with the metadata.
         let metadataExpires = await updater.trustedUntil(forTargets: configuration.targetNames).map { Date(timeIntervalSince1970: TimeInterval($0)) }
         return DeliveredTargets(
-            policy: policy, denyList: denyList, jwks: jwks, targetsVersion: targetsVersion, metadataExpires: metadataExpires, floor: floor,
-            configuration: configuration, now: Date(timeIntervalSince1970: TimeInterval(clock.now())))
+            policy: policy, denyList: denyList, jwks: jwks, logList: logList, targetsVersion: targetsVersion, metadataExpires: metadataExpires,
+            floor: floor, configuration: configuration, certificateTransparencyLogs: certificateTransparencyLogs,
+            now: Date(timeIntervalSince1970: TimeInterval(clock.now())))
     }
 
     /// The verified bytes of target `name`: the cached copy when its length and hashes match

@@ -38,7 +38,8 @@ public enum PolicyFloor {
     /// Reads a delivered policy target: its format version first (a newer one is refused as
     /// such, not as invalid), then the whole file.
     /// An RFC 9421 host without inline `keys` reads `signingKeys` (the delivered `jwks.json`).
-    /// A host requiring Certificate Transparency reads `certificateTransparencyLogs` (the floor's).
+    /// A host requiring Certificate Transparency reads `certificateTransparencyLogs` (the floor's,
+    /// or the trust-update client's when the floor has none).
     public static func read(
         _ bytes: [UInt8], name: String, signingKeys: (@Sendable () -> SigningKeySet)? = nil,
         certificateTransparencyLogs: CertificateTransparencyLogs? = nil
@@ -64,12 +65,14 @@ public enum PolicyFloor {
     /// The manager in force with `delivered` over `floor`: the floor's patterns, each pattern
     /// `delivered` names replaced by its policy (keeping the floor's client identity for it),
     /// the patterns it adds, `delivered`'s `allHostsMustBeEvaluated`, and the union of the
-    /// floor's deny-list and `denyList`.
+    /// floor's deny-list and `denyList`. Hosts requiring Certificate Transparency read
+    /// `certificateTransparencyLogs` (default the floor's): the list a trust update replaces.
     ///
     /// - Throws: ``Refusal/weakens(_:)`` listing every weakening `permissions` does not allow;
     ///   ``Refusal/unusable(_:)`` when the manager cannot be made.
     public static func manager(
-        floor: ServerTrustManager, delivered: TrustPolicyFile?, denyList: KeyDenyList?, permissions: TrustUpdateRules.Permissions
+        floor: ServerTrustManager, delivered: TrustPolicyFile?, denyList: KeyDenyList?, permissions: TrustUpdateRules.Permissions,
+        certificateTransparencyLogs: CertificateTransparencyLogs? = nil
     ) throws(Refusal) -> ServerTrustManager {
         var policies = Dictionary(uniqueKeysWithValues: floor.policies.map { ($0.pattern.description, $0.policy) })
         var allHostsMustBeEvaluated = floor.allHostsMustBeEvaluated
@@ -87,7 +90,7 @@ public enum PolicyFloor {
         do {
             return try ServerTrustManager(
                 policies: policies, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: Self.denyList(floor: floor, delivered: denyList),
-                certificateTransparencyLogs: floor.certificateTransparencyLogs)
+                certificateTransparencyLogs: certificateTransparencyLogs ?? floor.certificateTransparencyLogs)
         } catch let error as TrustError {
             throw .unusable(error)
         } catch {

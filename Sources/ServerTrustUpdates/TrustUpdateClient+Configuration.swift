@@ -22,6 +22,12 @@ extension TrustUpdateClient {
         /// The response-signing key set (JWKS), or nil for none; default `jwks.json` (absent
         /// from the repository: none).
         public var signingKeysTarget: String? = "jwks.json"
+        /// The Certificate Transparency log list (v3 JSON, as `CTLogList(json:fileName:)`
+        /// reads it), or nil for none; default `ct_log_list.json` (absent from the repository:
+        /// the floor's list stays). Put in force with the policy delivered beside it, by
+        /// replacing the floor's `CertificateTransparencyLogs`; a list older than the one in
+        /// force is refused.
+        public var certificateTransparencyLogListTarget: String? = "ct_log_list.json"
         /// What a delivered policy may change, and what expiry does.
         public var rules = TrustUpdateRules()
         /// When refreshes run (``run()``).
@@ -48,8 +54,8 @@ extension TrustUpdateClient.Configuration {
     /// Where verified targets are cached: beside the metadata, as private (`MetadataStore` makes it 0700).
     var targetDirectory: String { metadataDirectory + "/targets" }
 
-    /// The targets a state is read from: the policy, and the deny-list and key set when configured.
-    var targetNames: [String] { [policyTarget] + [denyListTarget, signingKeysTarget].compactMap { $0 } }
+    /// The targets a state is read from: the policy, and the deny-list, key set and CT log list when configured.
+    var targetNames: [String] { [policyTarget] + [denyListTarget, signingKeysTarget, certificateTransparencyLogListTarget].compactMap { $0 } }
 
     /// A TUF client on the store, fetching with `fetcher` and judging expiry by `clock`.
     func updater(fetcher: any TUFFetching, clock: any TUFClock) throws(TUFError) -> Updater {

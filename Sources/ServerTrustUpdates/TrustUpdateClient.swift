@@ -49,6 +49,9 @@ public final class TrustUpdateClient: Sendable {
     let logger: Logger
     private let metrics: TrustUpdateMetrics
     let state: Locked<TrustUpdateState>
+    /// The CT log list delivered hosts read, which a delivered `ct_log_list.json` replaces: the
+    /// floor's, or (when the floor has none) the client's own, empty until a list is delivered.
+    public let certificateTransparencyLogs: CertificateTransparencyLogs?
 
     /// - Parameters:
     ///   - floor: the compiled-in policy, in force until an update is applied and whenever the
@@ -69,12 +72,14 @@ public final class TrustUpdateClient: Sendable {
     ) throws(TUFError) {
         (self.floor, self.configuration, self.fetcher, self.clock, self.logger) = (floor, configuration, fetcher, clock, logger)
         metrics = TrustUpdateMetrics(factory: metricsFactory)
+        let floorLogList = floor.certificateTransparencyLogs?.current.list
+        certificateTransparencyLogs = floor.certificateTransparencyLogs ?? Self.emptyLogs(configuration)
         switch configuration.rules.beforeFirstUpdate {
         case .useFloor:
-            (liveTrustManager, state) = (LiveTrustManager(floor), Locked(TrustUpdateState(floorDenyList: floor.denyList)))
+            (liveTrustManager, state) = (LiveTrustManager(floor), Locked(TrustUpdateState(floorDenyList: floor.denyList, floorLogList: floorLogList)))
         case .refuseConnections:
             liveTrustManager = LiveTrustManager(try PolicyFloor.refusing(floor))
-            state = Locked(TrustUpdateState(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList))
+            state = Locked(TrustUpdateState(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList, floorLogList: floorLogList))
         }
         let store = try MetadataStore(directory: configuration.metadataDirectory)
         _ = try MetadataStore(directory: configuration.targetDirectory)
@@ -111,7 +116,9 @@ public final class TrustUpdateClient: Sendable {
             let updater = try configuration.updater(fetcher: NoDownloads(), clock: clock)
             do throws(TUFError) {
                 try await updater.loadStoredMetadata()
-                handle(.verified(try await DeliveredTargets.read(from: updater, configuration: configuration, floor: floor, clock: clock, downloading: false)))
+                handle(.verified(try await DeliveredTargets.read(
+                    from: updater, configuration: configuration, floor: floor, certificateTransparencyLogs: certificateTransparencyLogs, clock: clock,
+                    downloading: false)))
             } catch {
                 // The top-level metadata, or a delegated role on a target's path, may have expired.
                 guard let expired = try await ExpiredTargets.read(configuration: configuration, clock: clock, after: error) else { throw error }
@@ -133,7 +140,9 @@ public final class TrustUpdateClient: Sendable {
         do throws(TUFError) {
             let updater = try configuration.updater(fetcher: fetcher, clock: clock)
             try await updater.refresh()
-            handle(.verified(try await DeliveredTargets.read(from: updater, configuration: configuration, floor: floor, clock: clock, downloading: true)))
+            handle(.verified(try await DeliveredTargets.read(
+                from: updater, configuration: configuration, floor: floor, certificateTransparencyLogs: certificateTransparencyLogs, clock: clock,
+                downloading: true)))
             let now = now()
             state.withLock { ($0.status.lastSuccess, $0.status.consecutiveFailures, $0.status.lastError) = (now, 0, nil) }
         } catch {
@@ -174,6 +183,11 @@ public final class TrustUpdateClient: Sendable {
         let (before, after) = state.withLock { state in
             let before = state.status
             let effect = state.handle(event, floorDenyList: floor.denyList, rules: configuration.rules)
+            // The list first: the new manager's first evaluation reads it. Loaded once already
+            // (DeliveredTargets), so this does not fail; if OpenSSL does, the list in force stays.
+            if case .putInForce(_, .some(let list)) = effect, let logs = certificateTransparencyLogs {
+                do { try logs.replace(with: list) } catch { logger.error("The delivered CT log list could not be put in force: \(error)") }
+            }
             if let manager = manager(for: effect) { state.status.generation = liveTrustManager.replace(with: manager) }
             return (before, state.status)
         }
@@ -184,13 +198,21 @@ public final class TrustUpdateClient: Sendable {
     private func manager(for effect: TrustUpdateState.Effect) -> ServerTrustManager? {
         switch effect {
         case .none: nil
-        case .putInForce(let manager): manager
+        case .putInForce(let manager, _): manager
         case .replaceDenyList(let denyList):
             // The policies in force with another deny-list: built from them, they cannot fail.
             (try? liveTrustManager.current.replacing(denyList: PolicyFloor.denyList(floor: floor, delivered: denyList)))
                 ?? PolicyFloor.reverted(floor: floor, denyList: denyList, rules: configuration.rules)
         case .revertToFloor(let denyList): PolicyFloor.reverted(floor: floor, denyList: denyList, rules: configuration.rules)
         }
+    }
+
+    /// The client's own list when the floor has none: empty and dated at the beginning of
+    /// time, so that the first delivered list is newer; no delivered policy requiring CT is put
+    /// in force on it (``TrustUpdateState``). Nil when no list target is configured.
+    private static func emptyLogs(_ configuration: Configuration) -> CertificateTransparencyLogs? {
+        guard configuration.certificateTransparencyLogListTarget != nil, let empty = try? CTLogList(timestamp: .distantPast, logs: []) else { return nil }
+        return try? CertificateTransparencyLogs(empty)
     }
 
     private func now() -> Date { Date(timeIntervalSince1970: TimeInterval(clock.now())) }

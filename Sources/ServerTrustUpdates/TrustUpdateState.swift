@@ -14,7 +14,10 @@ import ServerTrustTUF
 ///   (`PolicyFloor.denyList(floor:delivered:)`);
 /// - the key set of the newest verified state bounds the compiled-in keys after a revert
 ///   (``lastVerifiedSigningKeys``): a key the repository withdrew stays withdrawn;
-/// - a failure changes nothing in force.
+/// - a failure changes nothing in force;
+/// - the CT log list in force never goes back in time: a delivered list older than it is
+///   refused with its policy, a revert to the floor keeps the newest list put in force, and a
+///   policy requiring CT is never put in force without a list.
 struct TrustUpdateState: Sendable {
     var status = TrustUpdateStatus()
     /// The delivered policy last put in force; what is in force only while
@@ -30,14 +33,26 @@ struct TrustUpdateState: Sendable {
     /// The ``DeliveredTargets/fingerprint`` of the targets in force; empty when what is in force
     /// is not the newest verified state, so that the same targets verified again are applied again.
     var fingerprint: [UInt8] = []
+    /// The floor's CT log list (the compiled-in one), nil when the floor has none.
+    let floorLogList: CTLogList?
+    /// The delivered CT log list in force, nil while the floor's is. Kept by a revert: the
+    /// floor's list is older, and a list only ages.
+    var logList: CTLogList?
 
     /// The state before any verified one: the floor, or every host refused.
     ///
-    /// - Parameter floorDenyList: the floor's deny-list, in force from the start.
-    init(inForce: TrustUpdateStatus.InForce = .floorNoUpdateYet, floorDenyList: KeyDenyList) {
+    /// - Parameters:
+    ///   - floorDenyList: the floor's deny-list, in force from the start.
+    ///   - floorLogList: the floor's CT log list, in force until one is delivered.
+    init(inForce: TrustUpdateStatus.InForce = .floorNoUpdateYet, floorDenyList: KeyDenyList, floorLogList: CTLogList? = nil) {
         status.inForce = inForce
         status.denyListEntries = Self.entries(floorDenyList)
+        self.floorLogList = floorLogList
+        status.certificateTransparencyLogList = floorLogList.map { TrustUpdateStatus.LogList($0, source: .floor) }
     }
+
+    /// The CT log list in force: the delivered one, else the floor's.
+    var logListInForce: CTLogList? { logList ?? floorLogList }
 
     /// The delivered policy in force, or nil when the floor alone is.
     var deliveredPolicy: TrustPolicyFile? { status.inForce.isDelivered ? policy : nil }
@@ -57,8 +72,9 @@ struct TrustUpdateState: Sendable {
     enum Effect: Sendable {
         /// Nothing: the manager, and its connections, are left alone.
         case none
-        /// The delivered policy's manager.
-        case putInForce(ServerTrustManager)
+        /// The delivered policy's manager, and the CT log list to put in force before it (nil:
+        /// the list in force stays).
+        case putInForce(ServerTrustManager, logList: CTLogList?)
         /// The policies in force, with the floor's deny-list joined to this one.
         case replaceDenyList(KeyDenyList?)
         /// The floor (``PolicyFloor/reverted(floor:denyList:rules:)``), with this deny-list joined to its own.
@@ -88,7 +104,15 @@ struct TrustUpdateState: Sendable {
                 return keepRefusals(
                     targets.denyList, targets.signingKeys, floorStatus: refusal.code == .expired ? .floorPolicyExpired : nil, floorDenyList: floorDenyList)
             case .accepted(let delivered, let manager):
+                if let refusal = logListRefusal(targets, delivered) {
+                    (status.lastOutcome, status.refusal) = (.refused, refusal)
+                    return keepRefusals(targets.denyList, targets.signingKeys, floorStatus: nil, floorDenyList: floorDenyList)
+                }
                 (policy, denyList, fingerprint) = (delivered, targets.denyList, targets.fingerprint)
+                if let list = targets.logList {
+                    logList = list
+                    status.certificateTransparencyLogList = TrustUpdateStatus.LogList(list, source: .delivered)
+                }
                 (signingKeys, lastVerifiedSigningKeys) = (targets.signingKeys, targets.signingKeys)
                 status.inForce = .delivered
                 status.policySHA256 = targets.policySHA256
@@ -99,7 +123,7 @@ struct TrustUpdateState: Sendable {
                 status.signingKeyIDs = targets.signingKeys?.keyIDs ?? []
                 status.lastVerifiedSigningKeyIDs = targets.signingKeys?.keyIDs
                 (status.lastOutcome, status.refusal) = (.applied, nil)
-                return .putInForce(manager)
+                return .putInForce(manager, logList: targets.logList)
             }
         case .storedMetadataExpired(let expired):
             let effect = keepRefusals(expired.denyList, expired.signingKeys, floorStatus: .floorMetadataExpired, floorDenyList: floorDenyList)
@@ -117,6 +141,25 @@ struct TrustUpdateState: Sendable {
         case .clock(let now):
             return expire(now: now, rules: rules)
         }
+    }
+
+    /// Why a verified state's policy, accepted by the floor, may still not be put in force
+    /// because of its CT log list: older than the list in force (a rollback), or none at all
+    /// — delivered or in force — for a policy with a host requiring CT. Nil when it may.
+    private func logListRefusal(_ targets: DeliveredTargets, _ delivered: TrustPolicyFile) -> TrustUpdateStatus.Refusal? {
+        let inForce = logListInForce
+        if let list = targets.logList, let inForce, list.timestamp < inForce.timestamp {
+            return TrustUpdateStatus.Refusal(
+                .logListRollback,
+                "its CT log list \(targets.logListTarget) is dated \(list.timestamp.formatted(.iso8601)), older than the one in force "
+                    + "(\(inForce.timestamp.formatted(.iso8601))): refused as a rollback")
+        }
+        if targets.logList == nil, inForce == nil, let host = delivered.hosts.first(where: { $0.policy.certificateTransparency != nil }) {
+            return TrustUpdateStatus.Refusal(
+                .unusable, "it cannot be applied: \(host.pattern) requires Certificate Transparency, and no CT log list is in force or delivered "
+                    + "(\(targets.logListTarget))")
+        }
+        return nil
     }
 
     /// Puts in force what only refuses of a verified state whose policy is not put in force:

@@ -9,7 +9,7 @@ extension TrustUpdateStatus {
         /// An opaque, extensible refusal kind.
         public struct Code: Sendable, Codable, Hashable, CustomStringConvertible {
             private enum Base: String, Sendable, Codable, Hashable {
-                case newerFormat, invalidPolicy, invalidTarget, weakensFloor, unusable, expired
+                case newerFormat, invalidPolicy, invalidTarget, weakensFloor, unusable, expired, invalidLogList, logListRollback
             }
             private let base: Base
             private init(_ base: Base) { self.base = base }
@@ -28,6 +28,14 @@ extension TrustUpdateStatus {
             public static let unusable = Code(.unusable)
             /// The policy is past its own `expires`.
             public static let expired = Code(.expired)
+            /// The CT log list delivered beside the policy (`ct_log_list.json`) does not read
+            /// (the reason names the file, line and member) or OpenSSL cannot load its keys: the
+            /// policy and the list are not put in force; the deny-list and key withdrawals are.
+            public static let invalidLogList = Code(.invalidLogList)
+            /// The CT log list delivered beside the policy is older (`log_list_timestamp`) than
+            /// the one in force: refused as a rollback, with the policy; the deny-list and key
+            /// withdrawals are put in force.
+            public static let logListRollback = Code(.logListRollback)
 
             public var description: String { base.rawValue }
             public init(from decoder: any Decoder) throws { base = try Base(from: decoder) }

@@ -1,4 +1,5 @@
 public import Foundation
+import ServerTrust
 
 /// Where a ``TrustUpdateClient`` stands: which policy is in force and why, and how its
 /// refreshes went. `servertrust updates show` prints it; `TrustUpdateClient.status` reads it.
@@ -66,6 +67,9 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     /// compiled-in key this set does not hold stays withdrawn
     /// (`TrustUpdateClient.signingKeys(orFloor:)`).
     public var lastVerifiedSigningKeyIDs: [String]?
+    /// The Certificate Transparency log list in force, nil when there is none (the floor has
+    /// none and none was delivered).
+    public var certificateTransparencyLogList: LogList?
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastOutcome: Outcome?
@@ -79,6 +83,30 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     public var nextRefresh: Date?
 
     public init() {}
+
+    /// The Certificate Transparency log list in force (``TrustUpdateStatus/certificateTransparencyLogList``).
+    public struct LogList: Sendable, Codable, Hashable {
+        /// Where the list in force came from.
+        public enum Source: String, Sendable, Codable, Hashable {
+            /// The floor's (compiled-in) list: none was delivered, or none newer.
+            case floor
+            /// The `ct_log_list.json` of a verified state.
+            case delivered
+        }
+
+        /// The list's `log_list_timestamp`.
+        public var timestamp: Date
+        /// How many logs it lists.
+        public var logCount: Int
+        public var source: Source
+
+        public init(timestamp: Date, logCount: Int, source: Source) {
+            (self.timestamp, self.logCount, self.source) = (timestamp, logCount, source)
+        }
+
+        /// The status of `list`, from `source`.
+        init(_ list: CTLogList, source: Source) { self.init(timestamp: list.timestamp, logCount: list.logs.count, source: source) }
+    }
 }
 
 extension TrustUpdateStatus.InForce {

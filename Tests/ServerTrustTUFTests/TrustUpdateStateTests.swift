@@ -55,8 +55,8 @@ import Testing
     /// Every in-force state, with what a client in it holds: the fresh ones; the floor after a
     /// refused state (its deny-list and key set kept); the delivered ones (targets
     /// ``inForceTargets`` applied); the floor after a revert from them.
-    static func states(policyExpires: Date? = nil, metadataExpires: Date? = nil) -> [(String, State)] {
-        var delivered = State(floorDenyList: floor.denyList)
+    static func states(policyExpires: Date? = nil, metadataExpires: Date? = nil, floorLogList: CTLogList? = nil) -> [(String, State)] {
+        var delivered = State(floorDenyList: floor.denyList, floorLogList: floorLogList)
         _ = delivered.handle(.verified(inForceTargets), floorDenyList: floor.denyList, rules: TrustUpdateRules())
         delivered.status.policyExpires = policyExpires
         delivered.status.metadataExpires = metadataExpires
@@ -66,12 +66,12 @@ import Testing
             if reverted { (state.fingerprint, state.signingKeys, state.status.signingKeyIDs) = ([], nil, []) }
             return state
         }
-        var refusedAtStart = State(floorDenyList: floor.denyList)
+        var refusedAtStart = State(floorDenyList: floor.denyList, floorLogList: floorLogList)
         _ = refusedAtStart.handle(.verified(weakeningWithTheDenyListInForce), floorDenyList: floor.denyList, rules: TrustUpdateRules())
         return [
-            ("floorNoUpdateYet", State(floorDenyList: floor.denyList)),
+            ("floorNoUpdateYet", State(floorDenyList: floor.denyList, floorLogList: floorLogList)),
             ("floorNoUpdateYet after a refused state", refusedAtStart),
-            ("refusingUntilFirstUpdate", State(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList)),
+            ("refusingUntilFirstUpdate", State(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList, floorLogList: floorLogList)),
             ("delivered", delivered),
             ("deliveredPolicyExpired", with(.deliveredPolicyExpired)),
             ("deliveredMetadataExpired", with(.deliveredMetadataExpired)),
@@ -82,11 +82,12 @@ import Testing
 
     /// The effect, comparable.
     enum Applied: Equatable {
-        case nothing, delivered, denyList(KeyDenyList?), floor(KeyDenyList?)
+        case nothing, delivered, deliveredWithLogList(Date), denyList(KeyDenyList?), floor(KeyDenyList?)
         init(_ effect: State.Effect) {
             switch effect {
             case .none: self = .nothing
-            case .putInForce: self = .delivered
+            case .putInForce(_, .some(let list)): self = .deliveredWithLogList(list.timestamp)
+            case .putInForce(_, nil): self = .delivered
             case .replaceDenyList(let denyList): self = .denyList(denyList)
             case .revertToFloor(let denyList): self = .floor(denyList)
             }
@@ -102,6 +103,8 @@ import Testing
         let signingKeys: [String]?
         let lastVerifiedSigningKeys: [String]?
         let fingerprint: [UInt8]
+        /// The `log_list_timestamp` of the CT log list in force, nil when none is.
+        let logList: Date?
     }
 
     static func handle(_ event: State.Event, on state: State, rules: TrustUpdateRules = TrustUpdateRules()) -> (State, Applied) {
@@ -277,7 +280,10 @@ extension TrustUpdateStateTests.Held {
         self.init(
             inForce: state.status.inForce, deliveredPolicySHA256: state.deliveredPolicy.map { _ in state.status.policySHA256 ?? "?" },
             denyList: state.denyList, signingKeys: state.signingKeys?.keyIDs, lastVerifiedSigningKeys: state.lastVerifiedSigningKeys?.keyIDs,
-            fingerprint: state.fingerprint)
+            fingerprint: state.fingerprint, logList: state.logListInForce?.timestamp)
+        // The status reports the list in force.
+        #expect(state.status.certificateTransparencyLogList?.timestamp == state.logListInForce?.timestamp)
+        #expect(state.status.certificateTransparencyLogList?.source == state.logListInForce.map { _ in state.logList == nil ? .floor : .delivered })
     }
 
     /// `state` after a transition that keeps its delivered policy and keys, moving to `inForce`
@@ -286,13 +292,15 @@ extension TrustUpdateStateTests.Held {
         let inForce = inForce ?? state.status.inForce
         self.init(
             inForce: inForce, deliveredPolicySHA256: inForce.isDelivered ? state.policy.map { _ in state.status.policySHA256 ?? "?" } : nil,
-            denyList: denyList, signingKeys: state.signingKeys?.keyIDs, lastVerifiedSigningKeys: lastVerifiedSigningKeys, fingerprint: fingerprint)
+            denyList: denyList, signingKeys: state.signingKeys?.keyIDs, lastVerifiedSigningKeys: lastVerifiedSigningKeys, fingerprint: fingerprint,
+            logList: state.logListInForce?.timestamp)
     }
 
     /// A delivered state just applied from `targets`.
-    init(inForceAfterApplying targets: DeliveredTargets, keys: [String]) {
+    /// `logList`: the list in force before, which a list delivered in `targets` replaces.
+    init(inForceAfterApplying targets: DeliveredTargets, keys: [String], logList: Date? = nil) {
         self.init(
             inForce: .delivered, deliveredPolicySHA256: targets.policySHA256, denyList: targets.denyList, signingKeys: keys,
-            lastVerifiedSigningKeys: keys, fingerprint: targets.fingerprint)
+            lastVerifiedSigningKeys: keys, fingerprint: targets.fingerprint, logList: targets.logList?.timestamp ?? logList)
     }
 }

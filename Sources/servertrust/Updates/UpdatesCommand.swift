@@ -133,7 +133,7 @@ struct UpdatesCommand: AsyncParsableCommand {
 
     /// The trusted role versions, then what a `TrustUpdateClient` on this store would put in
     /// force now (restored offline, every file verified again): the policy target
-    /// (`--target-name`, default policy.json), its deny-list and signing keys — or, once the
+    /// (`--target-name`, default policy.json), its deny-list, signing keys and CT log list — or, once the
     /// metadata has expired, the floor with the last verified deny-list.
     private func show() async throws {
         let store = try MetadataStore(directory: metadataDirectory)
@@ -166,6 +166,10 @@ struct UpdatesCommand: AsyncParsableCommand {
                 print("deny-list entries: \(status.denyListEntries) (the last verified deny-list, kept); signing keys: \(withdrawn)")
             } else {
                 print("\(configuration.policyTarget): no verified policy in this store (\(status.lastError?.description ?? status.refusal?.description ?? status.inForce.rawValue))")
+            }
+            if let list = status.certificateTransparencyLogList {
+                let source = list.source == .delivered ? "delivered (\(configuration.certificateTransparencyLogListTarget ?? "ct_log_list.json"))" : "the floor's"
+                print("CT log list: \(list.logCount) logs, log_list_timestamp \(list.timestamp.formatted(.iso8601)), \(source)")
             }
         }
     }
