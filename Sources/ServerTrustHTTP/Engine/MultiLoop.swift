@@ -253,7 +253,7 @@ final class MultiLoop: Sendable {
                             if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
                             share = sharedAcrossPolicies
                         }
-                        do {
+                        do throws(SessionError) {
                             let easy: EasyHandle
                             if let idle {
                                 easy = idle
@@ -268,12 +268,9 @@ final class MultiLoop: Sendable {
                             }
                             active.insert(transfer)
                             activeCount.store(active.count, ordering: .relaxed)
-                        } catch let error as SessionError {
-                            transfer.easy = nil
-                            transfer.abandon(error)
                         } catch {
                             transfer.easy = nil
-                            transfer.abandon(SessionError(.transferFailed, "\(error)", url: transfer.url))
+                            transfer.abandon(error)
                         }
                     case .cancel(let transfer, let error):
                         if let easy = transfer.easy, active.remove(transfer) {

@@ -98,9 +98,9 @@ public final class Session: Sendable {
     }
 
     private init(configuration: Configuration, source: LiveTrustManager?) throws {
-        do {
+        do throws(TrustError) {
             try CurlRuntime.requireOpenSSLBackend()
-        } catch let error as TrustError {
+        } catch {
             throw SessionError(.unsupportedBackend, error.reason, trustError: error)
         }
         try configuration.validate()
