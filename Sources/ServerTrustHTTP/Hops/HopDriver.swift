@@ -68,7 +68,7 @@ struct HopDriver {
     }
 
     // Fast path: docs/PERFORMANCE.md#fast-paths, "Direct single attempt".
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Callers' executor".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Follows `request` to its final hop.
     ///
     /// For each hop: `lookUp` its host when the call must decide something by the host's policy
@@ -159,7 +159,7 @@ struct HopDriver {
 // MARK: One hop
 
 extension Session {
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Inlined request path".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Sends one hop and waits for its whole outcome. Inlined, as is ``run(_:)``, into the
     /// hop's `send`: each was an async frame of its own that only passed the call on.
     @inline(__always) nonisolated(nonsending) func perform(

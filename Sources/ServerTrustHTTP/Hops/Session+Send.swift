@@ -1,7 +1,7 @@
 import Foundation
 
 extension Session {
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Inlined request path".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Inlined into ``data(for:)``, as ``data(for:)`` is into ``get(_:headers:)`` and
     /// ``post(_:body:headers:)``: each was an async frame of its own around the one below it.
     /// With both inlined, a request has as many async frames as the async floor's.
