@@ -6,6 +6,12 @@ its #anchor, if any, is a heading of that file (GitHub's slugs, duplicates numbe
 
 Prints each broken link as FILE:LINE: target (why) and exits 1 if there is one. Links to
 http(s), mailto and other schemes are not followed; code blocks and code spans are skipped.
+
+Also checks the source comments that point into docs/PERFORMANCE.md (when run without FILE
+arguments): each `// Fast path: docs/PERFORMANCE.md#fast-paths, "<row>".` must name a row of
+its "Fast paths" table (FILE:LINE and the row when it does not), each row must be named by at
+least one such pointer (the rows none names are listed), and each `docs/PERFORMANCE.md#anchor`
+in Sources must be a heading of the page.
 """
 import glob
 import os
@@ -74,7 +80,51 @@ def main(files):
     return 1 if broken else 0
 
 
+PERFORMANCE = "docs/PERFORMANCE.md"
+POINTER = re.compile(r'Fast path: docs/PERFORMANCE\.md#fast-paths, "([^"]*)"')
+SECTION_LINK = re.compile(r"docs/PERFORMANCE\.md#([A-Za-z0-9_-]+)")
+
+
+def fast_path_rows():
+    """The first cells of the table under the "Fast paths" heading of docs/PERFORMANCE.md."""
+    rows, inside = [], False
+    for _, line in prose_lines(os.path.join(ROOT, PERFORMANCE)):
+        if re.match(r"^#{1,6}\s", line):
+            inside = slug(line.lstrip("#")) == "fast-paths"
+            continue
+        m = re.match(r"^\|\s*([^|]*?)\s*\|", line) if inside else None
+        if m and m.group(1) not in ("fast path", "") and not set(m.group(1)) <= set("-: "):
+            rows.append(m.group(1))
+    return rows
+
+
+def check_fast_paths():
+    """Pointers in Sources to a missing row or heading, and rows no pointer names."""
+    rows, used, broken = fast_path_rows(), set(), 0
+    sections = anchors(os.path.join(ROOT, PERFORMANCE))
+    for path in sorted(glob.glob("Sources/**/*.swift", recursive=True) + glob.glob("Sources/**/*.md", recursive=True)):
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                for row in POINTER.findall(line):
+                    used.add(row)
+                    if row not in rows:
+                        print(f'{path}:{number}: "{row}" (no such row in the Fast paths table of {PERFORMANCE})')
+                        broken += 1
+                for anchor in SECTION_LINK.findall(line):
+                    if anchor not in sections:
+                        print(f"{path}:{number}: {PERFORMANCE}#{anchor} (no such heading)")
+                        broken += 1
+    for row in rows:
+        if row not in used:
+            print(f'{PERFORMANCE}: Fast paths row "{row}" is named by no `// Fast path:` pointer in Sources')
+            broken += 1
+    return 1 if broken else 0
+
+
 if __name__ == "__main__":
     os.chdir(ROOT)
     pages = sys.argv[1:] or ["README.md", "SECURITY.md", "CHANGELOG.md"] + sorted(glob.glob("docs/*.md"))
-    sys.exit(main([os.path.abspath(p) for p in pages]))
+    status = main([os.path.abspath(p) for p in pages])
+    if not sys.argv[1:]:
+        status |= check_fast_paths()
+    sys.exit(status)

@@ -197,12 +197,8 @@ public final class ServerTrustNIOVerifier: Sendable {
         let resolved: ResolvedHostPolicy
         do {
             resolved = try manager.resolve(name, spelled: name.name)
-        } catch let error as TrustError {
-            throw ServerTrustNIOError(trustError: error, host: name, resolved: nil)
         } catch {
-            throw ServerTrustNIOError(
-                trustError: TrustError(.invalidConfiguration, "The trust manager failed for \(name): \(error)", host: name.name),
-                host: name, resolved: nil)
+            throw ServerTrustNIOError(trustError: error, host: name, resolved: nil)
         }
         let evaluator = resolved.evaluator
         if stapledOCSPHandling.refusesStapleOnlyEvaluators, evaluator.usesStapledOCSPResponse, !evaluator.mayFetchRevocationData {

@@ -19,9 +19,10 @@ struct FetchClientIdentityOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("File whose first line is the passphrase of an encrypted --client-key or of --client-pkcs12.", valueName: "FILE"))
     var clientKeyPassphraseFile: String?
 
-    /// Loads the identity and files it under `host` in `configuration`; exits 2 on any problem.
-    func apply(to configuration: inout Session.Configuration, host: String) throws {
-        guard clientCert != nil || clientKey != nil || clientPkcs12 != nil || clientKeyPassphraseFile != nil else { return }
+    /// The identity the options load, for the URL's host policy (`HostPolicy.clientIdentity`);
+    /// nil when none is given. Exits 2 on any problem.
+    func identity() throws -> ClientIdentity? {
+        guard clientCert != nil || clientKey != nil || clientPkcs12 != nil || clientKeyPassphraseFile != nil else { return nil }
         let identity: ClientIdentity
         do {
             let passphrase = try clientKeyPassphraseFile.map(Self.readPassphrase)
@@ -38,7 +39,7 @@ struct FetchClientIdentityOptions: ParsableArguments {
         } catch let error as TrustError {
             throw usage("client identity: \(error.reason)")
         }
-        configuration.legacyClientIdentities[host] = identity
+        return identity
     }
 
     /// The first line of the file, without its line ending, as `curl --pass` would be given it.

@@ -106,9 +106,9 @@ struct FetchCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("warning: --unsafe-write-tls-secrets-to-sslkeylogfile: TLS secrets go to \(ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] ?? "(SSLKEYLOGFILE is not set)"); anyone with that file and a capture reads and alters this traffic\n".utf8))
             configuration.unsafeWriteTLSSecretsToSSLKEYLOGFILE = true
         }
-        try signature.apply(to: &configuration, host: host)
-        try clientIdentity.apply(to: &configuration, host: host)
-        let manager: ServerTrustManager
+        let signedResponses = try signature.policy()
+        let identity = try clientIdentity.identity()
+        var manager: ServerTrustManager
         do {
             if let ca { configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: ca)) }
             if let proxy {
@@ -135,6 +135,7 @@ struct FetchCommand: AsyncParsableCommand {
                     mode: signature.mode == .informational ? .informational : .enforced)
                 manager = try ServerTrustManager(policies: [host: HostPolicy(evaluator: evaluator)], allHostsMustBeEvaluated: false)
             }
+            manager = try Self.manager(manager, for: host, signedResponses: signedResponses, clientIdentity: identity)
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }
@@ -145,6 +146,17 @@ struct FetchCommand: AsyncParsableCommand {
         if updates.isEnabled {
             let anchors = try ca.map { try TrustAnchors(contentsOfFile: $0) }
             live = try await updates.client(floor: manager, anchors: anchors, resolve: resolve, pins: pin).liveTrustManager
+            // The delivered policy in force, with the URL's host given the options' signature
+            // check and client identity as for a local policy. The command sends one request
+            // and refreshes no more, so a manager of its own holds what is in force now.
+            if let delivered = live, signedResponses != nil || identity != nil {
+                do {
+                    live = LiveTrustManager(
+                        try Self.manager(delivered.current, for: host, signedResponses: signedResponses, clientIdentity: identity))
+                } catch let error as TrustError {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
+                }
+            }
         }
         let session: Session
         do {
@@ -180,5 +192,37 @@ struct FetchCommand: AsyncParsableCommand {
                 : error.code == .invalidRequest ? CommandFailure.usage : CommandFailure.transfer
             throw CommandFailure(status: status, message: json ? "" : "error: \(error)", hints: json ? [] : Self.hints(for: error, url: target, scheme: signature.scheme))
         }
+    }
+
+    /// `manager` with `host`'s policy carrying `signedResponses` and `clientIdentity` (for the
+    /// URL's host only: hosts reached by redirects get neither), as an exact pattern holding the
+    /// policy the host resolves to, so every other setting of the host is kept. A host the
+    /// manager refuses stays refused: the request fails as it would have, with the reason.
+    ///
+    /// - Throws: `TrustError` `.invalidConfiguration` when the host's policy already sets what
+    ///   an option gives (a policy file's `signedResponses`): the two would disagree.
+    static func manager(
+        _ manager: ServerTrustManager, for host: String, signedResponses: SignedResponsePolicy?, clientIdentity: ClientIdentity?
+    ) throws -> ServerTrustManager {
+        guard signedResponses != nil || clientIdentity != nil, let resolved = try? manager.resolve(host: host) else { return manager }
+        var policy = resolved.policy
+        if let signedResponses {
+            guard policy.signedResponses == nil else {
+                throw TrustError(
+                    .invalidConfiguration,
+                    "the policy for \(host) already checks signed responses; drop --verify-signature and --signature-keys, or the file's signedResponses.",
+                    host: host)
+            }
+            policy.signedResponses = signedResponses
+        }
+        if let clientIdentity {
+            guard policy.clientIdentity == nil else {
+                throw TrustError(.invalidConfiguration, "the policy for \(host) already has a client identity; drop --client-cert.", host: host)
+            }
+            policy.clientIdentity = clientIdentity
+        }
+        var policies = Dictionary(manager.policies.map { ($0.pattern.description, $0.policy) }) { first, _ in first }
+        policies[resolved.host.name] = policy
+        return try ServerTrustManager(policies: policies, allHostsMustBeEvaluated: manager.allHostsMustBeEvaluated, denyList: manager.denyList)
     }
 }

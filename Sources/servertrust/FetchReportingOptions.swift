@@ -37,7 +37,9 @@ struct FetchReportingOptions: ParsableArguments {
         configuration.onTrustFailure = { events.append($0) }
         guard !reportURIs.isEmpty || policyFile.map({ !$0.reportURIs.isEmpty || !$0.reportURIsByPattern.isEmpty }) == true else { return }
         var reporting = TrustFailureReporter.Configuration()
-        if let policyFile { reporting.apply(policyFile) }
+        // The file's per-host report URIs are on its hosts' policies (`HostPolicy.reportURIs`,
+        // in `policyFile.manager`); the reporter takes its top-level ones, for every host.
+        if let policyFile { reporting.reportURIs = policyFile.reportURIs }
         reporting.reportURIs += try reportURIs.map { text in
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
                 throw CommandFailure(status: CommandFailure.usage, message: "error: --report-uri \(URLRedaction.redacted(text).debugDescription) is not an https: URL with a host.")

@@ -45,18 +45,17 @@ struct FetchSignatureOptions: ParsableArguments {
         }
     }
 
-    /// Adds the signed-response policy for `host` to `configuration`.
-    func apply(to configuration: inout Session.Configuration, host: String) throws {
+    /// The signed-response policy the options ask for, for the URL's host policy
+    /// (`HostPolicy.signedResponses`); nil when no signature is asked for.
+    func policy() throws -> SignedResponsePolicy? {
         let policyMode: SignedResponsePolicy.Mode = mode == .enforced ? .enforced : .informational
         let roots = try verifySignature.map { [try Self.root($0)] }
         let messageSignatures = try signatureKeys.map { MessageSignaturePolicy(keys: try Self.keySet(fromFile: $0)) }
         switch (roots, messageSignatures) {
-        case (nil, nil): return
-        case (let roots?, nil): configuration.legacySignedResponses[host] = SignedResponsePolicy(mode: policyMode, roots: roots)
-        case (nil, let messageSignatures?):
-            configuration.legacySignedResponses[host] = SignedResponsePolicy(mode: policyMode, messageSignatures: messageSignatures)
-        case (let roots?, let messageSignatures?):
-            configuration.legacySignedResponses[host] = SignedResponsePolicy(migrating: policyMode, roots: roots, messageSignatures: messageSignatures)
+        case (nil, nil): return nil
+        case (let roots?, nil): return SignedResponsePolicy(mode: policyMode, roots: roots)
+        case (nil, let messageSignatures?): return SignedResponsePolicy(mode: policyMode, messageSignatures: messageSignatures)
+        case (let roots?, let messageSignatures?): return SignedResponsePolicy(migrating: policyMode, roots: roots, messageSignatures: messageSignatures)
         }
     }
 

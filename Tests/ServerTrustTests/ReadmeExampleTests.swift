@@ -13,8 +13,8 @@ import Testing
             ]),
             "**.cdn.example.com": DefaultTrustEvaluator(),
         ])
-        #expect(try manager.serverTrustEvaluator(forHost: "api.example.com") is PinnedKeyHashesTrustEvaluator)
-        #expect(try manager.serverTrustEvaluator(forHost: "img.cdn.example.com") is DefaultTrustEvaluator)
+        #expect(try manager.resolve(host: "api.example.com").evaluator is PinnedKeyHashesTrustEvaluator)
+        #expect(try manager.resolve(host: "img.cdn.example.com").evaluator is DefaultTrustEvaluator)
     }
 
     @Test func theRevocationExampleComposesPinsAndHardFailRevocation() throws {
@@ -25,7 +25,7 @@ import Testing
                 .revocationChecking(.hardFail),  // or .softFail, .stapleRequired, RevocationOptions(…)
             ]),
         ])
-        let composite = try #require(try manager.serverTrustEvaluator(forHost: "api.example.com") as? CompositeTrustEvaluator)
+        let composite = try #require(try manager.resolve(host: "api.example.com").evaluator as? CompositeTrustEvaluator)
         let revocation = try #require(composite.evaluators.last as? RevocationTrustEvaluator)
         #expect(revocation.options.requirePositiveResponse)  // @testable: options are internal
     }

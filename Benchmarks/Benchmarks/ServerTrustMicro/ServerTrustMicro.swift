@@ -45,10 +45,10 @@ let benchmarks: @Sendable () -> Void = {
             fatalError("ServerTrustMicro: \(error)")
         }
         Benchmark("Manager lookup, \(count) patterns, **. match 3 labels deep", configuration: fast) { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try manager.match(forHost: ManagerFixtures.deepHost)) }
+            for _ in benchmark.scaledIterations { blackHole(try manager.resolve(host: ManagerFixtures.deepHost)) }
         }
         Benchmark("Manager lookup, \(count) patterns, exact match", configuration: fast) { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try manager.match(forHost: ManagerFixtures.exactHost)) }
+            for _ in benchmark.scaledIterations { blackHole(try manager.resolve(host: ManagerFixtures.exactHost)) }
         }
     }
 }

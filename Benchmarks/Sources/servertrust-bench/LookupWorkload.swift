@@ -21,7 +21,7 @@ enum LookupWorkload {
                     let index = (offset + round) % sizes.count
                     let start = ContinuousClock.now
                     for _ in 0..<batch {
-                        guard try managers[index].match(forHost: host) != nil else { Options.fail("\(host) matched nothing") }
+                        guard try managers[index].resolve(host: host).pattern != nil else { Options.fail("\(host) matched nothing") }
                     }
                     let elapsed = ContinuousClock.now - start
                     samples[index].append(

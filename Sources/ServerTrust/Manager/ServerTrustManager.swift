@@ -150,12 +150,12 @@ public final class ServerTrustManager: Sendable {
     ///   ``allHostsMustBeEvaluated`` is `true` (the reason lists the configured patterns), and
     ///   always for a malformed host (empty, whitespace, NUL, empty labels, non-ASCII…), which
     ///   never matches.
-    public func resolve(host: String) throws -> ResolvedHostPolicy {
+    public func resolve(host: String) throws(TrustError) -> ResolvedHostPolicy {
         try resolve(NormalizedHost(host), spelled: host)
     }
 
     /// ``resolve(host:)`` for a host already normalised.
-    package func resolve(_ name: NormalizedHost, spelled host: String) throws -> ResolvedHostPolicy {
+    package func resolve(_ name: NormalizedHost, spelled host: String) throws(TrustError) -> ResolvedHostPolicy {
         let match = try match(for: name, spelled: host)
         return ResolvedHostPolicy(
             host: name, pattern: match?.pattern, policy: match?.policy ?? .defaultValidation, denyList: denyList,
@@ -169,7 +169,7 @@ public final class ServerTrustManager: Sendable {
         try match(for: NormalizedHost(host), spelled: host)
     }
 
-    private func match(for name: NormalizedHost, spelled host: String) throws -> Match? {
+    private func match(for name: NormalizedHost, spelled host: String) throws(TrustError) -> Match? {
         if let entry = table.entry(for: name) { return Match(pattern: entry.pattern, policy: entry.value) }
         if !name.isIPAddress, let problem = HostName.dnsNameProblem(name.name) {
             throw TrustError(
@@ -186,7 +186,7 @@ public final class ServerTrustManager: Sendable {
     }
 
     /// nil when unmatched hosts are allowed, else the error that names the host and the patterns.
-    private func unmatched(_ host: String) throws -> Match? {
+    private func unmatched(_ host: String) throws(TrustError) -> Match? {
         guard allHostsMustBeEvaluated else { return nil }
         let shown = patterns.prefix(20).map(\.description).joined(separator: ", ")
         let more = patterns.count > 20 ? " and \(patterns.count - 20) more" : ""

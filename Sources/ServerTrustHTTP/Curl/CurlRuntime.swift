@@ -34,7 +34,7 @@ public enum CurlRuntime {
 
     /// Fails unless libcurl's TLS backend is OpenSSL: our verify callback is installed on an
     /// OpenSSL `SSL_CTX`, and with another backend it would never run — pinning would be off.
-    package static func requireOpenSSLBackend() throws {
+    static func requireOpenSSLBackend() throws(TrustError) {
         let backend = tlsBackend
         guard backend.hasPrefix("OpenSSL/") else {
             throw TrustError(

@@ -1,5 +1,6 @@
 import Foundation
 
+// Fast path: docs/PERFORMANCE.md#fast-paths, "Request on the loop's thread".
 extension MultiLoop: TaskExecutor {
     /// Runs `job` on the loop thread, between curl calls. After the loop has stopped, the job
     /// runs on the global concurrent executor instead: a task must always run on, if only to

@@ -16,8 +16,8 @@ internal import ServerTrust
 /// submits its transfer from the loop thread (no wake-up: the loop looks at its queue before it
 /// polls) and is resumed there when the transfer completes (no hand-off to another thread), so
 /// a request costs no cross-thread hop at all — the two hops per request that kept a
-/// sequential async request far below a blocking `curl_easy_perform` loop (docs/PERFORMANCE.md,
-/// "Kept-alive and concurrent requests"). Nothing about a transfer changes: it is the same `Transfer`, added
+/// sequential async request far below a blocking `curl_easy_perform` loop
+/// (docs/PERFORMANCE.md#kept-alive-and-concurrent-requests). Nothing about a transfer changes: it is the same `Transfer`, added
 /// to the same multi handle, evaluated by the same callbacks and guard.
 final class MultiLoop: Sendable {
     enum Command: Sendable {
@@ -248,12 +248,13 @@ final class MultiLoop: Sendable {
                         transfer.abandon(SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
                     case .add(let transfer):
                         let acrossPolicies = configuration.unsafeShareTLSSessionsAcrossPolicies
+                        // Fast path: docs/PERFORMANCE.md#fast-paths, "Easy handles reused".
                         var (share, idle) = transfer.policy.handles.checkOut(makingShare: !acrossPolicies)
                         if acrossPolicies {
                             if sharedAcrossPolicies == nil { sharedAcrossPolicies = ShareHandle() }
                             share = sharedAcrossPolicies
                         }
-                        do {
+                        do throws(SessionError) {
                             let easy: EasyHandle
                             if let idle {
                                 easy = idle
@@ -268,12 +269,9 @@ final class MultiLoop: Sendable {
                             }
                             active.insert(transfer)
                             activeCount.store(active.count, ordering: .relaxed)
-                        } catch let error as SessionError {
-                            transfer.easy = nil
-                            transfer.abandon(error)
                         } catch {
                             transfer.easy = nil
-                            transfer.abandon(SessionError(.transferFailed, "\(error)", url: transfer.url))
+                            transfer.abandon(error)
                         }
                     case .cancel(let transfer, let error):
                         if let easy = transfer.easy, active.remove(transfer) {

@@ -26,6 +26,7 @@ import Synchronization
 /// ``Transfer`` is its subclass: the transfer is its own continuation box, so a request
 /// allocates one object for both, and the transfer resumes its task itself rather than through
 /// a completion closure. Every member is `final`: nothing here is overridden or dispatched.
+// Fast path: docs/PERFORMANCE.md#fast-paths, "One-shot result hand-off".
 class OneShot: @unchecked Sendable {
     typealias Value = Transfer.Outcome
 

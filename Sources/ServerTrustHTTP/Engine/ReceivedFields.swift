@@ -82,6 +82,7 @@ final class ReceivedFields: Sendable {
     /// the two array appends of each line (its length, then its bytes) each checked uniqueness
     /// and capacity and went through the generic sequence copy, on every header line of every
     /// response.
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Header lines in one buffer".
     struct Buffer: ~Copyable {
         private var base: UnsafeMutableRawPointer?
         private var count = 0

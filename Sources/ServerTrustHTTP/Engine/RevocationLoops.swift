@@ -10,7 +10,7 @@ internal import ServerTrust
 /// Why a loop per policy, not an asynchronous verification: libcurl 7.88's OpenSSL backend
 /// treats `SSL_ERROR_WANT_RETRY_VERIFY` from `SSL_connect` as a fatal handshake error, so
 /// OpenSSL 3's `SSL_set_retry_verify` cannot park the handshake while another thread fetches
-/// (docs/PERFORMANCE.md, "Revocation fetches and other hosts").
+/// (docs/PERFORMANCE.md#revocation-fetches-and-other-hosts).
 ///
 /// Lifetime. A policy's loop lives while the session's policy cache holds the policy or one of
 /// its transfers is running (`acquire` to `release`), so its kept-alive connections serve the

@@ -97,7 +97,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Everything set once, in one immutable object shared by every copy.
     private let details: Details
 
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Boxed error details".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Why the error keeps its details out of line: inline, a `SessionError` was 305 bytes (a
     /// `TrustError`, a `ResponseSignatureError`, three strings), and so was every
     /// `Result<Transfer.Outcome, SessionError>` a *successful* request's outcome travels in —

@@ -75,10 +75,3 @@ struct RedirectRules: Sendable {
             && NormalizedHost(a.host ?? "") == NormalizedHost(b.host ?? "") && port(a) == port(b)
     }
 }
-
-extension Session {
-    /// The redirect rules of the configuration.
-    var redirects: RedirectRules {
-        RedirectRules(maximumHops: configuration.redirectPolicy.maximumHops, allowsPlainHTTP: configuration.allowsPlainHTTP)
-    }
-}

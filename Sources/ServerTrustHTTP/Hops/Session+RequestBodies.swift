@@ -30,21 +30,21 @@ extension Session {
         }
     }
 
-    /// Whether `request` has a streamed or file body and its host a signed-response policy
-    /// (``bufferedForSigning(_:)``): checked before that async function is entered, which most
-    /// requests do not need.
-    func mustBufferForSigning(_ request: Request) -> Bool {
-        guard let body = request.uploadBody, body.bytes == nil, let host = request.url.host else { return false }
-        // A host with no policy is refused when the hop is sent, with the reason.
-        return (try? policy(forRawHost: host, override: request.trustEvaluator))?.checksSignedResponses ?? false
+    /// Whether `request` has a streamed or file body: the one kind a host with a signed-response
+    /// policy needs read into memory first (``bufferedForSigning(_:host:)``), checked before
+    /// anything of the host is looked up, which most requests do not need.
+    func hasUnbufferedBody(_ request: Request) -> Bool {
+        guard let body = request.uploadBody else { return false }
+        return body.bytes == nil
     }
 
-    /// `request` with its streamed or file body read into memory when its host has a
-    /// signed-response policy: the request signature covers the body's digest, which must be
-    /// known before the request is sent. Over ``Configuration/maximumSignedRequestBodySize``
-    /// the request is refused (``SessionError/Code/requestBodyTooLarge``) and nothing is sent.
-    nonisolated(nonsending) func bufferedForSigning(_ request: Request) async throws -> Request {
-        guard mustBufferForSigning(request) else { return request }
+    /// `request` with its streamed or file body read into memory when its host (`host`, read
+    /// once for the hop) has a signed-response policy: the request signature covers the body's
+    /// digest, which must be known before the request is sent. Over
+    /// ``Configuration/maximumSignedRequestBodySize`` the request is refused
+    /// (``SessionError/Code/requestBodyTooLarge``) and nothing is sent.
+    nonisolated(nonsending) func bufferedForSigning(_ request: Request, host: HopHost) async throws -> Request {
+        guard host.checksSignedResponses, hasUnbufferedBody(request) else { return request }
         let url = request.url.absoluteString
         guard let (source, length, name) = try uploadSource(of: request, url: url) else { return request }
         let limit = configuration.maximumSignedRequestBodySize

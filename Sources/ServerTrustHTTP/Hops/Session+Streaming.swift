@@ -22,18 +22,16 @@ extension Session {
     }
 
     nonisolated(nonsending) private func sendStreaming(_ request: Request, _ observation: RequestObservation) async throws -> StreamingResponse {
-        let final = try await followHops(
-            request, observation: observation,
-            mustPrepare: { request in
-                // A host with no policy is refused when the hop is sent, with the reason.
-                if let host = request.url.host, (try? policy(forRawHost: host, override: request.trustEvaluator))?.checksSignedResponses == true {
-                    try SignedResponseChecker.refuseStreaming(request)
-                }
-                return false
+        let final = try await HopDriver(self, observation: observation).follow(
+            request,
+            // Every hop's host is looked up before it is sent, once: a checked host is refused.
+            lookUp: { hostOfHop($0) },
+            prepare: { request, host in
+                if host.checksSignedResponses { try SignedResponseChecker.refuseStreaming(request) }
+                return request
             },
-            prepare: { $0 },
-            send: { request in
-                let (head, report, body) = try await performStreaming(request)
+            send: { request, host in
+                let (head, report, body) = try await performStreaming(request, host: host)
                 return StreamedHop(head: head, report: report, body: body)
             },
             // Every hop of a stream is unchecked: a checked host was refused in `prepare`.
@@ -41,7 +39,6 @@ extension Session {
             leave: { $0.body.onTermination() })
         let (hop, hops) = (final.result, final.hops)
         return StreamingResponse(
-            status: hop.head.publicStatus, url: final.request.url, trust: hop.report,
-            httpVersion: hop.head.httpVersion, body: hop.body, attempts: final.attempts, hopLog: hops, receivedFields: hop.head.fields)
+            url: final.request.url, trust: hop.report, body: hop.body, attempts: final.attempts, hopLog: hops, head: hop.head)
     }
 }

@@ -7,8 +7,11 @@ extension Session {
     /// timeout), its host's policy — read once, and with it the host's signed-response policy,
     /// which signs a buffered request (`pending` is then what the response must answer) —,
     /// its content-decoding plan, its upload, and a loop booked for it. Throws before anything
-    /// is sent.
-    func makeTransfer(_ request: Request, stream: BodyStream?, signing pending: inout SignedResponseChecker.Pending?) throws(SessionError) -> Transfer {
+    /// is sent. `host`, when the hop's host was read before (``hostOfHop(_:)``), is used instead
+    /// of reading it again, and its refusals are thrown where they would have been.
+    func makeTransfer(
+        _ request: Request, host: HopHost?, stream: BodyStream?, signing pending: inout SignedResponseChecker.Pending?
+    ) throws(SessionError) -> Transfer {
         let url = request.url.absoluteURL
         let absolute = url.absoluteString
         let startsWithHTTPS = Self.startsWithHTTPS(absolute)
@@ -21,7 +24,9 @@ extension Session {
                     : "Unsupported URL scheme \"\(scheme)\"; only https: is allowed.",
                 url: absolute)
         }
-        guard let rawHost = (startsWithHTTPS ? Self.plainHTTPSHost(afterPrefixOf: absolute) : nil) ?? url.host, !rawHost.isEmpty else {
+        let readHost: String?
+        if let host { readHost = host.rawHost } else { readHost = Self.rawHost(of: url, absolute, startsWithHTTPS: startsWithHTTPS) }
+        guard let rawHost = readHost else {
             throw SessionError(.invalidRequest, "The URL has no host.", url: absolute)
         }
         // An `HTTPField` cannot hold a line break (its name is a token, and CR, LF and NUL in its
@@ -35,7 +40,8 @@ extension Session {
         }
         // Read once: each read copies the optional existential out of the request's storage.
         let override = request.trustEvaluator
-        let policy = try self.policy(forRawHost: rawHost, override: override)
+        let policy: TrustPolicy
+        if let read = host?.policy { policy = try read.get() } else { policy = try self.policy(forRawHost: rawHost, override: override) }
         let signing = policy.signedResponses
         let verifiesSignatures = signing?.checks ?? false
         // The challenge headers of a checked host (a stream to one was refused before).
@@ -67,5 +73,28 @@ extension Session {
         let runner = loop(running: transfer)
         upload?.setResumeHandler { [runner] in runner.resume(transfer) }
         return transfer
+    }
+
+    /// The host of a hop's URL as ``makeTransfer(_:host:stream:signing:)`` reads it, and its
+    /// policy, for a hop that must decide something by the policy before it is sent.
+    func hostOfHop(_ request: Request) -> HopHost {
+        let url = request.url.absoluteURL
+        let absolute = url.absoluteString
+        guard let rawHost = Self.rawHost(of: url, absolute, startsWithHTTPS: Self.startsWithHTTPS(absolute)) else {
+            return HopHost(rawHost: nil, policy: nil)
+        }
+        do throws(SessionError) {
+            return HopHost(rawHost: rawHost, policy: .success(try policy(forRawHost: rawHost, override: request.trustEvaluator)))
+        } catch {
+            return HopHost(rawHost: rawHost, policy: .failure(error))
+        }
+    }
+
+    /// The host of `url` (whose absolute string is `absolute`), read from its bytes for a plain
+    /// `https://` URL (``plainHTTPSHost(afterPrefixOf:)``), else asked of Foundation; nil when
+    /// it has none or an empty one.
+    @inline(__always) static func rawHost(of url: URL, _ absolute: String, startsWithHTTPS: Bool) -> String? {
+        guard let host = (startsWithHTTPS ? plainHTTPSHost(afterPrefixOf: absolute) : nil) ?? url.host, !host.isEmpty else { return nil }
+        return host
     }
 }

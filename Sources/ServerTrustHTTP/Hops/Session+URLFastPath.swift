@@ -40,7 +40,7 @@ extension Session {
     }
 
     /// ``plainHTTPSHost(of:)`` for a string known to start `https:` (``startsWithHTTPS(_:)``),
-    /// which ``makeTransfer(_:stream:)`` has already tested for the scheme. Its first six
+    /// which ``makeTransfer(_:host:stream:signing:)`` has already tested for the scheme. Its first six
     /// bytes are not looked at again.
     static func plainHTTPSHost(afterPrefixOf absoluteString: String) -> String? {
         absoluteString.utf8.withContiguousStorageIfAvailable { bytes -> String? in

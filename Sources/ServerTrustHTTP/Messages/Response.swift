@@ -9,13 +9,13 @@ public import HTTPTypes
 public struct Response: Sendable {
     /// The status of the final hop. Its reason phrase is empty: HTTP/2 has none, and the
     /// status line's is not kept.
-    public let status: HTTPResponse.Status
+    public var status: HTTPResponse.Status { head.publicStatus }
     /// Header fields of the final hop, in order as received, repeated fields kept (a field
     /// whose name is not a valid RFC 9110 token is dropped: see <doc:HTTPTypes>).
     ///
     /// Made from the bytes received the first time they are read, then shared by every later
     /// read and every copy of the response: a caller that never reads them does not pay for them.
-    public var headers: HTTPFields { receivedFields.fields }
+    public var headers: HTTPFields { head.headers }
     /// The body, decoded when ``decodedContentEncodings`` is not empty.
     public let body: [UInt8]
     /// The URL of the final hop (after redirects).
@@ -25,7 +25,7 @@ public struct Response: Sendable {
     /// Every hop's trust evaluation, first request first (redirects add hops).
     public var hops: [TrustReport] { hopLog.reports }
     /// The negotiated HTTP version, e.g. `HTTP/2`.
-    public let httpVersion: String
+    public var httpVersion: String { head.httpVersion }
     /// Whether the response was proven to come from the server by its signatures
     /// (``Session/Configuration/signedResponses``), redirect hops included.
     ///
@@ -73,8 +73,11 @@ public struct Response: Sendable {
     public var hopAttempts: [Int] { hopLog.attempts }
     /// The hops, read by ``hops``, ``hopVerifications`` and ``hopAttempts`` when asked for.
     let hopLog: HopLog
-    /// The final hop's fields, read by ``headers``.
-    let receivedFields: ReceivedFields
+    /// The final hop's head (status line and fields), the one type a streamed response's
+    /// head is too (``StreamingResponse``): read by ``status``, ``headers`` and ``httpVersion``.
+    let head: ResponseHead
+    /// The final hop's fields, read by ``headers`` (made when first read).
+    var receivedFields: ReceivedFields { head.fields }
 
     /// The final hop's trust result: ``TrustResult/verified``, ``TrustResult/failed(_:)`` when a
     /// report-only evaluator rejected the server (an enforced rejection throws instead), or

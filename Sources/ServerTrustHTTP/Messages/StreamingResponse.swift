@@ -4,13 +4,14 @@ public import HTTPTypes
 /// A response whose body is still arriving.
 public struct StreamingResponse: Sendable {
     /// The status of the final hop, as ``Response/status``.
-    public let status: HTTPResponse.Status
+    public var status: HTTPResponse.Status { head.publicStatus }
     /// Header fields of the final hop, as ``Response/headers`` (made when first read).
-    public var headers: HTTPFields { receivedFields.fields }
+    public var headers: HTTPFields { head.headers }
     public let url: URL
     public let trust: TrustReport
     public var hops: [TrustReport] { hopLog.reports }
-    public let httpVersion: String
+    /// The negotiated HTTP version, as ``Response/httpVersion``.
+    public var httpVersion: String { head.httpVersion }
     public let body: ResponseBody
     /// How many times the final hop was attempted, as ``Response/attempts``.
     public let attempts: Int
@@ -18,8 +19,11 @@ public struct StreamingResponse: Sendable {
     public var hopAttempts: [Int] { hopLog.attempts }
     /// The hops, read by ``hops`` and ``hopAttempts`` when asked for.
     let hopLog: HopLog
-    /// The final hop's fields, read by ``headers``.
-    let receivedFields: ReceivedFields
+    /// The final hop's head, the one type ``Response`` holds too: read by ``status``,
+    /// ``headers`` and ``httpVersion``.
+    let head: ResponseHead
+    /// The final hop's fields, read by ``headers`` (made when first read).
+    var receivedFields: ReceivedFields { head.fields }
 
     /// The final hop's trust result, as ``Response/trustResult``.
     public var trustResult: TrustResult { trust.result }

@@ -14,7 +14,7 @@ struct RequestObservation {
     private let tracer: (any Tracer)?
     private let span: (any Span)?
     private let method: String
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Frozen start time".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// When the call started, as the time since ``origin``; nil without metrics.
     ///
     /// A `Duration`, not a `ContinuousClock.Instant`: the instant is a resilient type of the

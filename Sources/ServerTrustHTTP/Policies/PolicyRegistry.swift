@@ -122,9 +122,13 @@ extension PolicyRegistry {
     ) throws(SessionError) -> TrustPolicy {
         let trustManager = trust.manager
         let resolved: ResolvedHostPolicy
-        do {
-            resolved = try trustManager?.resolve(host, spelled: host.name) ?? ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
-        } catch let error as TrustError {
+        do throws(TrustError) {
+            if let trustManager {
+                resolved = try trustManager.resolve(host, spelled: host.name)
+            } else {
+                resolved = ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
+            }
+        } catch {
             // A request's own evaluator replaces the manager's for the host, unmatched or not.
             guard override == nil else {
                 return makePolicy(
@@ -132,8 +136,6 @@ extension PolicyRegistry {
                     override, trust, parts)
             }
             throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
-        } catch {
-            throw SessionError(.trustEvaluationFailed, "No trust policy for \(host): \(error)", url: host.name)
         }
         return makePolicy(resolved, override, trust, parts)
     }

@@ -42,10 +42,10 @@ public final class Session: Sendable {
     let uploadStatistics = UploadStatistics()
     /// ``Configuration/metricsFactory`` resolved once; nil when it is the no-op handler.
     let metrics: SessionMetrics?
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Settings decided once".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Whether ``Configuration/tracer`` is set, decided once.
     let hasConfiguredTracer: Bool
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Settings decided once".
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Whether a ``Configuration/failureReporter`` or ``Configuration/onTrustFailure`` is set,
     /// decided once: without either, a hop's report is not handed to ``reportTrustFailures(of:url:)``.
     let reportsTrustFailures: Bool
@@ -98,9 +98,9 @@ public final class Session: Sendable {
     }
 
     private init(configuration: Configuration, source: LiveTrustManager?) throws {
-        do {
+        do throws(TrustError) {
             try CurlRuntime.requireOpenSSLBackend()
-        } catch let error as TrustError {
+        } catch {
             throw SessionError(.unsupportedBackend, error.reason, trustError: error)
         }
         try configuration.validate()

@@ -7,7 +7,7 @@ internal import ServerTrust
 extension TLSBridge {
     /// Installs `identity` on a throwaway client `SSL_CTX`, as ``configure(sslContext:for:)``
     /// will on every connection, so what OpenSSL refuses there (a key below the security level,
-    /// ≈ 83 µs to find out) is refused when the session is created, not as curl error 42 on
+    /// found only by installing it) is refused when the session is created, not as curl error 42 on
     /// every request to the host.
     ///
     /// - Returns: OpenSSL's reasons when it refuses, nil when the identity installs.

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 
-extension Session {
+extension HopDriver {
     /// Runs `attempt` for one hop of `request` until it succeeds or fails in a way
-    /// ``Configuration/retryPolicy`` does not retry; returns its value and the attempts made.
+    /// ``Session/Configuration/retryPolicy`` does not retry; returns its value and the attempts made.
     ///
     /// Each call of `attempt` is a whole new transfer (policy lookup, admission, evaluation of a
     /// new connection), so a retry is judged exactly as a first attempt. Distinct from the
@@ -13,7 +13,7 @@ extension Session {
     /// - Throws: the last attempt's error with ``SessionError/attempts`` set, or
     ///   ``SessionError/Code/cancelled`` when the task is cancelled during a backoff.
     nonisolated(nonsending) func withRetries<T>(_ request: Request, _ attempt: nonisolated(nonsending) () async throws -> T) async throws -> (value: T, attempts: Int) {
-        let policy = configuration.retryPolicy
+        let policy = retryPolicy
         let mayRetry = policy.maximumRetries > 0 && request.mayBeRetried
         var attempts = 1
         while true {
@@ -22,8 +22,8 @@ extension Session {
             } catch var error as SessionError {
                 error.attempts = attempts
                 guard mayRetry, policy.retries(error, afterAttempt: attempts) else { throw error }
-                let delay = policy.delay(beforeRetry: attempts, random: configuration.retryRandom())
-                configuration.logger.notice(
+                let delay = policy.delay(beforeRetry: attempts, random: session.configuration.retryRandom())
+                session.configuration.logger.notice(
                     "Retrying \(request.method.rawValue) after a connection failure",
                     // The host, not the URL: a query or user-info may carry secrets logs must not keep.
                     metadata: [
