@@ -177,43 +177,5 @@ public final class TrustUpdateClient: Sendable {
         }
     }
 
-    /// Runs the transition, carries its effect out on the live manager, and logs it.
-    @discardableResult
-    private func handle(_ event: TrustUpdateState.Event) -> (before: TrustUpdateStatus, after: TrustUpdateStatus) {
-        let (before, after) = state.withLock { state in
-            let before = state.status
-            let effect = state.handle(event, floorDenyList: floor.denyList, rules: configuration.rules)
-            // The list first: the new manager's first evaluation reads it. Loaded once already
-            // (DeliveredTargets), so this does not fail; if OpenSSL does, the list in force stays.
-            if case .putInForce(_, .some(let list)) = effect, let logs = certificateTransparencyLogs {
-                do { try logs.replace(with: list) } catch { logger.error("The delivered CT log list could not be put in force: \(error)") }
-            }
-            if let manager = manager(for: effect) { state.status.generation = liveTrustManager.replace(with: manager) }
-            return (before, state.status)
-        }
-        log(event, from: before, to: after)
-        return (before, after)
-    }
-
-    private func manager(for effect: TrustUpdateState.Effect) -> ServerTrustManager? {
-        switch effect {
-        case .none: nil
-        case .putInForce(let manager, _): manager
-        case .replaceDenyList(let denyList):
-            // The policies in force with another deny-list: built from them, they cannot fail.
-            (try? liveTrustManager.current.replacing(denyList: PolicyFloor.denyList(floor: floor, delivered: denyList)))
-                ?? PolicyFloor.reverted(floor: floor, denyList: denyList, rules: configuration.rules)
-        case .revertToFloor(let denyList): PolicyFloor.reverted(floor: floor, denyList: denyList, rules: configuration.rules)
-        }
-    }
-
-    /// The client's own list when the floor has none: empty and dated at the beginning of
-    /// time, so that the first delivered list is newer; no delivered policy requiring CT is put
-    /// in force on it (``TrustUpdateState``). Nil when no list target is configured.
-    private static func emptyLogs(_ configuration: Configuration) -> CertificateTransparencyLogs? {
-        guard configuration.certificateTransparencyLogListTarget != nil, let empty = try? CTLogList(timestamp: .distantPast, logs: []) else { return nil }
-        return try? CertificateTransparencyLogs(empty)
-    }
-
-    private func now() -> Date { Date(timeIntervalSince1970: TimeInterval(clock.now())) }
+    func now() -> Date { Date(timeIntervalSince1970: TimeInterval(clock.now())) }
 }

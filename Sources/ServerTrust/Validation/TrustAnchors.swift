@@ -66,7 +66,7 @@ public final class TrustAnchors: Sendable {
 
     private static let systemAnchors = Locked<TrustAnchors?>(nil)
 
-    /// The system CA bundle, loaded once per process (≈ 15 ms) and shared.
+    /// The system CA bundle, loaded once per process and shared.
     ///
     /// - Throws: `TrustError.Code.unreadableInput` when no bundle is found.
     // Fast path: docs/PERFORMANCE.md#fast-paths, "System CA bundle loaded once".
