@@ -10,7 +10,7 @@ import Testing
     static let host = "ct.example.com"
     let root: LabCA
     let leaf: LabLeaf
-    let google = TestCTLog(.ecdsaP256), cloudflare = TestCTLog(.rsa2048), google2 = TestCTLog(.ecdsaP256)
+    let google = TestCTLog(.p256), cloudflare = TestCTLog(.rsa2048), google2 = TestCTLog(.p256)
     let now = Date()
 
     init() throws {
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func anSCTFromALogOutsideTheListIsIgnoredAndNamed() throws {
-        let stranger = TestCTLog(.ecdsaP256)
+        let stranger = TestCTLog(.p256)
         let evaluation = try evaluate(.enforced(), sctsFrom: [google, stranger])
         #expect(evaluation.certificateTransparency?.reason == .unknownLog)
         #expect(evaluation.certificateTransparency?.observations.map(\.status) == [.verified, .unknownLog])

@@ -11,7 +11,7 @@ import Testing
     static let issued = now.addingTimeInterval(-30 * day)
 
     /// Logs A1, A2 (operator A), B1 (operator B), C1 (operator C), each usable for a year.
-    let a1 = TestCTLog(.ecdsaP256), a2 = TestCTLog(.ecdsaP256), b1 = TestCTLog(.ecdsaP256), c1 = TestCTLog(.ecdsaP256)
+    let a1 = TestCTLog(.p256), a2 = TestCTLog(.p256), b1 = TestCTLog(.p256), c1 = TestCTLog(.p256)
     let anyCertificate: Certificate
 
     init() throws {
