@@ -364,7 +364,7 @@ let package = Package(
             // Read from the source tree, not bundled: the httpwg RFC 8941 vectors
             // (StructuredFieldVectorTests) and the Certificate Transparency data (OpenSSL's and
             // Conscrypt's certificates, SCT lists, log lists, Conscrypt's cases).
-            exclude: ["Fixtures/structured-field-tests", "Fixtures/CT", "Fixtures/CertificateTransparency"],
+            exclude: ["Fixtures/structured-field-tests", "Fixtures/CT"],
             swiftSettings: strictSwift
         ),
     ]

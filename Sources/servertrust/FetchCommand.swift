@@ -18,6 +18,7 @@ struct FetchCommand: AsyncParsableCommand {
               servertrust fetch https://api.example.com/ --proxy http://127.0.0.1:3128 --json
               servertrust fetch https://api.example.com/v1/me -H "Authorization: Bearer $TOKEN" -H "Accept: application/json"
               servertrust fetch https://api.example.com/ --policy pins.json --report-uri https://reports.example.net/pins
+              servertrust fetch https://api.example.com/ --ct-log-list log_list.json --require-ct
               servertrust fetch https://mtls.example.com/ --client-cert client.pem --client-key client.key
               servertrust fetch https://api.example.com/v1/licence --signature-keys jwks.json --mode informational
               servertrust fetch https://api.example.com/ --updates-root root.json --updates-url https://tuf.example.com \
@@ -35,6 +36,12 @@ struct FetchCommand: AsyncParsableCommand {
             --verify-signature nothing is asked for and nothing is decoded: the v1 signature does \
             not cover Content-Encoding, so the body is printed as signed and received. RFC 9421 \
             signatures (--signature-keys alone) cover it: the body is decoded after it is verified.
+
+            --ct-log-list checks the URL's host's Certificate Transparency against a v3 log list \
+            (SCTs embedded in the leaf, sent in the TLS extension and stapled): reported, on \
+            standard error and in --json's trust.certificateTransparency, and enforced with \
+            --require-ct (a failure exits 1 like any trust failure). With --policy, the list is \
+            the one the file's "certificateTransparency" hosts are checked against.
 
             --client-cert/--client-key (or --client-pkcs12) present a client certificate to the \
             URL's host only, when it asks for one; redirect targets on other hosts get none.
@@ -76,6 +83,11 @@ struct FetchCommand: AsyncParsableCommand {
         visibility: .hidden))
     var unsafeWriteTLSSecretsToSSLKEYLOGFILE = false
 
+    @OptionGroup var ct: CTLogListOptions
+
+    @Flag(name: .customLong("require-ct"), help: "Refuse the URL's host unless its certificate meets the Certificate Transparency policy against --ct-log-list.")
+    var requireCT = false
+
     @OptionGroup var headers: FetchHeaderOptions
 
     @OptionGroup var signature: FetchSignatureOptions
@@ -91,8 +103,17 @@ struct FetchCommand: AsyncParsableCommand {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \"\(URLRedaction.redacted(url))\" is not an absolute URL with a host.")
         }
         let requestHeaders = try headers.fields()
+        if let problem = ct.problem(requireCT: requireCT) { throw CommandFailure(status: CommandFailure.usage, message: "error: \(problem)") }
+        let ctLogs: CertificateTransparencyLogs?
+        do {
+            ctLogs = try ct.loadForCommand().map(CertificateTransparencyLogs.init)
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: --ct-log-list: \((error as? TrustError)?.reason ?? "\(error)")")
+        }
         var reporting = reporting
-        try reporting.loadPolicy()
+        try reporting.loadPolicy(certificateTransparencyLogs: ctLogs)
         var configuration = Session.Configuration()
         configuration.resolve = resolve
         configuration.redirectPolicy = .follow(maximumHops: maxRedirects)
@@ -118,13 +139,16 @@ struct FetchCommand: AsyncParsableCommand {
                 configuration.proxy = .http(proxyURL)
             }
             if updates.isEnabled {
-                guard revocation == .off else {
-                    throw CommandFailure(status: CommandFailure.usage, message: "error: with --updates-url the policy comes from the repository; drop --revocation.")
+                guard revocation == .off, !requireCT else {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: with --updates-url the policy comes from the repository; drop --revocation and --require-ct.")
                 }
-                manager = try reporting.policyFile?.manager ?? ServerTrustManager(policies: [:], allHostsMustBeEvaluated: false)
+                manager = try reporting.policyFile?.manager
+                    ?? ServerTrustManager(policies: [:], allHostsMustBeEvaluated: false, certificateTransparencyLogs: ctLogs)
             } else if let policyFile = reporting.policyFile {
-                guard pin.isEmpty, revocation == .off else {
-                    throw CommandFailure(status: CommandFailure.usage, message: "error: --policy configures pins and revocation; drop --pin and --revocation.")
+                guard pin.isEmpty, revocation == .off, !requireCT else {
+                    throw CommandFailure(
+                        status: CommandFailure.usage,
+                        message: "error: --policy configures pins, revocation and Certificate Transparency; drop --pin, --revocation and --require-ct.")
                 }
                 manager = policyFile.manager
             } else {
@@ -133,7 +157,11 @@ struct FetchCommand: AsyncParsableCommand {
                 let evaluator = try HostPolicy.evaluator(
                     pinning: pin.isEmpty ? nil : try PinnedKeyHashesTrustEvaluator(pin), revocation: revocation.options,
                     mode: signature.mode == .informational ? .informational : .enforced)
-                manager = try ServerTrustManager(policies: [host: HostPolicy(evaluator: evaluator)], allHostsMustBeEvaluated: false)
+                // A list given makes the host's CT checked: enforced with --require-ct, else reported.
+                let transparency: CertificateTransparencyRequirement? = ctLogs == nil ? nil : requireCT ? .enforced() : .reportOnly()
+                manager = try ServerTrustManager(
+                    policies: [host: HostPolicy(evaluator: evaluator, certificateTransparency: transparency)], allHostsMustBeEvaluated: false,
+                    certificateTransparencyLogs: ctLogs)
             }
             manager = try Self.manager(manager, for: host, signedResponses: signedResponses, clientIdentity: identity)
         } catch let error as TrustError {
@@ -182,12 +210,17 @@ struct FetchCommand: AsyncParsableCommand {
                     output += Array((head + "\r\n").utf8)
                 }
                 FileHandle.standardOutput.write(Data(output + response.body))
+                Self.reportCertificateTransparency(response.trust.evaluation)
                 signature.report(response.verification)
                 FetchReportingOptions.warn(events: events)
             }
         } catch let error as SessionError {
             await reporting.flush(configuration)
-            if json { print(FetchJSON.failure(error, scheme: signature.scheme, events: events, counters: session.counters)) }
+            if json {
+                print(FetchJSON.failure(error, scheme: signature.scheme, events: events, counters: session.counters))
+            } else {
+                Self.reportCertificateTransparency(error.rejectedTrust?.evaluation)
+            }
             let status = error.code == .trustEvaluationFailed || error.code == .responseSignatureInvalid ? CommandFailure.rejected
                 : error.code == .invalidRequest ? CommandFailure.usage : CommandFailure.transfer
             throw CommandFailure(status: status, message: json ? "" : "error: \(error)", hints: json ? [] : Self.hints(for: error, url: target, scheme: signature.scheme))
@@ -223,6 +256,14 @@ struct FetchCommand: AsyncParsableCommand {
         }
         var policies = Dictionary(manager.policies.map { ($0.pattern.description, $0.policy) }) { first, _ in first }
         policies[resolved.host.name] = policy
-        return try ServerTrustManager(policies: policies, allHostsMustBeEvaluated: manager.allHostsMustBeEvaluated, denyList: manager.denyList)
+        return try ServerTrustManager(policies: policies, allHostsMustBeEvaluated: manager.allHostsMustBeEvaluated, denyList: manager.denyList,
+            certificateTransparencyLogs: manager.certificateTransparencyLogs)
+    }
+
+    /// Text mode: the Certificate Transparency outcome and its SCTs on standard error, when the
+    /// host's was checked.
+    private static func reportCertificateTransparency(_ evaluation: TrustEvaluation?) {
+        guard let report = evaluation?.certificateTransparencyReport else { return }
+        FileHandle.standardError.write(Data(CTText.lines(report).map { $0 + "\n" }.joined().utf8))
     }
 }

@@ -64,7 +64,8 @@ enum FetchJSON {
     /// The session threw: the reporting fields, and `error` (`{code, reason, curlCode,
     /// curlMessage, transportFailure}`, `transportFailure` the kind of a failed transfer or
     /// null), `trust` (for a rejection: `{trusted: false, code, reason, evaluator,
-    /// host, configuredPins, chain: [{pin, subject}]}`) and `verification` (for a signature
+    /// host, configuredPins, chain: [{pin, subject}]}`, and `certificateTransparency` as in
+    /// ``Trust`` when the host's CT was checked) and `verification` (for a signature
     /// failure: `{result: "failed", scheme, code, reason, status}`, `status` the HTTP status or
     /// null).
     struct Failure: Encodable {
@@ -96,13 +97,16 @@ enum FetchJSON {
             let host: String
             let configuredPins: [String]
             let chain: [Certificate]
+            /// Absent unless the host's CT was checked.
+            let certificateTransparency: CertificateTransparencyReport?
 
             struct Certificate: Encodable {
                 let pin: String
                 let subject: String
             }
 
-            init(_ error: TrustError) {
+            init(_ error: TrustError, evaluation: TrustEvaluation?) {
+                certificateTransparency = evaluation?.certificateTransparencyReport
                 code = error.code.description
                 reason = error.reason
                 evaluator = error.evaluator ?? ""
@@ -144,7 +148,7 @@ enum FetchJSON {
             self.error = ErrorObject(
                 code: error.code.description, reason: error.reason, curlCode: error.curlCode, curlMessage: error.curlMessage,
                 transportFailure: error.transportFailure?.description)
-            trust = error.trustError.map(Rejection.init)
+            trust = error.trustError.map { Rejection($0, evaluation: error.rejectedTrust?.evaluation) }
             verification = error.signatureError.map {
                 SignatureFailure(scheme: scheme?.description, code: $0.code.description, reason: $0.reason, status: $0.status)
             }
@@ -225,7 +229,10 @@ enum FetchJSON {
     /// validatedChain: [{pin, subject}], matchedPins: [{pin, subject, depth, anchorExtension}],
     /// revocation: [{subject, depth, status, source}],
     /// tls: {protocol, cipherSuite, group, alpn}}` (each `tls` field null when the handshake did
-    /// not tell it; `group` is null for TLS 1.2, whose server sends it after the chain).
+    /// not tell it; `group` is null for TLS 1.2, whose server sends it after the chain), and
+    /// `certificateTransparency` (`CertificateTransparencyReport`: `{compliant, mode, reason,
+    /// detail, refused, scts: [{log, logID, operator, source, timestamp, status}]}`) only when
+    /// the host's CT was checked (`--ct-log-list`, or a policy file's host).
     struct Trust: Encodable {
         struct Negotiated: Encodable {
             let `protocol`: String?
@@ -273,6 +280,7 @@ enum FetchJSON {
         let matchedPins: [MatchedPin]
         let revocation: [Revocation]
         let tls: Negotiated
+        let certificateTransparency: CertificateTransparencyReport?
 
         init(_ report: TrustReport) {
             host = report.host
@@ -290,10 +298,11 @@ enum FetchJSON {
             tls = Negotiated(
                 protocol: handshake.protocolVersion?.description, cipherSuite: handshake.cipherSuite, group: handshake.keyExchangeGroup,
                 alpn: handshake.applicationProtocol)
+            certificateTransparency = report.evaluation?.certificateTransparencyReport
         }
 
         private enum CodingKeys: String, CodingKey {
-            case host, matchedPattern, evaluator, trusted, validatedChain, matchedPins, revocation, tls
+            case host, matchedPattern, evaluator, trusted, validatedChain, matchedPins, revocation, tls, certificateTransparency
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -306,6 +315,7 @@ enum FetchJSON {
             try container.encode(matchedPins, forKey: .matchedPins)
             try container.encode(revocation, forKey: .revocation)
             try container.encode(tls, forKey: .tls)
+            try container.encodeIfPresent(certificateTransparency, forKey: .certificateTransparency)
         }
     }
 

@@ -22,10 +22,13 @@ struct FetchReportingOptions: ParsableArguments {
     enum CodingKeys: CodingKey { case reportURIs, policy }
 
     /// Reads ``policy``; an invalid file is a usage error naming its line and field.
-    mutating func loadPolicy() throws {
+    ///
+    /// - Parameter certificateTransparencyLogs: the list (`--ct-log-list`) the file's
+    ///   `"certificateTransparency"` hosts are checked against; nil for none.
+    mutating func loadPolicy(certificateTransparencyLogs: CertificateTransparencyLogs? = nil) throws {
         guard let policy else { return }
         do {
-            policyFile = try TrustPolicyFile(contentsOf: URL(fileURLWithPath: policy))
+            policyFile = try TrustPolicyFile(contentsOf: URL(fileURLWithPath: policy), certificateTransparencyLogs: certificateTransparencyLogs)
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }

@@ -45,30 +45,9 @@ struct VerificationInput {
             presentedChain: presented, anchors: anchors, validationTime: time, pins: try pins.map(Pin.init), staple: staple)
     }
 
-    /// Checks Certificate Transparency against the v3 log list at `path` once the chain
-    /// validates: enforced with `required`, else reported only. With `keyPath` (a PEM public
-    /// key), the list's detached signature (`signaturePath`, default the list's path with
-    /// `.sig` for `.json`) must verify first.
-    mutating func checkCertificateTransparency(logListPath path: String, keyPath: String?, signaturePath: String?, required: Bool) throws {
-        func read(_ path: String, _ what: String) throws -> [UInt8] {
-            guard let data = FileManager.default.contents(atPath: path) else { throw TrustError(.unreadableInput, "Cannot read the \(what) \(path).") }
-            return [UInt8](data)
-        }
-        let json = try read(path, "CT log list")
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        let list: CTLogList
-        if let keyPath {
-            let key: SignaturePublicKey
-            do {
-                key = try SignaturePublicKey(pem: String(decoding: try read(keyPath, "CT log list key"), as: UTF8.self))
-            } catch let error as SignatureKeyError {
-                throw TrustError(.invalidConfiguration, "--ct-log-list-key \(keyPath): \(error.reason)")
-            }
-            let signature = signaturePath ?? (path.hasSuffix(".json") ? String(path.dropLast(5)) : path) + ".sig"
-            list = try CTLogList(json: json, signature: try read(signature, "CT log list signature"), key: key, fileName: name)
-        } else {
-            list = try CTLogList(json: json, fileName: name)
-        }
+    /// Checks Certificate Transparency against `list` once the chain validates: enforced with
+    /// `required`, else reported only.
+    mutating func checkCertificateTransparency(_ list: CTLogList, required: Bool) throws {
         verification.certificateTransparency = (try CTLogStore(list), required ? .enforced() : .reportOnly())
     }
 

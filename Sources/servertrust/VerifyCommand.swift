@@ -41,14 +41,7 @@ struct VerifyCommand: ParsableCommand {
     @Option(name: [.long, .customLong("at")], help: ArgumentHelp("Validation time (RFC 3339), default now; SCTs issued after it are refused.", valueName: "RFC3339"))
     var time: String?
 
-    @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("A Certificate Transparency log list (v3 JSON): check the SCTs embedded in the leaf (and in --ocsp-response) against its logs. Reported; enforced with --require-ct.", valueName: "FILE"))
-    var ctLogList: String?
-
-    @Option(name: .customLong("ct-log-list-key"), help: ArgumentHelp("A PEM public key the log list's detached signature must verify under (RSA PKCS #1 v1.5, ECDSA P-256 or Ed25519; signature in FILE.sig, or --ct-log-list-signature).", valueName: "PEM"))
-    var ctLogListKey: String?
-
-    @Option(name: .customLong("ct-log-list-signature"), help: ArgumentHelp("The log list's detached signature (default: the list's path with .sig for .json).", valueName: "FILE"))
-    var ctLogListSignature: String?
+    @OptionGroup var ct: CTLogListOptions
 
     @Flag(name: .customLong("require-ct"), help: "Reject unless the leaf meets the Certificate Transparency policy against --ct-log-list.")
     var requireCT = false
@@ -77,17 +70,13 @@ struct VerifyCommand: ParsableCommand {
     func validate() throws {
         if batch {
             let others = chain != nil || roots != nil || host != nil || time != nil || !crl.isEmpty || !pin.isEmpty
-                || ocspResponse != nil || requireOCSP || ocspMaxAge != nil || json || ctLogList != nil || ctLogListKey != nil
-                || ctLogListSignature != nil || requireCT
+                || ocspResponse != nil || requireOCSP || ocspMaxAge != nil || json || !ct.isEmpty || requireCT
             if others { throw ValidationError("--batch takes no other option: each line of standard input holds one verification's.") }
             return
         }
         if chain == nil { throw ValidationError("Missing expected argument '--chain <FILE>'") }
         if roots == nil { throw ValidationError("Missing expected argument '--roots <FILE>'") }
-        if ctLogList == nil, requireCT || ctLogListKey != nil || ctLogListSignature != nil {
-            throw ValidationError("--require-ct, --ct-log-list-key and --ct-log-list-signature need --ct-log-list <FILE>.")
-        }
-        if ctLogListSignature != nil, ctLogListKey == nil { throw ValidationError("--ct-log-list-signature needs --ct-log-list-key <PEM>.") }
+        if let problem = ct.problem(requireCT: requireCT) { throw ValidationError(problem) }
     }
 
     func run() throws {
@@ -110,9 +99,8 @@ struct VerifyCommand: ParsableCommand {
             input = try VerificationInput(
                 chainPath: chain, rootsPath: roots, crlPaths: crl, pins: pin, time: time,
                 ocspResponsePath: ocspResponse, requireOCSP: requireOCSP, ocspMaximumAge: ocspMaxAge)
-            if let ctLogList {
-                try input.checkCertificateTransparency(
-                    logListPath: ctLogList, keyPath: ctLogListKey, signaturePath: ctLogListSignature, required: requireCT)
+            if let list = try ct.load() {
+                try input.checkCertificateTransparency(list, required: requireCT)
             }
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
@@ -133,11 +121,7 @@ struct VerifyCommand: ParsableCommand {
                 output.standardOutput += "revocation: \(report.revocation.text)\n"
             }
             if let ct = report.certificateTransparency {
-                output.standardOutput += "certificate transparency: \(ct.reason ?? "compliant") (\(ct.mode))\n"
-                for sct in ct.scts {
-                    output.standardOutput += "  sct: \(sct.source) from \(sct.log.map { "\($0) (\(sct.operator ?? "?"))" } ?? "unknown log \(sct.logID)") "
-                        + "at \(JSONText.date(sct.timestamp)): \(sct.status)\n"
-                }
+                output.standardOutput += CTText.lines(ct).map { $0 + "\n" }.joined()
             }
         }
         return output

@@ -41,6 +41,16 @@ public struct TrustEvaluation: Sendable {
     /// seen — when the host requires CT (``HostPolicy/certificateTransparency``) and the chain
     /// got that far; nil otherwise.
     public let certificateTransparency: CertificateTransparencyOutcome?
+    /// The requirement ``certificateTransparency`` was judged under (the host's
+    /// ``HostPolicy/certificateTransparency``); nil when that outcome is nil.
+    public let certificateTransparencyRequirement: CertificateTransparencyRequirement?
+
+    /// ``certificateTransparency`` as reports print it (`fetch --json`, metrics): the outcome
+    /// with its mode and every SCT seen; nil when no outcome was reached.
+    public var certificateTransparencyReport: CertificateTransparencyReport? {
+        guard let outcome = certificateTransparency, let requirement = certificateTransparencyRequirement else { return nil }
+        return CertificateTransparencyReport(outcome, requirement: requirement)
+    }
 }
 
 extension ResolvedHostPolicy {
@@ -96,7 +106,8 @@ extension ResolvedHostPolicy {
         }
         let evaluation = TrustEvaluation(
             host: hostName, matchedPattern: pattern?.description, evaluator: evaluator, trust: trust, failure: failure,
-            findings: trust.findings, certificateTransparency: certificateTransparency)
+            findings: trust.findings, certificateTransparency: certificateTransparency,
+            certificateTransparencyRequirement: certificateTransparency == nil ? nil : policy.certificateTransparency)
         record(evaluation, in: context)
         return evaluation
     }

@@ -23,6 +23,7 @@ final class SessionMetrics: Sendable {
         static let revocationFetches = "servertrust_revocation_fetches_total"
         static let revocationCacheLookups = "servertrust_revocation_cache_lookups_total"
         static let signedResponses = "servertrust_signed_responses_total"
+        static let certificateTransparency = "servertrust_certificate_transparency_total"
     }
 
     private struct Key: Hashable {
@@ -72,6 +73,11 @@ final class SessionMetrics: Sendable {
         for finding in report.findings {
             counter(Name.trustFailures, ["evaluator", evaluator, "reason", finding.error.code.description, "mode", finding.mode.description])
                 .increment()
+        }
+        // Every outcome of a host requiring CT, report-only as well as enforced: report-only is
+        // how CT is trialled, and its shortfalls are what the trial is for.
+        if let ct = report.evaluation?.certificateTransparencyReport {
+            counter(Name.certificateTransparency, ["result", ct.reason ?? "compliant", "mode", ct.mode]).increment()
         }
         for result in report.revocation {
             if result.fromCache {

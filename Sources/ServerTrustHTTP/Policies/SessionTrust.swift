@@ -138,7 +138,9 @@ final class SessionTrust: Sendable {
         }
         if let override { policy.evaluator = override }
         return (
-            ResolvedHostPolicy(host: host, pattern: pattern, policy: policy, denyList: resolved.denyList),
+            ResolvedHostPolicy(
+                host: host, pattern: pattern, policy: policy, denyList: resolved.denyList,
+                certificateTransparencyLogs: resolved.certificateTransparencyLogs),
             signedPattern.flatMap { signedResponseEntries[$0] }
         )
     }

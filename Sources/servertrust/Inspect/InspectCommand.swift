@@ -10,7 +10,10 @@ struct InspectCommand: AsyncParsableCommand {
             Connects with one HEAD (or GET) of /, reports trust problems without stopping at them, \
             and prints the presented and the validated chain: subject, issuer, validity with days \
             left, names, key, signature algorithm, SPKI pin, SHA-256, OCSP and CRL URLs, the \
-            stapled OCSP status, and whether the chain and host checks pass.
+            stapled OCSP status, and whether the chain and host checks pass, and the Certificate \
+            Transparency SCTs it showed (embedded, TLS extension, stapled): by log ID, or with \
+            --ct-log-list verified against their logs and judged by the policy (reported, never \
+            enforced).
 
             Nothing is sent but the request line and standard headers, no redirect is followed and \
             the body is ignored: the connection is accepted whatever the checks say, so that a \
@@ -38,13 +41,24 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
+    @OptionGroup var ct: CTLogListOptions
+
     func run() async throws {
         guard let method = ServerProbe.Method(rawValue: method.uppercased()) else {
             throw CommandFailure(status: CommandFailure.usage, message: "error: --method must be HEAD or GET, not \(self.method).")
         }
         let target = try connection.target(url)
+        if let problem = ct.problem() { throw CommandFailure(status: CommandFailure.usage, message: "error: \(problem)") }
+        let logs: CTLogStore?
+        do {
+            logs = try ct.loadForCommand().map(CTLogStore.init)
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure(status: CommandFailure.usage, message: "error: --ct-log-list: \((error as? TrustError)?.reason ?? "\(error)")")
+        }
         let result = try await ServerProbe(url: target, method: method, options: connection).run()
-        let report = InspectionReport(result: result, now: Date())
+        let report = InspectionReport(result: result, now: Date(), scts: InspectedSCTs(result.observation, logs: logs))
         print(json ? report.json : report.text(style: .standardOutput))
         if !result.observation.passesDefaultValidation {
             throw CommandFailure(status: CommandFailure.rejected, message: "", hints: json ? [] : report.hints)

@@ -8,7 +8,10 @@ import ServerTrustHTTP
 /// Fields added here: `url` (the probed URL), `method` (`HEAD` or `GET`), `anchors` (a file,
 /// or the system bundle), `response` (`{status, httpVersion}`, when the request completed)
 /// and `transferError` (`{message, code, curlCode}`, when it did not complete after the
-/// handshake; `code` and `curlCode` for a ``SessionError``).
+/// handshake; `code` and `curlCode` for a ``SessionError``), `certificateTransparency` (with
+/// `--ct-log-list`: the report-only outcome, as `fetch --json`'s) and
+/// `signedCertificateTimestamps` (without a list, when the server showed any:
+/// `[{source, logID, timestamp}]`).
 struct InspectOutput: Encodable {
     struct Response: Encodable {
         let status: Int
@@ -22,9 +25,10 @@ struct InspectOutput: Encodable {
     }
 
     let result: ServerProbe.Result
+    let scts: InspectedSCTs
 
     private enum CodingKeys: String, CodingKey {
-        case url, method, anchors, response, transferError
+        case url, method, anchors, response, transferError, certificateTransparency, signedCertificateTimestamps
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -41,5 +45,7 @@ struct InspectOutput: Encodable {
                 TransferError(message: "\(failure)", code: session?.code.description, curlCode: session?.curlCode),
                 forKey: .transferError)
         }
+        try container.encodeIfPresent(scts.report, forKey: .certificateTransparency)
+        if !scts.entries.isEmpty { try container.encode(scts.entries, forKey: .signedCertificateTimestamps) }
     }
 }

@@ -7,6 +7,8 @@ struct InspectionReport {
     let result: ServerProbe.Result
     /// The instant days left are counted from.
     let now: Date
+    /// The SCTs the server showed.
+    let scts: InspectedSCTs
 
     private var observation: ChainInspection { result.observation }
 
@@ -59,6 +61,11 @@ struct InspectionReport {
                 }
             }
         }
+        if !scts.isEmpty {
+            lines.append("")
+            lines.append(style.bold("Signed certificate timestamps") + (scts.report == nil ? " (not verified: no --ct-log-list)" : ""))
+            lines += scts.lines()
+        }
         lines.append("")
         lines.append(style.dim("Pin it: servertrust pins \(result.url.absoluteString) --swift"))
         return lines.joined(separator: "\n")
@@ -72,7 +79,7 @@ struct InspectionReport {
         }
     }
 
-    var json: String { JSONText.render(InspectOutput(result: result)) }
+    var json: String { JSONText.render(InspectOutput(result: result, scts: scts)) }
 
     private func checkLine(_ name: String, _ outcome: ChainInspection.Check, style: TextStyle, informational: Bool = false) -> String {
         let label = name.padding(toLength: 14, withPad: " ", startingAt: 0)

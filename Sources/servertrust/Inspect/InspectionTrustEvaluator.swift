@@ -29,6 +29,9 @@ final class InspectionTrustEvaluator: ServerTrustEvaluating {
     /// Asks the server for an OCSP staple, so the report can show it.
     var usesStapledOCSPResponse: Bool { true }
 
+    /// Asks for the SCTs of the TLS extension, so the report can show them.
+    var usesSignedCertificateTimestamps: Bool { true }
+
     /// What the evaluation saw, or nil when no handshake reached the evaluator.
     var observation: ChainInspection? { recorded.withLock { $0 } }
 }

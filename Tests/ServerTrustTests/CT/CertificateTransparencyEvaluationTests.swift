@@ -10,7 +10,7 @@ import Testing
     static let host = "ct.example.com"
     let root: LabCA
     let leaf: LabLeaf
-    let google = SCTTestSigner(.ecdsaP256), cloudflare = SCTTestSigner(.rsa2048), google2 = SCTTestSigner(.ecdsaP256)
+    let google = TestCTLog(.p256), cloudflare = TestCTLog(.rsa2048), google2 = TestCTLog(.p256)
     let now = Date()
 
     init() throws {
@@ -28,7 +28,7 @@ import Testing
     }
 
     func evaluate(
-        _ requirement: CertificateTransparencyRequirement?, sctsFrom signers: [SCTTestSigner], evaluator: any ServerTrustEvaluating = DefaultTrustEvaluator(),
+        _ requirement: CertificateTransparencyRequirement?, sctsFrom signers: [TestCTLog], evaluator: any ServerTrustEvaluating = DefaultTrustEvaluator(),
         logs: CertificateTransparencyLogs? = nil
     ) throws -> TrustEvaluation {
         let policy = HostPolicy(evaluator: evaluator, certificateTransparency: requirement)
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func anSCTFromALogOutsideTheListIsIgnoredAndNamed() throws {
-        let stranger = SCTTestSigner(.ecdsaP256)
+        let stranger = TestCTLog(.p256)
         let evaluation = try evaluate(.enforced(), sctsFrom: [google, stranger])
         #expect(evaluation.certificateTransparency?.reason == .unknownLog)
         #expect(evaluation.certificateTransparency?.observations.map(\.status) == [.verified, .unknownLog])

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustTestSupport
 import Testing
 
 /// The v3 log list: read strictly, every error naming the file, line and member.
@@ -27,9 +28,9 @@ import Testing
     }
 
     @Test func readsTheV3SchemaWithLogsAndTiledLogs() throws {
-        let tiled = SCTTestSigner(.ecdsaP256)
+        let tiled = TestCTLog(.p256)
         let tiledEntry = #"""
-            {"description": "Tiled", "log_id": "\#(Data(tiled.id).base64EncodedString())", "key": "\#(Data(tiled.publicKey).base64EncodedString())",
+            {"description": "Tiled", "log_id": "\#(Data(tiled.logID).base64EncodedString())", "key": "\#(Data(tiled.publicKeyDER).base64EncodedString())",
              "submission_url": "https://t.example/", "monitoring_url": "https://m.example/", "mmd": 60,
              "state": {"retired": {"timestamp": "2025-01-01T00:00:00Z"}},
              "temporal_interval": {"start_inclusive": "2025-01-01T00:00:00Z", "end_exclusive": "2025-07-01T00:00:00Z"}}
@@ -42,7 +43,7 @@ import Testing
         #expect(log.operatorName == "Example")
         #expect(log.state == .usable(Date(timeIntervalSince1970: 1_577_836_800)))
         #expect(!log.isTiled)
-        let tiledLog = try #require(list.log(id: tiled.id))
+        let tiledLog = try #require(list.log(id: tiled.logID))
         #expect(tiledLog.isTiled)
         #expect(tiledLog.name == "Tiled")
         #expect(tiledLog.state == .retired(Date(timeIntervalSince1970: 1_735_689_600)))

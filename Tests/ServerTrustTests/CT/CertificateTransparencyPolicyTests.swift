@@ -11,19 +11,19 @@ import Testing
     static let issued = now.addingTimeInterval(-30 * day)
 
     /// Logs A1, A2 (operator A), B1 (operator B), C1 (operator C), each usable for a year.
-    let a1 = SCTTestSigner(.ecdsaP256), a2 = SCTTestSigner(.ecdsaP256), b1 = SCTTestSigner(.ecdsaP256), c1 = SCTTestSigner(.ecdsaP256)
+    let a1 = TestCTLog(.p256), a2 = TestCTLog(.p256), b1 = TestCTLog(.p256), c1 = TestCTLog(.p256)
     let anyCertificate: Certificate
 
     init() throws {
         anyCertificate = try LabPKI.makeRoot(commonName: "Policy Test").certificate
     }
 
-    func log(_ test: SCTTestSigner, _ name: String, _ operatorName: String, _ state: CTLogList.State? = .usable(Self.now.addingTimeInterval(-365 * Self.day))) -> CTLogList.Log {
+    func log(_ test: TestCTLog, _ name: String, _ operatorName: String, _ state: CTLogList.State? = .usable(Self.now.addingTimeInterval(-365 * Self.day))) -> CTLogList.Log {
         test.log(name: name, operator: operatorName, state: state)
     }
 
     func observe(
-        _ test: SCTTestSigner, _ log: CTLogList.Log?, _ source: SignedCertificateTimestamp.Source = .embedded, at time: Date = Self.issued,
+        _ test: TestCTLog, _ log: CTLogList.Log?, _ source: SignedCertificateTimestamp.Source = .embedded, at time: Date = Self.issued,
         _ status: SCTObservation.Status = .verified
     ) throws -> SCTObservation {
         let sct = try SignedCertificateTimestamp(tlsEncoded: test.sct(for: anyCertificate, at: time), source: source)
