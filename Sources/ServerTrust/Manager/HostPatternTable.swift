@@ -42,7 +42,7 @@ package struct HostPatternTable<Value> {
     /// thrown together.
     ///
     /// - Throws: ``Problems`` listing each invalid text and each second spelling.
-    package init(validating entries: some Sequence<(key: String, value: Value)>) throws(Problems) {
+    package init(validating entries: [(key: String, value: Value)]) throws(Problems) {
         var problems: [Problem] = []
         var spellings: [HostPattern: String] = [:]
         for (text, value) in entries {
@@ -177,7 +177,7 @@ extension HostPatternTable where Value == Void {
     ///
     /// - Throws: ``Problems`` listing each invalid text and each second spelling, in `texts` order.
     package static func validate(_ texts: some Sequence<String>) throws(Problems) {
-        _ = try HostPatternTable(validating: texts.lazy.map { (key: $0, value: ()) })
+        _ = try HostPatternTable(validating: texts.map { (key: $0, value: ()) })
     }
 }
 
