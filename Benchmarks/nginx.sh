@@ -16,6 +16,12 @@
 #   base+5  as base+3 but staples nothing: live-OCSP handshakes must fetch
 #   base+6  as base+3 but with the session cache and tickets on: a client that keeps sessions
 #           resumes one on every connection after its first (resumed-handshake workloads)
+#   base+7  as base+5 (full handshakes, no staple) but serving ct-leaf.pem: the leaf's key and
+#           names with embedded SCTs from test logs of distinct operators, listed in
+#           ct-log-list.json (Certificate Transparency workloads, scripts/ct.sh)
+#
+# SERVERTRUST_BENCH_CT_SCTS: how many SCTs ct-leaf.pem embeds (2, the default, as a certificate
+# valid 180 days or less needs; 3 for a longer one); each from its own log and operator.
 #
 # SERVERTRUST_BENCH_GROUPS, if set, is every TLS server's ssl_ecdh_curve (X25519, say, to keep
 # OpenSSL 3.5 off its default X25519MLKEM768). SERVERTRUST_BENCH_LOG_GROUPS=1 logs each TLS
@@ -27,6 +33,7 @@ set -euo pipefail
 action=${1:?usage: nginx.sh start|stop DIR}
 dir=$(mkdir -p "${2:?usage: nginx.sh start|stop DIR}" && cd "$2" && pwd)
 base=${SERVERTRUST_BENCH_BASE_PORT:-18640}
+scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")/scripts" && pwd)
 
 stop() {
     if [ -f "$dir/nginx.pid" ]; then
@@ -76,6 +83,18 @@ ossl req "${ec[@]}" -nodes -keyout leaf.key -out leaf.csr -subj "/CN=bench.serve
 ossl x509 -req -in leaf.csr -CA intermediate.pem -CAkey intermediate.key -CAcreateserial -days 60 \
     -extfile ext.cnf -extensions leaf_ext -out leaf.pem
 cat leaf.pem intermediate.pem > chain.pem
+# Certificate Transparency: the leaf again (same key, names and extensions, another serial),
+# with SCTs over its TBS as a precertificate's (RFC 6962 §3.2) from logs made here (make-ct.py).
+ct_keys=()
+for n in $(seq "${SERVERTRUST_BENCH_CT_SCTS:-2}"); do
+    ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "ct-log$n.key"
+    ct_keys+=("ct-log$n.key")
+done
+ct_serial=0x$(openssl rand -hex 8)
+ossl x509 -req -in leaf.csr -CA intermediate.pem -CAkey intermediate.key -set_serial "$ct_serial" -days 60 \
+    -extfile ext.cnf -extensions leaf_ext -out ct-precert.pem
+python3 "$scripts/make-ct.py" ct-precert.pem intermediate.pem intermediate.key ct-leaf.pem ct-log-list.json "${ct_keys[@]}"
+cat ct-leaf.pem intermediate.pem > ct-chain.pem
 # The stapled (and served) OCSP response for the leaf, signed by its issuer.
 serial=$(openssl x509 -in leaf.pem -noout -serial | cut -d= -f2)
 printf 'V\t%s\t\t%s\tunknown\t/CN=bench.servertrust.test\n' "$(date -u -d '+60 days' +%y%m%d%H%M%SZ)" "$serial" > ocsp-index.txt
@@ -87,14 +106,14 @@ ossl ocsp -index ocsp-index.txt -CA intermediate.pem -rsigner intermediate.pem -
 cat /etc/ssl/certs/ca-certificates.crt root.pem > system-plus-root.pem
 spki() { openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64; }
 
-server() {  # port http2|h1 keepalive|close|resume staple|none
+server() {  # port http2|h1 keepalive|close|resume staple|none [chain]
     local options="ssl"; [ "$2" = h2 ] && options="ssl http2"
     cat <<CONF
   server {
     listen 127.0.0.1:$1 $options;
     listen [::1]:$1 $options;
     ssl_protocols TLSv1.3;
-    ssl_certificate $pki/chain.pem;
+    ssl_certificate $pki/${5:-chain.pem};
     ssl_certificate_key $pki/leaf.key;
 CONF
     [ "$4" = staple ] && printf '    ssl_stapling on;\n    ssl_stapling_file %s/leaf.ocsp;\n' "$pki"
@@ -129,6 +148,7 @@ CONF
     server $((base + 3)) h1 close staple
     server $((base + 5)) h1 close none
     server $((base + 6)) h1 resume staple
+    server $((base + 7)) h1 close none ct-chain.pem
     cat <<CONF
   server {
     listen 127.0.0.1:$((base + 4));
@@ -165,9 +185,11 @@ BENCH_HANDSHAKE_PORT=$((base + 3))
 BENCH_OCSP_PORT=$((base + 4))
 BENCH_HANDSHAKE_NO_STAPLE_PORT=$((base + 5))
 BENCH_RESUME_PORT=$((base + 6))
+BENCH_CT_PORT=$((base + 7))
+BENCH_CT_LOG_LIST=$pki/ct-log-list.json
 BENCH_ROOT=$pki/root.pem
 BENCH_SYSTEM_PLUS_ROOT=$pki/system-plus-root.pem
 BENCH_LEAF_PIN=sha256/$(spki leaf.pem)
 BENCH_INTERMEDIATE_PIN=sha256/$(spki intermediate.pem)
 ENV
-echo "nginx started (pid $(cat "$dir/nginx.pid")) on 127.0.0.1:$((base + 1))-$((base + 6)); see $dir/bench.env"
+echo "nginx started (pid $(cat "$dir/nginx.pid")) on 127.0.0.1:$((base + 1))-$((base + 7)); see $dir/bench.env"

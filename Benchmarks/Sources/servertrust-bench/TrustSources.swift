@@ -18,10 +18,14 @@ import ServerTrustHTTP
 ///   list, whose check returns at once.
 enum TrustSources {
     static func session(
-        _ options: Options, configuration: Session.Configuration, host: String, evaluator: any ServerTrustEvaluating
+        _ options: Options, configuration: Session.Configuration, host: String, policy: Policy
     ) throws -> Session {
         let denyList = try self.denyList(options.extra["deny-list"] ?? "0,0")
-        let make = { try ServerTrustManager(evaluators: [host: evaluator], denyList: denyList) }
+        let hostPolicy = HostPolicy(evaluator: policy.evaluator, certificateTransparency: policy.certificateTransparency?.requirement)
+        let make = {
+            try ServerTrustManager(
+                policies: [host: hostPolicy], denyList: denyList, certificateTransparencyLogs: policy.certificateTransparency?.logs)
+        }
         switch options.extra["trust"] {
         case nil, "compiled":
             return try Session(configuration: configuration, trustManager: make())

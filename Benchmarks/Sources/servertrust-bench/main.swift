@@ -12,8 +12,8 @@ import ServerTrustHTTP
 //   servertrust-bench crl - --crl-dir DIR [--sizes 1000,100000,1000000] [--seconds S]
 //   servertrust-bench lookup - [--seconds S]     (trust manager lookups, 10 / 1,000 / 10,000 patterns)
 //
-// Policies: default, pins, pins-staple, pins-staple-verifier, pins-ocsp-warm, pins-ocsp-cold
-// (see Policies.swift). Without --cacert the anchors are the system bundle, loaded once.
+// Policies: default, pins, pins-staple, pins-staple-verifier, pins-ocsp-warm, pins-ocsp-cold,
+// pins-ct [--ct-log-list FILE] (see Policies.swift). Without --cacert the anchors are the system bundle, loaded once.
 
 runBlocking {
     let options = Options()
@@ -33,8 +33,8 @@ runBlocking {
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: file))
     }
     guard let host = URL(string: options.url)?.host else { Options.fail("bad URL \(options.url)") }
-    let policy = try Policies.make(options.policy, pins: options.pins)
-    let session = try TrustSources.session(options, configuration: configuration, host: host, evaluator: policy.evaluator)
+    let policy = try Policies.make(options.policy, pins: options.pins, options: options)
+    let session = try TrustSources.session(options, configuration: configuration, host: host, policy: policy)
     let url = options.url
     let prepare = policy.prepare
     let request: @Sendable () async throws -> Void = {

@@ -12,13 +12,38 @@ internal import COpenSSL
 /// private temporary file (mode 0600, removed as soon as it is read) in OpenSSL's
 /// `ct_log_list.cnf` format. The keys are public; the file holds nothing else.
 ///
-/// Owns exactly one `CTLOG_STORE*`, freed in `deinit`. Immutable after `init`, and OpenSSL
-/// only reads a store while validating (`CTLOG_STORE_get0_log_by_id`), hence
-/// `@unchecked Sendable`: one store serves every concurrent handshake.
+/// A server sends the same certificate and SCTs on every handshake, and `SCT_validate` is the
+/// costly part (OpenSSL copies the certificate and re-encodes the log's key for each SCT). So the
+/// store remembers the SCTs it verified: a later SCT with the same bytes, from the same source,
+/// for the same leaf and issuer (whole DER, compared, not hashed) is verified without OpenSSL —
+/// the signed data is a function of exactly these bytes and this store's log keys. The checks
+/// before the signature (version, known log, timestamp not after the evaluation time, issuer
+/// known) run every time; failures are never remembered; a new list is a new store, with none.
+///
+/// Owns exactly one `CTLOG_STORE*`, freed in `deinit`. Immutable after `init` but for the
+/// lock-held set of verified SCTs, and OpenSSL only reads a store while validating
+/// (`CTLOG_STORE_get0_log_by_id`), hence `@unchecked Sendable`: one store serves every
+/// concurrent handshake.
 public final class CTLogStore: @unchecked Sendable {
     /// The list the store was made from.
     public let list: CTLogList
     private let store: OpaquePointer
+    /// SCTs verified by OpenSSL with this store; emptied when it holds ``verifiedCapacity``.
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Verified-SCT cache".
+    private let verified = Locked<Set<VerifiedSCT>>([])
+    private let verifiedHits = Locked(0)
+    static let verifiedCapacity = 256
+
+    /// Everything the signed data of an SCT depends on, besides the log's key.
+    private struct VerifiedSCT: Hashable {
+        let sct: [UInt8]
+        let source: SignedCertificateTimestamp.Source
+        let leaf: [UInt8]
+        let issuer: [UInt8]?
+    }
+
+    /// How many SCTs were answered from the verified set, for tests.
+    package var verifiedSCTHits: Int { verifiedHits.withLock { $0 } }
 
     deinit { CTLOG_STORE_free(store) }
 
@@ -73,17 +98,35 @@ public final class CTLogStore: @unchecked Sendable {
         return scts.map { sct in
             let log = list.log(id: sct.logID)
             guard ready else { return SCTObservation(sct: sct, log: log, status: .verificationFailed) }
-            return SCTObservation(sct: sct, log: log, status: status(of: sct, log: log, issuer: issuer, context: context, now: milliseconds))
+            let status = status(of: sct, log: log, leaf: leaf, issuer: issuer, context: context, now: milliseconds)
+            return SCTObservation(sct: sct, log: log, status: status)
         }
     }
 
     private func status(
-        of sct: SignedCertificateTimestamp, log: CTLogList.Log?, issuer: Certificate?, context: OpaquePointer, now: UInt64
+        of sct: SignedCertificateTimestamp, log: CTLogList.Log?, leaf: Certificate, issuer: Certificate?, context: OpaquePointer, now: UInt64
     ) -> SCTObservation.Status {
         guard sct.version == 0 else { return .unsupportedVersion }
         guard let log else { return .unknownLog }
         guard sct.timestampMilliseconds <= now else { return .timestampInFuture }
         if sct.source == .embedded, issuer == nil { return .issuerUnknown }
+        let key = VerifiedSCT(sct: sct.encoded, source: sct.source, leaf: leaf.derEncoded, issuer: issuer?.derEncoded)
+        if verified.withLock({ $0.contains(key) }) {
+            verifiedHits.withLock { $0 += 1 }
+            return .verified
+        }
+        let status = validate(sct, log: log, context: context)
+        if status == .verified {
+            verified.withLock {
+                if $0.count >= Self.verifiedCapacity { $0.removeAll() }
+                $0.insert(key)
+            }
+        }
+        return status
+    }
+
+    /// `SCT_validate` on `sct`, its algorithm first checked against `log`'s key.
+    private func validate(_ sct: SignedCertificateTimestamp, log: CTLogList.Log, context: OpaquePointer) -> SCTObservation.Status {
         guard Self.algorithm(sct.signatureAlgorithm, fits: log.key) else { return .badSignature }
         let parsed: OpaquePointer? = sct.encoded.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The application's Certificate Transparency log list, replaceable while the application runs:
 /// the one a ``ServerTrustManager`` verifies SCTs with for every host that requires CT.

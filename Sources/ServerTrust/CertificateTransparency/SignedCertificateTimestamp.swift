@@ -58,7 +58,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     /// Parses one SCT in its TLS encoding (RFC 6962 §3.2, `SignedCertificateTimestamp`).
     ///
     /// - Parameters:
-    ///   - tlsEncoded: the SCT, as `i2o_SCT` writes it and `HandshakeEvidence` carries it.
+    ///   - bytes: the SCT, as `i2o_SCT` writes it and `HandshakeEvidence` carries it.
     ///   - source: where the server delivered it.
     /// - Throws: `TrustError.Code.unreadableInput` when the bytes are not one whole SCT.
     public init(tlsEncoded bytes: [UInt8], source: Source) throws {
@@ -112,7 +112,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     /// §3.3): a 16-bit length, then each SCT with its own 16-bit length.
     ///
     /// - Parameters:
-    ///   - tlsEncodedList: the list, as a TLS extension carries it.
+    ///   - bytes: the list, as a TLS extension carries it.
     ///   - source: where the server delivered it.
     /// - Throws: `TrustError.Code.unreadableInput` when the list does not parse, is empty, or
     ///   has trailing data.

@@ -127,7 +127,7 @@ public final class ServerTrustManager: Sendable {
     ///   - evaluators: the evaluator for each host pattern (see ``HostPattern``).
     ///   - allHostsMustBeEvaluated: whether a host no pattern matches is refused; default `true`.
     ///   - denyList: keys and certificates refused for every host, whatever its policy; default none.
-    /// - Throws: as ``init(policies:allHostsMustBeEvaluated:denyList:)``.
+    /// - Throws: as ``init(policies:allHostsMustBeEvaluated:denyList:certificateTransparencyLogs:)``.
     public convenience init(
         evaluators: [String: any ServerTrustEvaluating], allHostsMustBeEvaluated: Bool = true, denyList: KeyDenyList = KeyDenyList()
     ) throws {

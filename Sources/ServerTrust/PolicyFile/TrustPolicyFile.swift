@@ -105,8 +105,12 @@ public struct TrustPolicyFile: Sendable {
     }
 
     /// Reads and validates `url`; errors name its last path component.
-    /// - Parameter certificateTransparencyLogs: the CT log list hosts with
-    ///   `"certificateTransparency"` are checked against; default none (such a host is an error).
+    ///
+    /// - Parameters:
+    ///   - url: the policy file.
+    ///   - logger: where the pin-set evaluators log expiry warnings.
+    ///   - certificateTransparencyLogs: the CT log list hosts with `"certificateTransparency"` are
+    ///     checked against; default none (such a host is an error).
     public init(
         contentsOf url: URL, logger: Logger = TrustLogging.defaultLogger, certificateTransparencyLogs: CertificateTransparencyLogs? = nil
     ) throws {
