@@ -55,6 +55,7 @@ public final class HostTrustVerification: Sendable {
         var accepted = 0
         var refused = 0
         var lastFailure: ServerTrustNIOError?
+        var lastEvaluation: TrustEvaluation?
     }
 
     private let record = Locked(Record())
@@ -77,6 +78,13 @@ public final class HostTrustVerification: Sendable {
 
     /// The failure of the most recent refused evaluation, or `nil` when none was refused.
     public var lastFailure: ServerTrustNIOError? { record.withLock { $0.lastFailure } }
+
+    /// The most recent evaluation of a chain, accepted or refused — its
+    /// `TrustEvaluation.certificateTransparency` is the host's Certificate Transparency outcome
+    /// (judged on embedded SCTs only: ``ServerTrustNIOVerifier/certificateTransparencySources``)
+    /// — or `nil` when no chain has been evaluated (none yet, or every connection was refused
+    /// before its chain was: no certificate, a floor the context could not confirm).
+    public var lastEvaluation: TrustEvaluation? { record.withLock { $0.lastEvaluation } }
 
     /// How many evaluations accepted the server.
     public var acceptedCount: Int { record.withLock { $0.accepted } }
@@ -201,6 +209,17 @@ public final class HostTrustVerification: Sendable {
         }
     }
 
+    /// A Certificate Transparency refusal with what this adapter could not see: its code,
+    /// evidence and attribution kept, its reason followed by a sentence saying that only
+    /// embedded SCTs were available. Any other failure unchanged.
+    static func explainingCTSources(_ failure: TrustError) -> TrustError {
+        guard failure.code == .certificateTransparency else { return failure }
+        return TrustError(
+            .certificateTransparency,
+            failure.reason + " " + ServerTrustNIOVerifier.certificateTransparencySourcesNote,
+            evaluator: failure.evaluator, host: failure.host, evidence: failure.evidence, file: failure.file, line: failure.line)
+    }
+
     private func evaluateOrThrow(
         _ certificates: [NIOSSLCertificate], under resolved: ResolvedHostPolicy, contextMeetsFloor: Bool
     ) throws(ServerTrustNIOError) -> VerificationMetadata {
@@ -243,9 +262,11 @@ public final class HostTrustVerification: Sendable {
         // The one evaluation entry point: the evaluator, then the host against the leaf (with
         // `.noHostnameVerification` nothing else checks the name; third review, finding 1),
         // counted and logged as a Session's. swift-nio-ssl's callback sees no staple, SCTs or
-        // protocol, so the handshake evidence is empty (the TLS floor is checked on the context).
+        // protocol, so the handshake evidence is empty (the TLS floor is checked on the context):
+        // Certificate Transparency is judged on the SCTs embedded in the leaf alone.
         let evaluation = resolved.evaluate(presented, handshake: HandshakeEvidence(), in: verifier.context)
-        if let failure = evaluation.failure { throw ServerTrustNIOError(evaluation, failure: failure) }
+        record.withLock { $0.lastEvaluation = evaluation }
+        if let failure = evaluation.failure { throw ServerTrustNIOError(evaluation, failure: Self.explainingCTSources(failure)) }
         let validated = evaluation.validatedChain
         guard !validated.isEmpty else { return VerificationMetadata(nil) }
         do {

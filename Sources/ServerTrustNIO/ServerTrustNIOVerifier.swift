@@ -47,6 +47,10 @@ public import ServerTrust
 /// - **OCSP staples**: it exposes none, so every evaluation sees no staple
 ///   (``StapledOCSPHandling`` says what happens to staple-only policies; live revocation works
 ///   with a `RevocationFetcher`).
+/// - **TLS-extension and stapled SCTs**: a host's Certificate Transparency requirement is
+///   judged on the SCTs embedded in the leaf only (``certificateTransparencySources``); a
+///   refusal says so. The outcome is in ``HostTrustVerification/lastEvaluation`` and the
+///   refusal's `evaluation`.
 /// - **Its own checks**: a custom callback replaces all of BoringSSL's certificate verification
 ///   (chain, validity, purpose); this evaluation takes them over, the host check included:
 ///   every evaluation checks the leaf against the host whatever the evaluator
@@ -95,6 +99,25 @@ public final class ServerTrustNIOVerifier: Sendable {
     /// Where evaluations (debug) and failures (error) are logged, with the metadata a
     /// `Session` logs them with.
     public let logger: Logger
+
+    /// Where this adapter finds signed certificate timestamps for a host's Certificate
+    /// Transparency requirement (`HostPolicy.certificateTransparency`): in the leaf only
+    /// (`SignedCertificateTimestamp.Source.embedded`).
+    ///
+    /// swift-nio-ssl's verification callback receives the peer's certificates and nothing else
+    /// of the handshake, and swift-nio-ssl neither asks for nor exposes the TLS
+    /// `signed_certificate_timestamp` extension or an OCSP staple. So the SCTs a server delivers
+    /// that way (`.tlsExtension`, `.ocspStaple`) are never seen here: a host whose certificate
+    /// carries no embedded SCTs of its own is judged to have none (`notEnoughSCTs`), and under
+    /// an enforced requirement refused, with a reason saying these sources were not available.
+    /// A `Session` sees all three.
+    public static let certificateTransparencySources: Set<SignedCertificateTimestamp.Source> = [.embedded]
+
+    /// The sentence a Certificate Transparency refusal ends with, saying what was not seen.
+    static let certificateTransparencySourcesNote =
+        "ServerTrustNIO judged the SCTs embedded in the certificate only: swift-nio-ssl's verification callback "
+        + "gives no TLS-extension SCTs and no stapled OCSP response, so SCTs the server sends those ways were not "
+        + "available. Use a certificate with embedded SCTs, or connect to this host with Session."
 
     /// What every evaluation of this verifier shares.
     let context: TrustEvaluationContext

@@ -28,10 +28,11 @@ enum NIOHTTPClient {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    /// Connects to 127.0.0.1:`port` as `host` and GETs `path` with `headers` besides `Host`.
+    /// Connects to 127.0.0.1:`port` as `host` and GETs `path` with `headers` besides `Host`;
+    /// `onVerification` receives the connection's `HostTrustVerification` once it is made.
     static func get(
         _ path: String = "/", host: String, port: Int, verifier: ServerTrustNIOVerifier, context: NIOSSLContext? = nil,
-        headers: [(String, String)] = []
+        headers: [(String, String)] = [], onVerification: (@Sendable (HostTrustVerification) -> Void)? = nil
     ) async throws -> NIOHTTPResult {
         let sslContext = try context ?? Self.context()
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -39,7 +40,8 @@ enum NIOHTTPClient {
         let channel = try await ClientBootstrap(group: eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try verifier.addClientHandlers(to: channel.pipeline.syncOperations, context: sslContext, host: host)
+                    let verification = try verifier.addClientHandlers(to: channel.pipeline.syncOperations, context: sslContext, host: host)
+                    onVerification?(verification)
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: response))
                 }

@@ -104,6 +104,11 @@ final class TrustPolicy: Sendable {
             clientIdentity: clientIdentity, metrics: metrics, handlePool: handlePool)
     }
 
+    /// Whether the handshake's evaluation waits for the staple (the status callback, which a
+    /// TLS 1.2 server's `CertificateStatus` reaches only after the chain): the evaluator reads
+    /// staples, or the policy reads SCTs, which a staple may carry (Certificate Transparency).
+    var evaluatesWithStaple: Bool { evaluator.usesStapledOCSPResponse || usesSignedCertificateTimestamps }
+
     /// Whether new connections of this policy may resume a TLS session.
     var resumesSessions: Bool { resumption.load(ordering: .relaxed) }
     func stopResumingSessions() { resumption.store(false, ordering: .relaxed) }

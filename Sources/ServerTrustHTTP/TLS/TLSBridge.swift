@@ -33,7 +33,7 @@ enum TLSBridge {
         // unretained pointer handed to OpenSSL stays valid for every callback.
         SSL_CTX_set_cert_verify_callback(ctx, verifyCallback, retained)
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
-        if context.policy.evaluator.usesStapledOCSPResponse {
+        if context.policy.evaluatesWithStaple {
             // Ask for a staple; the status callback runs in TLS 1.2 and 1.3, after the chain
             // and the staple have both arrived, so the evaluation moves there.
             _ = CServerTrustShims_SSL_CTX_set_tlsext_status_type(ctx, CServerTrustShims_TLSEXT_STATUSTYPE_ocsp())
@@ -70,7 +70,7 @@ enum TLSBridge {
     static let verifyCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { storeContext, argument in
         guard let storeContext, let argument else { return 0 }
         let context = Unmanaged<ConnectionContext>.fromOpaque(argument).takeUnretainedValue()
-        if context.policy.evaluator.usesStapledOCSPResponse {
+        if context.policy.evaluatesWithStaple {
             // Deferred to the status callback, which sees the staple too. Should it not run,
             // the connection carries no stamp and the prerequisite guard evaluates it before
             // any request is sent.
@@ -91,7 +91,8 @@ enum TLSBridge {
         return 1
     }
 
-    /// `SSL_CTX_set_tlsext_status_cb`'s callback, installed when the policy reads staples:
+    /// `SSL_CTX_set_tlsext_status_cb`'s callback, installed when the policy reads staples
+    /// (``TrustPolicy/evaluatesWithStaple``):
     /// evaluates the peer chain with the stapled response (if any). A resumed session has no
     /// chain evaluation to finish here: the prerequisite guard evaluates it.
     static let statusCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { ssl, argument in
