@@ -44,6 +44,18 @@ import Testing
         else { Issue.record("an unstamped connection was not evaluated"); return }
     }
 
+    @Test func aResumedSessionWithoutTheSCTsItsLeafDoesNotEmbedIsRefusedForAFullHandshake() {
+        #expect(ConnectionGuard.refusalBeforeEvaluating(
+            handshakeHasSCTs: false, isResumed: true, policyReadsSCTs: true, leafEmbedsSCTs: false, isOnFreshConnection: false) == .resumedWithoutSCTs)
+        for (has, isResumed, reads, embeds, fresh) in [
+            (true, true, true, false, false), (false, false, true, false, false), (false, true, false, false, false),
+            (false, true, true, true, false), (false, true, true, false, true),
+        ] {
+            #expect(ConnectionGuard.refusalBeforeEvaluating(
+                handshakeHasSCTs: has, isResumed: isResumed, policyReadsSCTs: reads, leafEmbedsSCTs: embeds, isOnFreshConnection: fresh) == nil)
+        }
+    }
+
     @Test func aResumedSessionWithoutTheStapleItsLeafRequiresIsRefusedForAFullHandshake() {
         #expect(ConnectionGuard.refusalBeforeEvaluating(
             hasStaple: false, isResumed: true, policyReadsStaples: true, leafRequiresStaple: true, isOnFreshConnection: false) == .resumedWithoutStaple)

@@ -160,6 +160,15 @@ final class Transfer: OneShot, @unchecked Sendable {
             policy.stopResumingSessions()
             return refuseForRetry(reason)
         }
+        if let reason = ConnectionGuard.refusalBeforeEvaluating(
+            handshakeHasSCTs: !handshake.signedCertificateTimestamps.isEmpty || handshake.stapledOCSPResponse != nil, isResumed: isResumed,
+            policyReadsSCTs: policy.usesSignedCertificateTimestamps,
+            leafEmbedsSCTs: chain.first.map { (try? SignedCertificateTimestamp.embedded(in: $0))?.isEmpty == false } ?? false,
+            isOnFreshConnection: isOnFreshConnection)
+        {
+            policy.stopResumingSessions()
+            return refuseForRetry(reason)
+        }
         let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: notAfter, remembering: store)
         guard fresh.failure == nil else {
             guardFailure = fresh

@@ -15,7 +15,8 @@ internal import ServerTrust
 /// Three connections are refused for a retry on a new connection instead, as re-evaluating them
 /// would judge stale or missing material: one whose stamp has expired (what its evaluation
 /// relied on may have changed: the server's certificate, its staple, our pins), a resumed
-/// session that brought no staple for a must-staple leaf under a policy that reads staples, and
+/// session that brought no staple for a must-staple leaf under a policy that reads staples (or
+/// no SCTs for a leaf that embeds none under a policy requiring Certificate Transparency), and
 /// a resumed session whose validated chain is not known.
 enum ConnectionGuard {
     /// Why a connection is refused for a retry on a new one.
@@ -24,6 +25,10 @@ enum ConnectionGuard {
         case expired
         /// A resumed session without a staple, for a must-staple leaf under a policy that reads staples.
         case resumedWithoutStaple
+        /// A resumed session of a host requiring Certificate Transparency whose leaf embeds no
+        /// SCTs: the SCTs came in the full handshake (TLS extension or staple), which a resumed
+        /// one does not repeat.
+        case resumedWithoutSCTs
         /// A resumed session whose leaf has no chain validated at a full handshake, neither in
         /// the connection's stamp nor in its session cache's ``ValidatedChainStore``.
         case resumedWithoutValidatedChain
@@ -98,5 +103,15 @@ enum ConnectionGuard {
     ) -> RetryReason? {
         guard !hasStaple, !isOnFreshConnection, isResumed, policyReadsStaples, leafRequiresStaple else { return nil }
         return .resumedWithoutStaple
+    }
+
+    /// Before evaluating, for a host requiring Certificate Transparency: a resumed session
+    /// carries neither the TLS extension's SCTs nor a staple, so one whose leaf embeds no SCTs is
+    /// refused for a full handshake (which brings them) rather than judged without them.
+    static func refusalBeforeEvaluating(
+        handshakeHasSCTs: Bool, isResumed: Bool, policyReadsSCTs: Bool, leafEmbedsSCTs: Bool, isOnFreshConnection: Bool
+    ) -> RetryReason? {
+        guard !handshakeHasSCTs, !isOnFreshConnection, isResumed, policyReadsSCTs, !leafEmbedsSCTs else { return nil }
+        return .resumedWithoutSCTs
     }
 }
