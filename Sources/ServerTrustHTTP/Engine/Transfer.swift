@@ -163,7 +163,9 @@ final class Transfer: OneShot, @unchecked Sendable {
         if let reason = ConnectionGuard.refusalBeforeEvaluating(
             handshakeHasSCTs: !handshake.signedCertificateTimestamps.isEmpty || handshake.stapledOCSPResponse != nil, isResumed: isResumed,
             policyReadsSCTs: policy.usesSignedCertificateTimestamps,
-            leafEmbedsSCTs: chain.first.map { (try? SignedCertificateTimestamp.embedded(in: $0))?.isEmpty == false } ?? false,
+            // Parsed only for a resumed session of a host requiring CT (`&&` short-circuits).
+            leafEmbedsSCTs: isResumed && policy.usesSignedCertificateTimestamps
+                && chain.first.map { (try? SignedCertificateTimestamp.embedded(in: $0))?.isEmpty == false } ?? false,
             isOnFreshConnection: isOnFreshConnection)
         {
             policy.stopResumingSessions()
