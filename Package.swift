@@ -57,6 +57,10 @@ let package = Package(
             description: "Builds ServerTrustNIO: a ServerTrustManager as swift-nio-ssl's custom verification callback (pulls in SwiftNIO and swift-nio-ssl with its BoringSSL; its tests also pull in grpc-swift 2 and grpc-swift-nio-transport)."
         ),
         .trait(
+            name: "Examples",
+            description: "Builds the two example services in Examples/ (servertrust-example-vapor, servertrust-example-hummingbird), with Vapor, Hummingbird, swift-prometheus and swift-service-lifecycle; without it they are stubs."
+        ),
+        .trait(
             name: "X509Interop",
             description: "Builds the test that uses ServerTrust.Certificate beside swift-certificates' X509.Certificate (pulls in swift-certificates, swift-crypto and swift-asn1)."
         ),
@@ -88,6 +92,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        // Only with the Examples trait (the example services' metrics and lifecycle): like
+        // Hummingbird above, a default build neither builds nor resolves them.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -346,6 +354,23 @@ let package = Package(
                     name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport",
                     condition: .when(traits: ["NIOAdapter"])),
             ],
+            swiftSettings: strictSwift
+        ),
+        // The example services (Examples/, each with a README that CI runs): executables of this
+        // package so that CI builds them in the traits step's build, once. Without the Examples
+        // trait each compiles to a stub that says how to build it.
+        .executableTarget(
+            name: "servertrust-example-hummingbird",
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Examples"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Examples"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Examples"])),
+            ],
+            path: "Examples/HummingbirdService",
+            exclude: ["README.md"],
             swiftSettings: strictSwift
         ),
         // Shows that a file importing both ServerTrust and swift-certificates' X509 can name
