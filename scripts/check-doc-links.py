@@ -2,7 +2,7 @@
 """Checks every relative link of the repository's Markdown pages: the file it names exists, and
 its #anchor, if any, is a heading of that file (GitHub's slugs, duplicates numbered -1, -2, …).
 
-    scripts/check-doc-links.py [FILE.md …]     default: README.md, SECURITY.md, CHANGELOG.md, docs/*.md
+    scripts/check-doc-links.py [FILE.md …]     default: README.md, SECURITY.md, CHANGELOG.md, docs/*.md, Examples/*/README.md
 
 Prints each broken link as FILE:LINE: target (why) and exits 1 if there is one. Links to
 http(s), mailto and other schemes are not followed; code blocks and code spans are skipped.
@@ -123,7 +123,7 @@ def check_fast_paths():
 
 if __name__ == "__main__":
     os.chdir(ROOT)
-    pages = sys.argv[1:] or ["README.md", "SECURITY.md", "CHANGELOG.md"] + sorted(glob.glob("docs/*.md"))
+    pages = sys.argv[1:] or ["README.md", "SECURITY.md", "CHANGELOG.md"] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("Examples/*/README.md"))
     status = main([os.path.abspath(p) for p in pages])
     if not sys.argv[1:]:
         status |= check_fast_paths()
