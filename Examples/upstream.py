@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The local upstream of the two example services: an API and the TUF repository that keeps
-their pins current, over HTTPS on 127.0.0.1:18443 (both names resolve there in the services).
+their pins current, over HTTPS on 127.0.0.1:19443 (both names resolve there in the services).
 
     .venv-tuf/bin/python Examples/upstream.py DIR     (the venv scripts/setup.sh makes)
 
@@ -31,7 +31,8 @@ from securesystemslib.signer import CryptoSigner
 from tuf.api.metadata import Metadata, MetaFile, Root, Snapshot, TargetFile, Targets, Timestamp
 from tuf.api.serialization.json import JSONSerializer
 
-ADDRESS, PORT = "127.0.0.1", 18443
+# Not 18441-18999: scripts/interop/nginx.sh takes ports there, and .ci/run runs it meanwhile.
+ADDRESS, PORT = "127.0.0.1", 19443
 HOSTS = ["api.upstream.test", "updates.upstream.test"]
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 

@@ -68,7 +68,7 @@ run() {  # NAME: vapor or hummingbird
     out=$work/$name.out
     [[ $(grep -c '^```sh$' "$readme") == 1 ]] || fail "$readme: expected exactly one \`\`\`sh block"
     awk '/^```sh$/ { inside = 1; next } /^```$/ { inside = 0 } inside' "$readme" >"$block"
-    for p in 18443 "$port"; do
+    for p in 19443 "$port"; do
         listening "$p" && fail "port $p is already in use on 127.0.0.1: stop what listens there first"
     done
     echo "== $name: $readme"
@@ -101,7 +101,7 @@ run() {  # NAME: vapor or hummingbird
 
     stop "$service"
     [[ $stopped == 0 ]] || fail "$name: after SIGTERM the service's exit status: $stopped (not 0)"
-    grep -q 'trust updates stopped' "$log" || fail "$name: the service did not log that its trust updates stopped"
+    grep -qF 'Trust updates stopped (graceful shutdown)' "$log" || fail "$name: the service did not log that its trust updates stopped on the graceful shutdown"
     stop "$upstream"
     [[ $stopped == 0 ]] || fail "$name: after SIGTERM the upstream's exit status: $stopped (not 0)"
     pids=()

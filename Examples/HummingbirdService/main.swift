@@ -34,7 +34,7 @@ let root = try InitialRoot(bytes: Array(try Data(contentsOf: URL(fileURLWithPath
 // Both hosts are the local upstream, whose CA is not in the system store.
 var configuration = Session.Configuration()
 configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: upstream + "/ca.pem"))
-configuration.resolve = ["api.upstream.test:18443:127.0.0.1", "updates.upstream.test:18443:127.0.0.1"]
+configuration.resolve = ["api.upstream.test:19443:127.0.0.1", "updates.upstream.test:19443:127.0.0.1"]
 
 // Trust updates come from the update host over a session pinned by the floor alone (what a
 // delivered policy says never decides how the next one is fetched).
@@ -44,7 +44,7 @@ let updates = try TrustUpdateClient(
     floor: floor,
     configuration: .init(
         metadataDirectory: upstream + "/hummingbird-service-trust", initialRoot: root,
-        repositoryURL: "https://updates.upstream.test:18443/tuf"),
+        repositoryURL: "https://updates.upstream.test:19443/tuf"),
     fetcher: SessionTUFFetcher(session: try Session(configuration: updateConfiguration, trustManager: floor)))
 
 // The API's session follows the policy the updates put in force.
@@ -53,7 +53,7 @@ let session = try Session(configuration: configuration, liveTrustManager: update
 let router = Router()
 router.get("quote") { _, _ -> Response in
     do {
-        let quote = try await session.get("https://api.upstream.test:18443/v1/quote")
+        let quote = try await session.get("https://api.upstream.test:19443/v1/quote")
         return Response(status: quote.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: quote.body)))
     } catch let error as SessionError {
         // Refused by the upstream's pins (or not reached): the upstream failed us, say why.
@@ -68,12 +68,12 @@ var app = Application(router: router, configuration: .init(address: .hostname("1
 // so that the first quote is fetched under the policy the service will keep.
 app.beforeServerStarts { while updates.status.lastOutcome == nil { try await Task.sleep(for: .milliseconds(100)) } }
 
-// Until TrustUpdateClient is a Service itself.
+// Until TrustUpdateClient is a Service itself (branch lifecycle46).
 struct TrustUpdates: Service {
     let client: TrustUpdateClient
     func run() async throws {
         await cancelWhenGracefulShutdown { await client.run() }
-        Logger(label: "servertrust").notice("trust updates stopped")
+        Logger(label: "servertrust").notice("Trust updates stopped (graceful shutdown)")
     }
 }
 
