@@ -38,6 +38,9 @@ let package = Package(
         // ServerTrustManager as swift-nio-ssl's custom verification callback (NIOSSLClientHandler,
         // grpc-swift-nio-transport); empty unless the NIOAdapter trait is enabled.
         .library(name: "ServerTrustNIO", targets: ["ServerTrustNIO"]),
+        // A Vapor 4 `Client` whose every request goes through a Session (`app.clients.use(.serverTrust(session))`);
+        // empty unless the VaporClient trait is enabled.
+        .library(name: "ServerTrustVapor", targets: ["ServerTrustVapor"]),
     ],
     traits: [
         .trait(
@@ -55,6 +58,10 @@ let package = Package(
         .trait(
             name: "NIOAdapter",
             description: "Builds ServerTrustNIO: a ServerTrustManager as swift-nio-ssl's custom verification callback (pulls in SwiftNIO and swift-nio-ssl with its BoringSSL; its tests also pull in grpc-swift 2 and grpc-swift-nio-transport)."
+        ),
+        .trait(
+            name: "VaporClient",
+            description: "Builds ServerTrustVapor: a Vapor 4 Client (req.client, app.client) whose every request goes through a pinned Session (pulls in Vapor with SwiftNIO, AsyncHTTPClient and swift-nio-ssl)."
         ),
         .trait(
             name: "X509Interop",
@@ -88,6 +95,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        // Only with the VaporClient trait (ServerTrustVapor and its tests): like Hummingbird above,
+        // a default build neither builds nor resolves it.
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -345,6 +355,34 @@ let package = Package(
                 .product(
                     name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport",
                     condition: .when(traits: ["NIOAdapter"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A Vapor `Client` over Session: depends on ServerTrustHTTP and Vapor only; compiles to
+        // nothing without the VaporClient trait (its sources are wrapped in `#if VaporClient`).
+        .target(
+            name: "ServerTrustVapor",
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["VaporClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["VaporClient"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["VaporClient"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["VaporClient"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A Vapor application on loopback whose route handlers call `req.client` to pinned local
+        // servers; empty without the trait.
+        .testTarget(
+            name: "ServerTrustVaporTests",
+            dependencies: [
+                "ServerTrustVapor", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["VaporClient"])),
+                .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["VaporClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["VaporClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["VaporClient"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["VaporClient"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["VaporClient"])),
             ],
             swiftSettings: strictSwift
         ),

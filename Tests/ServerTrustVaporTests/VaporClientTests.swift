@@ -1,0 +1,3 @@
+#if VaporClient
+import Vapor
+#endif
