@@ -1,3 +1,0 @@
-#if VaporClient
-import Vapor
-#endif
