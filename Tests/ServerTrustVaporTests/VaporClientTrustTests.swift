@@ -17,8 +17,8 @@ import VaporTesting
     static func paymentsRoute(_ app: Application, upstream: String, refusals: Recorded<SessionError>) {
         app.get("balance") { req async throws -> String in
             do {
-                let upstream = try await req.client.get(URI(string: upstream))
-                guard upstream.status == .ok, let body = upstream.body else { throw Abort(.badGateway) }
+                let response = try await req.client.get(URI(string: upstream))
+                guard response.status == .ok, let body = response.body else { throw Abort(.badGateway) }
                 return String(buffer: body)
             } catch let error as SessionError where error.code == .trustEvaluationFailed {
                 refusals.set(error)  // the test's line

@@ -50,10 +50,11 @@ struct VaporFixture {
         return configuration
     }
 
-    /// A session that pins the genuine intermediate for ``host`` (`policy` replaces the pin when set).
+    /// A session that pins the genuine intermediate for ``host``, made as the DocC article makes
+    /// it (plus the lab's anchors and `resolve` entries); `policy` replaces the pin when set.
     func session(policy: HostPolicy? = nil) throws -> ServerTrustHTTP.Session {
-        let manager = try ServerTrustManager(
-            policies: [Self.host: policy ?? HostPolicy(evaluator: PinnedKeyHashesTrustEvaluator(pins: [pin]))], allHostsMustBeEvaluated: true)
+        let manager = try policy.map { try ServerTrustManager(policies: [Self.host: $0], allHostsMustBeEvaluated: true) }
+            ?? ServerTrustManager(evaluators: [Self.host: .pinnedKeyHashes([pin])], allHostsMustBeEvaluated: true)
         return try ServerTrustHTTP.Session(configuration: configuration(), trustManager: manager)
     }
 
