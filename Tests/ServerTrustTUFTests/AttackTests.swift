@@ -94,16 +94,15 @@ import Testing
 
     @Test func endlessDataIsCutAtTheLengthLimit() {
         let client = UpdatesClient("happy")
-        let started = Date()
+        // Not timed: an endless body that were not cut would run until the child's kill
+        // deadline, and the failure would not be downloadTooLarge.
         expectFailure(client.refresh(state: 4), "downloadTooLarge")
-        #expect(Date().timeIntervalSince(started) < 30)
     }
 
     @Test func slowRetrievalIsCutAtTheTimeBudget() {
         let client = UpdatesClient("happy")
-        let started = Date()
+        // Not timed: the code says the time budget, not the child's kill deadline, ended it.
         expectFailure(client.refresh(state: 5, extra: ["--download-timeout", "2"]), "slowRetrieval")
-        #expect(Date().timeIntervalSince(started) < 20)
     }
 
     @Test func aMaliciousMirrorsMetadataAndTargetsAreRefused() {

@@ -14,12 +14,12 @@ import Testing
     @Test func aRequestTimeoutIsTimedOutWithTheSessionErrorUnderneath() async throws {
         let fixture = try URLSessionFixture()
         defer { fixture.stop() }
+        // Not timed: the response comes after 5 s, inside the session's own 60 s limit, so had the
+        // request's 0.3 s been ignored the load would succeed; it times out instead.
         let request = URLRequest(url: fixture.redirectorURL("/slow/5000"), timeoutInterval: 0.3)
-        let started = ContinuousClock.now
         let error = try #require(await urlError { try await fixture.urlSession().data(for: request) })
         #expect(error.code == .timedOut)
         #expect(error.sessionError?.code == .timedOut)
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     /// The session refuses to leave TLS on a redirect; URLSession's callers see the code its
