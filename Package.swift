@@ -64,6 +64,10 @@ let package = Package(
             description: "Builds ServerTrustVapor: a Vapor 4 Client (req.client, app.client) whose every request goes through a pinned Session (pulls in Vapor with SwiftNIO, AsyncHTTPClient and swift-nio-ssl)."
         ),
         .trait(
+            name: "LifecycleService",
+            description: "Makes TrustUpdateClient a swift-service-lifecycle Service that stops on graceful shutdown, for a ServiceGroup (pulls in swift-service-lifecycle, swift-async-algorithms and swift-collections)."
+        ),
+        .trait(
             name: "X509Interop",
             description: "Builds the test that uses ServerTrust.Certificate beside swift-certificates' X509.Certificate (pulls in swift-certificates, swift-crypto and swift-asn1)."
         ),
@@ -98,6 +102,12 @@ let package = Package(
         // Only with the VaporClient trait (ServerTrustVapor and its tests): like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        // Only with the LifecycleService trait: TrustUpdateClient's `Service` conformance lives
+        // in ServerTrustUpdates itself, under `#if LifecycleService` — on the type's own module,
+        // so no retroactive conformance and no extra module to import — while a default build,
+        // like Hummingbird's above, neither resolves nor builds swift-service-lifecycle and its
+        // swift-async-algorithms and swift-collections.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -171,6 +181,7 @@ let package = Package(
             dependencies: [
                 "ServerTrustHTTP", "ServerTrustTUF", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
             ],
             swiftSettings: strictSwift
         ),
@@ -184,6 +195,9 @@ let package = Package(
             dependencies: [
                 "ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "ServerTrustCodeGeneration",
                 "ServerTrustLab", "ServerTrustTestSupport", "servertrust", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // TrustUpdateServiceTests: a ServiceGroup running the update client.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
             ],
             exclude: ["Certificates"],
             resources: [.copy("Fixtures")],
