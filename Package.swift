@@ -62,11 +62,15 @@ let package = Package(
         .trait(
             name: "Examples",
             description: "Builds the two example services in Examples/ (servertrust-example-vapor, servertrust-example-hummingbird), with Vapor, Hummingbird, swift-prometheus and swift-service-lifecycle; without it they are stubs.",
-            enabledTraits: ["VaporClient"]
+            enabledTraits: ["VaporClient", "LifecycleService"]
         ),
         .trait(
             name: "VaporClient",
             description: "Builds ServerTrustVapor: a Vapor 4 Client (req.client, app.client) whose every request goes through a pinned Session (pulls in Vapor with SwiftNIO, AsyncHTTPClient and swift-nio-ssl)."
+        ),
+        .trait(
+            name: "LifecycleService",
+            description: "Makes TrustUpdateClient a swift-service-lifecycle Service that stops on graceful shutdown, for a ServiceGroup (pulls in swift-service-lifecycle, swift-async-algorithms and swift-collections)."
         ),
         .trait(
             name: "X509Interop",
@@ -100,13 +104,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
-        // Only with the Examples trait (the example services' metrics and lifecycle): like
-        // Hummingbird above, a default build neither builds nor resolves them.
+        // Only with the Examples trait (the example services' metrics): like Hummingbird above,
+        // a default build neither builds nor resolves it.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Only with the VaporClient trait (ServerTrustVapor and its tests): like Hummingbird above,
         // a default build neither builds nor resolves it.
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        // Only with the LifecycleService trait: TrustUpdateClient's `Service` conformance lives
+        // in ServerTrustUpdates itself, under `#if LifecycleService` — on the type's own module,
+        // so no retroactive conformance and no extra module to import — while a default build,
+        // like Hummingbird's above, neither resolves nor builds swift-service-lifecycle and its
+        // swift-async-algorithms and swift-collections.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -180,6 +189,7 @@ let package = Package(
             dependencies: [
                 "ServerTrustHTTP", "ServerTrustTUF", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
             ],
             swiftSettings: strictSwift
         ),
@@ -193,6 +203,9 @@ let package = Package(
             dependencies: [
                 "ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "ServerTrustCodeGeneration",
                 "ServerTrustLab", "ServerTrustTestSupport", "servertrust", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // TrustUpdateServiceTests: a ServiceGroup running the update client.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
             ],
             exclude: ["Certificates"],
             resources: [.copy("Fixtures")],

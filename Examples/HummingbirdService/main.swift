@@ -68,17 +68,8 @@ var app = Application(router: router, configuration: .init(address: .hostname("1
 // so that the first quote is fetched under the policy the service will keep.
 app.beforeServerStarts { while updates.status.lastOutcome == nil { try await Task.sleep(for: .milliseconds(100)) } }
 
-// Until TrustUpdateClient is a Service itself (branch lifecycle46).
-struct TrustUpdates: Service {
-    let client: TrustUpdateClient
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await client.run() }
-        Logger(label: "servertrust").notice("Trust updates stopped (graceful shutdown)")
-    }
-}
-
 // Restores and refreshes the trust updates, serves, and on SIGTERM or ^C stops the server, then the updates.
-try await ServiceGroup(services: [TrustUpdates(client: updates), app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+try await ServiceGroup(services: [updates, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
 session.shutdown()
 #else
 import Foundation

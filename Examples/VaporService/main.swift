@@ -82,17 +82,8 @@ struct VaporServer: Service {
     }
 }
 
-// Until TrustUpdateClient is a Service itself (branch lifecycle46).
-struct TrustUpdates: Service {
-    let client: TrustUpdateClient
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await client.run() }
-        Logger(label: "servertrust").notice("Trust updates stopped (graceful shutdown)")
-    }
-}
-
 // Restores and refreshes the trust updates, serves, and on SIGTERM or ^C stops the server, then the updates.
-try await ServiceGroup(services: [TrustUpdates(client: updates), VaporServer(app: app, updates: updates)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+try await ServiceGroup(services: [updates, VaporServer(app: app, updates: updates)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
 session.shutdown()
 #else
 import Foundation

@@ -165,16 +165,29 @@ public final class TrustUpdateClient: Sendable {
 
     /// Restores the stored state, then refreshes on ``Configuration/schedule`` until the task
     /// is cancelled: each interval with jitter, earlier when a pin set, the policy or the
-    /// metadata nears its expiry, and with exponential back-off after a failure.
+    /// metadata nears its expiry, and with exponential back-off after a failure. Cancellation
+    /// abandons a refresh in flight (nothing of it is put in force) and ends the loop.
+    ///
+    /// With the `LifecycleService` trait this is also the `Service` requirement, and a
+    /// graceful shutdown ends it too: no new refresh starts, the sleep between refreshes ends
+    /// at once, and a refresh in flight finishes and is applied or refused whole first
+    /// ("Running under ServiceLifecycle" in the module's documentation). The log and
+    /// ``TrustUpdateStatus/stopped`` say why it returned.
     public func run() async {
+        state.withLock { ($0.status.stopped, $0.status.nextRefresh) = (nil, nil) }
         await restore()
-        while !Task.isCancelled {
+        while !Task.isCancelled && !Self.isShuttingDownGracefully {
             let status = await refresh()
             let delay = configuration.schedule.delay(after: status, policy: deliveredPolicy, now: now())
             state.withLock { $0.status.nextRefresh = now().addingTimeInterval(delay) }
-            // Cancelled while asleep: the loop ends.
-            guard (try? await Task.sleep(for: .seconds(delay))) != nil else { return }
+            // Cancelled (or shut down) while asleep: the loop ends.
+            guard await Self.sleep(seconds: delay) else { break }
         }
+        let reason: TrustUpdateStatus.Stop = Task.isCancelled ? .cancelled : .gracefulShutdown
+        state.withLock { ($0.status.stopped, $0.status.nextRefresh) = (reason, nil) }
+        logger.notice(
+            "Trust updates stopped (\(reason == .cancelled ? "cancelled" : "graceful shutdown")): the policy in force stays",
+            metadata: ["trust_update.stopped": .string(reason.rawValue)])
     }
 
     func now() -> Date { Date(timeIntervalSince1970: TimeInterval(clock.now())) }

@@ -81,8 +81,20 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     public var consecutiveFailures = 0
     /// When the scheduler refreshes next.
     public var nextRefresh: Date?
+    /// Why `TrustUpdateClient.run()` returned; nil while it runs, and before it ever ran.
+    public var stopped: Stop?
 
     public init() {}
+
+    /// Why `TrustUpdateClient.run()` returned (``TrustUpdateStatus/stopped``).
+    public enum Stop: String, Sendable, Codable, Hashable {
+        /// The task running it was cancelled: a refresh in flight was abandoned, and nothing of
+        /// it put in force.
+        case cancelled
+        /// A graceful shutdown (a `ServiceGroup`'s, with the `LifecycleService` trait): no new
+        /// refresh was started, and one in flight finished first.
+        case gracefulShutdown
+    }
 
     /// The Certificate Transparency log list in force (``TrustUpdateStatus/certificateTransparencyLogList``).
     public struct LogList: Sendable, Codable, Hashable {
