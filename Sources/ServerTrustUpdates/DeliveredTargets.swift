@@ -37,6 +37,9 @@ struct DeliveredTargets: Sendable {
     let logList: CTLogList?
     /// The log list's target name, as refusals name it.
     let logListTarget: String
+    /// What only refuses of this state, as the client records it beside the store
+    /// (``InForceRefusals``); nil when the deny-list or the key set does not read.
+    let refusals: InForceRefusals.Record?
     let verdict: Verdict
 
     /// Judges the verified bytes of a state's targets.
@@ -68,10 +71,12 @@ struct DeliveredTargets: Sendable {
             denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
         } catch {
             let reason = (error as? TrustError).map { PolicyFloor.Refusal.invalid($0).description } ?? "\(error)"
-            (self.denyList, signingKeys, logList, verdict) = (nil, nil, nil, .unreadable(TrustUpdateStatus.Refusal(.invalidTarget, reason)))
+            (self.denyList, signingKeys, logList, refusals) = (nil, nil, nil, nil)
+            verdict = .unreadable(TrustUpdateStatus.Refusal(.invalidTarget, reason))
             return
         }
         (self.denyList, signingKeys) = (denyList, keys)
+        refusals = InForceRefusals.Record(targetsVersion: targetsVersion, denyList: denyListBytes.map { Data($0) }, signingKeys: jwks.map { Data($0) })
         // The log list is read strictly and loaded into OpenSSL once here, so that replacing
         // the list in force with it cannot fail; one that does not read refuses the policy
         // beside it (the deny-list and key withdrawals above still go in force).

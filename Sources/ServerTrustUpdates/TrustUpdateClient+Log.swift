@@ -26,6 +26,12 @@ extension TrustUpdateClient {
             logger.error(
                 "The stored trust update has expired (\(expired.failure.description)): the compiled-in floor is in force, with the last verified deny-list (\(entries) entries)",
                 metadata: generation)
+        case .storeInterrupted(let recorded):
+            if replaced { logger.notice("Trust update: \(keptDenyList)", metadata: generation) }
+            let entries = recorded.denyList.map { String(TrustUpdateState.entries($0)) } ?? "no"
+            logger.error(
+                "The stored trust update could not be restored (\(recorded.failure.description)): the compiled-in floor is in force (floorStoreInterrupted), with the deny-list and key withdrawals recorded from targets version \(recorded.targetsVersion.map(String.init) ?? "?") (\(entries) entries)",
+                metadata: generation.merging(["trust_update.in_force": .string(TrustUpdateStatus.InForce.floorStoreInterrupted.rawValue)]) { $1 })
         case .failed(let failure) where failure.stage == .refresh:
             logger.error(
                 "Trust update failed; the policy in force stays: \(failure)",

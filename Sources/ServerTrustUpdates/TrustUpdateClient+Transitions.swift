@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustTUF
 
 /// The one place the client changes what is in force: an event goes through
 /// ``TrustUpdateState``'s pure transition, and its effect is carried out on the live manager
@@ -17,6 +18,18 @@ extension TrustUpdateClient {
                 do { try logs.replace(with: list) } catch { logger.error("The delivered CT log list could not be put in force: \(error)") }
             }
             if let manager = manager(for: effect) { state.status.generation = liveTrustManager.replace(with: manager) }
+            // What only refuses of a verified state, recorded for a restart that finds the store
+            // torn by an interrupted refresh (in the lock: the record follows the order of the
+            // states handled).
+            if case .verified(let targets) = event, let record = targets.refusals, state.status.lastOutcome != .unchanged {
+                do throws(TUFError) {
+                    try InForceRefusals.write(record, metadataDirectory: configuration.metadataDirectory)
+                } catch {
+                    logger.error(
+                        "The deny-list and key withdrawals in force could not be recorded (\(error.description)): a restart on a store an interrupted refresh left incomplete would put back only the floor's",
+                        metadata: ["tuf.error": .string("\(error.code)")])
+                }
+            }
             return (before, state.status)
         }
         log(event, from: before, to: after)

@@ -10,7 +10,8 @@ import ServerTrustTUF
 ///
 /// The guarantees it keeps, whatever the state:
 /// - a verified deny-list is put in force from every verified state — also when its policy is
-///   refused or expired, and at a restart with expired metadata — and no revert drops it
+///   refused or expired, at a restart with expired metadata, and at a restart on a store a
+///   refresh left incomplete (``InForceRefusals``) — and no revert drops it
 ///   (`PolicyFloor.denyList(floor:delivered:)`);
 /// - the key set of the newest verified state bounds the compiled-in keys after a revert
 ///   (``lastVerifiedSigningKeys``): a key the repository withdrew stays withdrawn;
@@ -62,6 +63,9 @@ struct TrustUpdateState: Sendable {
         case verified(DeliveredTargets)
         /// A restore found the stored metadata expired: only what refuses is put back.
         case storedMetadataExpired(ExpiredTargets)
+        /// A restore found the store unrestorable (a refresh interrupted between its files):
+        /// only what refuses, as recorded beside it, is put back.
+        case storeInterrupted(InForceRefusals)
         /// A refresh or a restore failed.
         case failed(TrustUpdateStatus.Failure)
         /// Time passed: a delivered policy, or the metadata behind it, may have expired.
@@ -131,6 +135,11 @@ struct TrustUpdateState: Sendable {
             status.metadataExpires = expired.metadataExpires
             status.lastError = TrustUpdateStatus.Failure(.restoreExpired, expired.failure, storedMetadataExpired: expired.metadataExpires)
             return effect
+        case .storeInterrupted(let recorded):
+            let effect = keepRefusals(recorded.denyList, recorded.signingKeys, floorStatus: .floorStoreInterrupted, floorDenyList: floorDenyList)
+            status.targetsVersion = recorded.targetsVersion
+            status.lastError = TrustUpdateStatus.Failure(.restoreInterrupted, recorded.failure)
+            return effect
         case .failed(let failure):
             status.lastError = failure
             if failure.stage == .refresh {
@@ -169,12 +178,15 @@ struct TrustUpdateState: Sendable {
     /// reads only the newest, puts back too.
     ///
     /// - Parameter floorStatus: what `status.inForce` says from now on when the floor is in
-    ///   force; nil leaves it as it is.
+    ///   force; nil leaves it as it is — except after a restore from the record of an
+    ///   interrupted store (`floorStoreInterrupted`): a verified state replaces that record, so
+    ///   the floor is then in force as after any refused state (`floorNoUpdateYet`).
     private mutating func keepRefusals(
         _ denyList: KeyDenyList?, _ keys: SigningKeySet?, floorStatus: TrustUpdateStatus.InForce?, floorDenyList: KeyDenyList
     ) -> Effect {
         let effect: Effect = denyList == self.denyList ? .none : .replaceDenyList(denyList)
         (self.denyList, lastVerifiedSigningKeys, fingerprint) = (denyList, keys, [])
+        let floorStatus = floorStatus ?? (status.inForce == .floorStoreInterrupted ? .floorNoUpdateYet : nil)
         if let floorStatus, !status.inForce.isDelivered { status.inForce = floorStatus }
         status.denyListEntries = Self.entries(PolicyFloor.denyList(floorDenyList, delivered: denyList))
         status.lastVerifiedSigningKeyIDs = keys?.keyIDs

@@ -66,6 +66,11 @@ extension TrustUpdateStatus {
             /// A restore found the stored metadata expired (``storedMetadataExpired``): only the
             /// deny-list and key withdrawals were put back.
             case restoreExpired
+            /// A restore found the store unrestorable, not expired (a refresh interrupted
+            /// between its files, a cached target that no longer matches): only the deny-list
+            /// and key withdrawals recorded beside it were put back
+            /// (``TrustUpdateStatus/InForce-swift.enum/floorStoreInterrupted``).
+            case restoreInterrupted
         }
 
         public let stage: Stage
@@ -91,12 +96,14 @@ extension TrustUpdateStatus {
         public var error: TUFError { TUFError(code, reason) }
 
         /// As `servertrust` prints it: `rollback: …`, `restore: storeFailure: …`,
-        /// `restore: the stored metadata expired on DATE (expired: …)`.
+        /// `restore: the stored metadata expired on DATE (expired: …)`,
+        /// `restore: the store could not be restored (…); only the recorded deny-list and key withdrawals were put back`.
         public var description: String {
             switch stage {
             case .refresh: error.description
             case .restore: "restore: \(error.description)"
             case .restoreExpired: "restore: the stored metadata expired on \(storedMetadataExpired.map { "\($0)" } ?? "?") (\(error.description))"
+            case .restoreInterrupted: "restore: the store could not be restored (\(error.description)); only the recorded deny-list and key withdrawals were put back"
             }
         }
     }

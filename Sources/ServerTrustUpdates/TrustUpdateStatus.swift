@@ -25,6 +25,13 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
         /// metadata: the top-level roles, or a delegated role that delivered a target); the last
         /// verified deny-list stays joined to the floor's.
         case floorMetadataExpired
+        /// The floor, because a start found the store unrestorable — a refresh was interrupted
+        /// between its files (a crash, a cancellation, a network cut), or a cached target no
+        /// longer matches it — and its metadata had not expired: the deny-list and key
+        /// withdrawals of the last verified state the client handled, which it records beside
+        /// the store, are joined to the floor's (``TrustUpdateStatus/lastError`` says why the
+        /// store was not restored). The next refresh that completes replaces them.
+        case floorStoreInterrupted
         /// A delivered policy past its own `expires`, kept (``TrustUpdateRules/PolicyExpiry/keepPolicy``).
         case deliveredPolicyExpired
         /// A delivered policy whose TUF metadata expired, kept (``TrustUpdateRules/MetadataExpiry/keepAppliedPolicy``).

@@ -77,7 +77,7 @@ extension TrustUpdateStateTests {
             #expect(next.status.refusal?.code == .logListRollback, "\(name)")
             #expect(next.status.refusal?.reason.contains("ct_log_list.json") == true, "\(name)")
             #expect(applied == .denyList(Self.denyList1), "\(name)")
-            #expect(Held(next) == Held(state, denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
+            #expect(Held(next) == Held(state, inForce: Self.inForceAfterRefusal(state), denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
         }
     }
 
@@ -96,7 +96,7 @@ extension TrustUpdateStateTests {
             let (next, applied) = Self.handle(.verified(garbled), on: state)
             #expect(next.status.refusal?.code == .invalidLogList, "\(name)")
             #expect(applied == .denyList(Self.denyList1), "\(name)")
-            #expect(Held(next) == Held(state, denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
+            #expect(Held(next) == Held(state, inForce: Self.inForceAfterRefusal(state), denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
         }
     }
 

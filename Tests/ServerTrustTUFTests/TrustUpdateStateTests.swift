@@ -77,6 +77,7 @@ import Testing
             ("deliveredMetadataExpired", with(.deliveredMetadataExpired)),
             ("floorPolicyExpired", with(.floorPolicyExpired, reverted: true)),
             ("floorMetadataExpired", with(.floorMetadataExpired, reverted: true)),
+            ("floorStoreInterrupted", with(.floorStoreInterrupted, reverted: true)),
         ]
     }
 
@@ -155,7 +156,7 @@ import Testing
             #expect(next.status.refusal?.code == code, "\(name)")
             #expect(applied == .denyList(Self.denyList1), "\(name)")
             // Only an expired policy says so, and only where the floor is in force.
-            let inForce: InForce = code == .expired && !state.status.inForce.isDelivered ? .floorPolicyExpired : state.status.inForce
+            let inForce: InForce = code == .expired && !state.status.inForce.isDelivered ? .floorPolicyExpired : Self.inForceAfterRefusal(state)
             #expect(Held(next) == Held(state, inForce: inForce, denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
         }
     }
@@ -165,7 +166,7 @@ import Testing
             let (next, applied) = Self.handle(.verified(Self.weakeningWithTheDenyListInForce), on: state)
             #expect(next.status.refusal?.code == .weakensFloor, "\(name)")
             #expect(applied == (state.denyList == Self.denyList0 ? .nothing : .denyList(Self.denyList0)), "\(name)")
-            #expect(Held(next) == Held(state, denyList: Self.denyList0, lastVerifiedSigningKeys: ["k0"]), "\(name)")
+            #expect(Held(next) == Held(state, inForce: Self.inForceAfterRefusal(state), denyList: Self.denyList0, lastVerifiedSigningKeys: ["k0"]), "\(name)")
         }
     }
 
@@ -178,6 +179,13 @@ import Testing
             #expect(applied == .nothing, "\(name)")
             #expect(Held(next) == Held(state), "\(name)")
         }
+    }
+
+    /// What a verified state whose policy is refused leaves in force: what was — except that it
+    /// ends the state restored from the record of an interrupted store (its record replaced,
+    /// the floor is in force as after any refused state).
+    static func inForceAfterRefusal(_ state: State) -> InForce {
+        state.status.inForce == .floorStoreInterrupted ? .floorNoUpdateYet : state.status.inForce
     }
 
     // MARK: Restore, failures
@@ -195,6 +203,26 @@ import Testing
             #expect(next.status.lastError?.description.hasPrefix("restore: the stored metadata expired on ") == true, "\(name)")
             #expect(next.status.metadataExpires == Self.storedExpired.metadataExpires, "\(name)")
             #expect(next.status.targetsVersion == 5, "\(name)")
+        }
+    }
+
+    /// A restore on a store an interrupted refresh left incomplete puts back only what refuses,
+    /// as recorded beside it, and says so; like the expired case, it never takes a delivered
+    /// policy out of force.
+    @Test func storeInterruptedPutsBackOnlyTheRecordedDenyListAndKeyWithdrawals() {
+        let recorded = InForceRefusals(
+            denyList: Self.denyList1, signingKeys: SigningKeySet(keys: ["k1": Self.key1]), targetsVersion: 5,
+            failure: TUFError(.versionMismatch, "snapshot version 4 is not the timestamp's 5"))
+        for (name, state) in Self.states() {
+            let (next, applied) = Self.handle(.storeInterrupted(recorded), on: state)
+            #expect(applied == (state.denyList == Self.denyList1 ? .nothing : .denyList(Self.denyList1)), "\(name)")
+            let inForce: InForce = state.status.inForce.isDelivered ? state.status.inForce : .floorStoreInterrupted
+            #expect(Held(next) == Held(state, inForce: inForce, denyList: Self.denyList1, lastVerifiedSigningKeys: ["k1"]), "\(name)")
+            #expect(next.status.lastError?.stage == .restoreInterrupted, "\(name)")
+            #expect(next.status.lastError?.code == .versionMismatch, "\(name)")
+            #expect(next.status.lastError?.description.hasPrefix("restore: the store could not be restored (") == true, "\(name)")
+            #expect(next.status.targetsVersion == 5, "\(name)")
+            #expect(next.status.lastOutcome == state.status.lastOutcome && next.status.consecutiveFailures == state.status.consecutiveFailures, "\(name)")
         }
     }
 

@@ -161,7 +161,7 @@ import Testing
 
         func client(
             _ session: Session, directory: String, rules: TrustUpdateRules = TrustUpdateRules(), clock: any TUFClock = SystemTUFClock(),
-            metrics: TestMetrics? = nil, floorRevocation: RevocationOptions? = nil
+            metrics: TestMetrics? = nil, floorRevocation: RevocationOptions? = nil, fetcher: (any TUFFetching)? = nil
         ) throws -> TrustUpdateClient {
             var configuration = TrustUpdateClient.Configuration(
                 metadataDirectory: directory, initialRoot: try InitialRoot(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: repository + "/root.json")))),
@@ -169,7 +169,7 @@ import Testing
             configuration.rules = rules
             configuration.updater.downloadTimeBudget = .seconds(600)
             return try TrustUpdateClient(
-                floor: try floor(revocation: floorRevocation), configuration: configuration, fetcher: SessionTUFFetcher(session: session), clock: clock,
+                floor: try floor(revocation: floorRevocation), configuration: configuration, fetcher: fetcher ?? SessionTUFFetcher(session: session), clock: clock,
                 metricsFactory: metrics)
         }
 

@@ -157,9 +157,10 @@ struct UpdatesCommand: AsyncParsableCommand {
                 print("\(configuration.policyTarget): verified, sha256 \(status.policySHA256 ?? "?"), targets version \(status.targetsVersion.map(String.init) ?? "?")"
                     + (status.policyExpires.map { ", expires \($0.formatted(.iso8601))" } ?? ""))
                 print("deny-list entries: \(status.denyListEntries); signing keys: \(status.signingKeyIDs.isEmpty ? "none" : status.signingKeyIDs.joined(separator: ", "))")
-            } else if status.inForce == .floorMetadataExpired {
+            } else if status.inForce == .floorMetadataExpired || status.inForce == .floorStoreInterrupted {
                 // What a client starting on this store keeps of it: only what refuses.
-                print("\(configuration.policyTarget): not in force, the stored metadata has expired (\(status.lastError?.description ?? "expired")); the floor is (floorMetadataExpired)")
+                let why = status.inForce == .floorMetadataExpired ? "the stored metadata has expired" : "the store could not be restored"
+                print("\(configuration.policyTarget): not in force, \(why) (\(status.lastError?.description ?? status.inForce.rawValue)); the floor is (\(status.inForce.rawValue))")
                 let withdrawn = status.lastVerifiedSigningKeyIDs.map {
                     "none delivered in force; compiled-in keys only as the last verified set holds them: \($0.isEmpty ? "none" : $0.joined(separator: ", "))"
                 } ?? "none"
