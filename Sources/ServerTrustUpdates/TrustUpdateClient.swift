@@ -47,7 +47,7 @@ public final class TrustUpdateClient: Sendable {
     private let fetcher: any TUFFetching
     private let clock: any TUFClock
     let logger: Logger
-    private let metrics: TrustUpdateMetrics
+    let metrics: TrustUpdateMetrics
     let state: Locked<TrustUpdateState>
     /// The CT log list delivered hosts read, which a delivered `ct_log_list.json` replaces: the
     /// floor's, or (when the floor has none) the client's own, empty until a list is delivered.
@@ -109,50 +109,29 @@ public final class TrustUpdateClient: Sendable {
     /// (``TrustUpdateStatus/InForce-swift.enum/floorPolicyExpired``) or refused by this
     /// release's floor and rules (outcome ``TrustUpdateStatus/Outcome/refused``) does the same.
     ///
-    /// A store that cannot be restored and has not expired — a refresh interrupted between its
-    /// files (the TUF client stores each verified file at once, so a crash, a cancellation or
-    /// a network cut can leave a new `timestamp.json` beside the old snapshot, or new targets
-    /// metadata beside old cached targets), which an attacker on the network can cause at will
-    /// — does the same from the record the client keeps beside the store: the deny-list and key
-    /// set of the last verified state it handled
-    /// (``TrustUpdateStatus/InForce-swift.enum/floorStoreInterrupted``, the reason in
-    /// ``TrustUpdateStatus/lastError``). A record that does not read is not used: the floor
-    /// alone is in force, and ``TrustUpdateStatus/lastError`` says the record did not read.
+    /// A store a refresh left torn between its files (a crash, a cancellation or a network cut,
+    /// which an attacker can cause) does the same from the record kept beside it: the deny-list
+    /// and key set of the last verified state
+    /// (``TrustUpdateStatus/InForce-swift.enum/floorStoreInterrupted``); a record that does not
+    /// read is not used, and ``TrustUpdateStatus/lastError`` says so.
     @discardableResult
     public func restore() async -> TrustUpdateStatus {
-        let failure: TUFError
         do throws(TUFError) {
-            // Nothing downloaded: a delegated role whose stored copy has expired is not fetched
-            // again (an update host that does not answer would hold the restore up).
+            // Nothing downloaded (an update host that does not answer would hold the restore up).
             let updater = try configuration.updater(fetcher: NoDownloads(), clock: clock)
             do throws(TUFError) {
                 try await updater.loadStoredMetadata()
                 handle(.verified(try await DeliveredTargets.read(
                     from: updater, configuration: configuration, floor: floor, certificateTransparencyLogs: certificateTransparencyLogs, clock: clock,
                     downloading: false)))
-                return status
             } catch {
                 // The top-level metadata, or a delegated role on a target's path, may have expired.
                 guard let expired = try await ExpiredTargets.read(configuration: configuration, clock: clock, after: error) else { throw error }
                 handle(.storedMetadataExpired(expired))
                 metrics.record(status)
-                return status
             }
         } catch {
-            failure = error
-        }
-        // The store cannot be restored (a refresh interrupted between its files, a cached target
-        // that no longer matches): what only refuses, as recorded after the last verified state.
-        do throws(TUFError) {
-            guard let recorded = try InForceRefusals.read(configuration: configuration, after: failure) else {
-                handle(.failed(TrustUpdateStatus.Failure(.restore, failure)))
-                return status
-            }
-            handle(.storeInterrupted(recorded))
-            metrics.record(status)
-        } catch {
-            // A record that does not read is not used: the floor, as with no record, and the reason.
-            handle(.failed(TrustUpdateStatus.Failure(.restore, TUFError(failure.code, "\(failure.reason); \(error.reason)"))))
+            restoreRecordedRefusals(after: error)
         }
         return status
     }
