@@ -76,7 +76,7 @@ struct DeliveredTargets: Sendable {
             return
         }
         (self.denyList, signingKeys) = (denyList, keys)
-        refusals = InForceRefusals.Record(targetsVersion: targetsVersion, denyList: denyListBytes.map { Data($0) }, signingKeys: jwks.map { Data($0) })
+        refusals = InForceRefusals.Record(targetsVersion: targetsVersion, denyList: denyListBytes, signingKeys: jwks)
         // The log list is read strictly and loaded into OpenSSL once here, so that replacing
         // the list in force with it cannot fail; one that does not read refuses the policy
         // beside it (the deny-list and key withdrawals above still go in force).

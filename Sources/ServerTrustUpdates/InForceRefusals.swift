@@ -27,13 +27,40 @@ struct InForceRefusals: Sendable {
     /// Why the stored state could not be restored.
     let failure: TUFError
 
-    /// The record as stored: the verified target bytes (absent: the state listed none).
+    /// The record as stored: the verified target bytes (absent: the state listed none), in
+    /// base64 in the file.
+    ///
+    /// The bytes are kept as arrays, not `Data`: `Data` keeps its storage behind a pointer with
+    /// tag bits, which LeakSanitizer cannot follow from a global (a test's `static let` of
+    /// delivered targets is reported as leaked).
     struct Record: Codable, Equatable, Sendable {
         /// The record's format; another is refused.
         var format = 1
         var targetsVersion: Int64?
-        var denyList: Data?
-        var signingKeys: Data?
+        var denyList: [UInt8]?
+        var signingKeys: [UInt8]?
+
+        init(targetsVersion: Int64?, denyList: [UInt8]?, signingKeys: [UInt8]?) {
+            (self.targetsVersion, self.denyList, self.signingKeys) = (targetsVersion, denyList, signingKeys)
+        }
+
+        private enum CodingKeys: String, CodingKey { case format, targetsVersion, denyList, signingKeys }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            format = try container.decode(Int.self, forKey: .format)
+            targetsVersion = try container.decodeIfPresent(Int64.self, forKey: .targetsVersion)
+            denyList = try container.decodeIfPresent(Data.self, forKey: .denyList).map { Array($0) }
+            signingKeys = try container.decodeIfPresent(Data.self, forKey: .signingKeys).map { Array($0) }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(format, forKey: .format)
+            try container.encodeIfPresent(targetsVersion, forKey: .targetsVersion)
+            try container.encodeIfPresent(denyList.map { Data($0) }, forKey: .denyList)
+            try container.encodeIfPresent(signingKeys.map { Data($0) }, forKey: .signingKeys)
+        }
     }
 
     /// Records `record` in the store at `directory`, unless it already holds it — under the
@@ -70,12 +97,12 @@ struct InForceRefusals: Sendable {
             let record = try JSONDecoder().decode(Record.self, from: Data(bytes))
             guard record.format == 1 else { throw TUFError(.storeFailure, "format \(record.format) is not 1") }
             var denyList: KeyDenyList?
-            if let name = configuration.denyListTarget, let data = record.denyList {
-                denyList = try KeyDenyList(data: Array(data), fileName: name)
+            if let name = configuration.denyListTarget, let bytes = record.denyList {
+                denyList = try KeyDenyList(data: bytes, fileName: name)
             }
             var keys: SigningKeySet?
-            if let name = configuration.signingKeysTarget, let data = record.signingKeys {
-                keys = try SigningKeySet(jwks: Array(data), fileName: name)
+            if let name = configuration.signingKeysTarget, let bytes = record.signingKeys {
+                keys = try SigningKeySet(jwks: bytes, fileName: name)
             }
             return InForceRefusals(denyList: denyList, signingKeys: keys, targetsVersion: record.targetsVersion, failure: failure)
         } catch {
