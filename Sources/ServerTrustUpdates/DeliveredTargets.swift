@@ -67,8 +67,8 @@ struct DeliveredTargets: Sendable {
         let keys: SigningKeySet?
         let denyList: KeyDenyList?
         do {
-            keys = try jwks.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") }
-            denyList = try denyListBytes.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
+            let refusals = try Refusals.read(denyList: denyListBytes, jwks: jwks, targetsVersion: targetsVersion, configuration: configuration)
+            (keys, denyList) = (refusals.signingKeys, refusals.denyList)
         } catch {
             let reason = (error as? TrustError).map { PolicyFloor.Refusal.invalid($0).description } ?? "\(error)"
             (self.denyList, signingKeys, logList, refusals) = (nil, nil, nil, nil)
@@ -187,27 +187,23 @@ struct ExpiredTargets: Sendable {
         for name in configuration.targetNames { _ = try await updater.targetInfo(name) }
         guard let expiry = await updater.trustedUntil(forTargets: configuration.targetNames), expiry <= clock.now() else { return nil }
         let targetsVersion = await updater.trusted.targets["targets"]?.metadata.signed.common.version
-        var denyList: KeyDenyList?
-        var keys: SigningKeySet?
+        var denyListBytes: [UInt8]?
+        if let name = configuration.denyListTarget {
+            denyListBytes = try await DeliveredTargets.bytes(of: name, from: updater, configuration: configuration, downloading: false)
+        }
+        var jwks: [UInt8]?
+        if let name = configuration.signingKeysTarget {
+            jwks = try await DeliveredTargets.bytes(of: name, from: updater, configuration: configuration, downloading: false)
+        }
+        let refusals: Refusals
         do {
-            if let name = configuration.denyListTarget, let bytes = try await DeliveredTargets.bytes(
-                of: name, from: updater, configuration: configuration, downloading: false)
-            {
-                denyList = try KeyDenyList(data: bytes, fileName: name)
-            }
-            if let name = configuration.signingKeysTarget, let bytes = try await DeliveredTargets.bytes(
-                of: name, from: updater, configuration: configuration, downloading: false)
-            {
-                keys = try SigningKeySet(jwks: bytes, fileName: name)
-            }
-        } catch let error as TUFError {
-            throw error
+            refusals = try Refusals.read(denyList: denyListBytes, jwks: jwks, targetsVersion: targetsVersion, configuration: configuration)
         } catch {
-            throw TUFError(.storeFailure, "a stored target no longer reads: \(error)")
+            throw TUFError(.storeFailure, "a stored target no longer reads: \((error as? TrustError)?.reason ?? "\(error)")")
         }
         return ExpiredTargets(
-            denyList: denyList, signingKeys: keys, targetsVersion: targetsVersion, metadataExpires: Date(timeIntervalSince1970: TimeInterval(expiry)),
-            failure: failure)
+            denyList: refusals.denyList, signingKeys: refusals.signingKeys, targetsVersion: targetsVersion,
+            metadataExpires: Date(timeIntervalSince1970: TimeInterval(expiry)), failure: failure)
     }
 
     /// The clock of ``read(configuration:clock:after:)``: the beginning of time, so nothing has expired.

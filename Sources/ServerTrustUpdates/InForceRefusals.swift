@@ -2,6 +2,48 @@ import Foundation
 import ServerTrust
 import ServerTrustTUF
 
+/// What only refuses, of one verified state: its deny-list, and the key set that bounds the
+/// compiled-in response-signing keys. Read by one reader (``read(denyList:jwks:targetsVersion:configuration:)``)
+/// wherever such bytes come from — a delivered state, a stored state whose metadata expired,
+/// the record kept beside the store — and only ever joined (``joined(with:)``), never dropped
+/// by a restart.
+struct Refusals: Sendable {
+    let denyList: KeyDenyList?
+    let signingKeys: SigningKeySet?
+    /// The version of the targets metadata they came from.
+    let targetsVersion: Int64?
+
+    /// Reads a state's deny-list and key set, each under the target name the configuration
+    /// gives it (a target the configuration does not read is left out).
+    ///
+    /// - Throws: the parser's `TrustError`, naming the target, line and member.
+    static func read(
+        denyList: [UInt8]?, jwks: [UInt8]?, targetsVersion: Int64?, configuration: TrustUpdateClient.Configuration
+    ) throws -> Refusals {
+        let keys = try jwks.map { try SigningKeySet(jwks: $0, fileName: configuration.signingKeysTarget ?? "jwks.json") }
+        let denyList = try denyList.map { try KeyDenyList(data: $0, fileName: configuration.denyListTarget ?? "denylist.json") }
+        return Refusals(denyList: denyList, signingKeys: keys, targetsVersion: targetsVersion)
+    }
+
+    /// What refuses when both these and `other` are in force: the union of the deny-lists, and
+    /// the keys both key sets hold (a key either withdrew stays withdrawn).
+    func joined(with other: Refusals) -> Refusals {
+        let denyList: KeyDenyList? =
+            switch (denyList, other.denyList) {
+            case (nil, nil): nil
+            case (let one?, nil), (nil, let one?): one
+            case (let mine?, let theirs?): PolicyFloor.denyList(mine, delivered: theirs)
+            }
+        let keys: SigningKeySet? =
+            switch (signingKeys, other.signingKeys) {
+            case (nil, nil): nil
+            case (let one?, nil), (nil, let one?): one
+            case (let mine?, let theirs?): mine.keepingKeys(heldBy: theirs)
+            }
+        return Refusals(denyList: denyList, signingKeys: keys, targetsVersion: max(targetsVersion ?? .min, other.targetsVersion ?? .min))
+    }
+}
+
 /// What only refuses of the newest verified state handled — its deny-list and key set — as
 /// ``TrustUpdateClient/restore()`` puts it back over the floor when the store cannot be
 /// restored: a refresh interrupted between the files of the store (a new `timestamp.json`
@@ -84,30 +126,30 @@ struct InForceRefusals: Sendable {
     }
 
     /// Reads the record of the store in `configuration`'s metadata directory, parsing its
-    /// deny-list and key set with the same parsers as a delivered state's (a target the
-    /// configuration no longer reads is left out).
+    /// deny-list and key set with the one reader of what refuses (``Refusals``).
     ///
-    /// - Parameter failure: why the stored state could not be restored.
     /// - Returns: nil when there is no record.
     /// - Throws: `TUFError` (`.storeFailure`) naming the record when it does not read.
-    static func read(configuration: TrustUpdateClient.Configuration, after failure: TUFError) throws(TUFError) -> InForceRefusals? {
+    static func read(configuration: TrustUpdateClient.Configuration) throws(TUFError) -> Refusals? {
         let store = try MetadataStore(directory: configuration.metadataDirectory)
         guard let bytes = store.read(fileName) else { return nil }
         do {
             let record = try JSONDecoder().decode(Record.self, from: Data(bytes))
             guard record.format == 1 else { throw TUFError(.storeFailure, "format \(record.format) is not 1") }
-            var denyList: KeyDenyList?
-            if let name = configuration.denyListTarget, let bytes = record.denyList {
-                denyList = try KeyDenyList(data: bytes, fileName: name)
-            }
-            var keys: SigningKeySet?
-            if let name = configuration.signingKeysTarget, let bytes = record.signingKeys {
-                keys = try SigningKeySet(jwks: bytes, fileName: name)
-            }
-            return InForceRefusals(denyList: denyList, signingKeys: keys, targetsVersion: record.targetsVersion, failure: failure)
+            return try Refusals.read(
+                denyList: configuration.denyListTarget == nil ? nil : record.denyList,
+                jwks: configuration.signingKeysTarget == nil ? nil : record.signingKeys, targetsVersion: record.targetsVersion,
+                configuration: configuration)
         } catch {
             let reason = (error as? TUFError)?.reason ?? (error as? TrustError)?.reason ?? "\(error)"
             throw TUFError(.storeFailure, "the record of the refusals in force, \(fileName), does not read (\(reason))")
         }
+    }
+}
+
+extension InForceRefusals {
+    /// The record's refusals, as the restore of an unrestorable store puts them back.
+    init(_ refusals: Refusals, failure: TUFError) {
+        self.init(denyList: refusals.denyList, signingKeys: refusals.signingKeys, targetsVersion: refusals.targetsVersion, failure: failure)
     }
 }

@@ -81,9 +81,8 @@ public enum PolicyFloor {
             guard weakenings.isEmpty else { throw .weakens(weakenings) }
             for host in delivered.hosts {
                 var policy = host.policy
-                let key = host.pattern.description
-                if policy.clientIdentity == nil { policy.clientIdentity = policies[key]?.clientIdentity }
-                policies[key] = policy
+                if policy.clientIdentity == nil { policy.clientIdentity = try clientIdentity(for: host.pattern, floor: floor) }
+                policies[host.pattern.description] = policy
             }
             allHostsMustBeEvaluated = delivered.allHostsMustBeEvaluated
         }
@@ -96,6 +95,39 @@ public enum PolicyFloor {
         } catch {
             throw .unusable(TrustError(.invalidConfiguration, "\(error)"))
         }
+    }
+
+    /// The client identity a delivered pattern presents: a policy file carries none (a private
+    /// key is never delivered), so a pattern keeps the identity the floor gave its hosts — the
+    /// same pattern's; for an exact host or address, that of the floor pattern the host
+    /// resolved to; for a wildcard, the one identity every floor pattern it takes hosts from
+    /// presents. A delivered pattern never drops the floor's identity for the hosts it takes
+    /// over (fifth review, item 6).
+    ///
+    /// - Throws: ``Refusal/unusable(_:)`` when a wildcard takes hosts from floor patterns that
+    ///   present different identities, so no one identity is the floor's for all of its hosts.
+    static func clientIdentity(for pattern: HostPattern, floor: ServerTrustManager) throws(Refusal) -> ClientIdentity? {
+        let floorPolicies = floor.policies
+        if let same = floorPolicies.first(where: { $0.pattern == pattern }) { return same.policy.clientIdentity }
+        switch pattern.kind {
+        case .exact, .ipAddress:
+            return (try? floor.resolve(host: pattern.suffix))?.policy.clientIdentity
+        case .singleLabelWildcard, .anyDepthWildcard:
+            let taken = floorPolicies.filter { pattern.takesHosts(from: $0.pattern) }
+            guard let first = taken.first?.policy.clientIdentity else {
+                if taken.allSatisfy({ $0.policy.clientIdentity == nil }) { return nil }
+                throw different(pattern, taken)
+            }
+            guard taken.allSatisfy({ $0.policy.clientIdentity === first }) else { throw different(pattern, taken) }
+            return first
+        }
+    }
+
+    private static func different(_ pattern: HostPattern, _ taken: [(pattern: HostPattern, policy: HostPolicy)]) -> Refusal {
+        .unusable(TrustError(
+            .invalidConfiguration,
+            "\(pattern) takes hosts from the floor's " + taken.map(\.pattern.description).joined(separator: ", ")
+                + ", which present different client identities; deliver those patterns themselves"))
     }
 
     /// The deny-list in force with `delivered`: the union of the floor's and `delivered`.

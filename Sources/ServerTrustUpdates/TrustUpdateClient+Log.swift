@@ -32,6 +32,13 @@ extension TrustUpdateClient {
             logger.error(
                 "The stored trust update could not be restored (\(recorded.failure.description)): the compiled-in floor is in force (floorStoreInterrupted), with the deny-list and key withdrawals recorded from targets version \(recorded.targetsVersion.map(String.init) ?? "?") (\(entries) entries)",
                 metadata: generation.merging(["trust_update.in_force": .string(TrustUpdateStatus.InForce.floorStoreInterrupted.rawValue)]) { $1 })
+        case .recordedRefusals(let recorded):
+            if replaced {
+                let entries = recorded.denyList.map { String(TrustUpdateState.entries($0)) } ?? "no"
+                logger.notice(
+                    "Trust update: the deny-list and key withdrawals recorded from targets version \(recorded.targetsVersion.map(String.init) ?? "?") (\(entries) entries) are joined to what the store put back: \(keptDenyList)",
+                    metadata: generation)
+            }
         case .failed(let failure) where failure.stage == .refresh:
             logger.error(
                 "Trust update failed; the policy in force stays: \(failure)",

@@ -9,7 +9,7 @@ extension TrustUpdateClient {
     /// Runs the transition, carries its effect out on the live manager, and logs it.
     @discardableResult
     func handle(_ event: TrustUpdateState.Event) -> (before: TrustUpdateStatus, after: TrustUpdateStatus) {
-        let (before, after) = state.withLock { state in
+        let (before, after, record) = state.withLock { state in
             let before = state.status
             let effect = state.handle(event, floorDenyList: floor.denyList, rules: configuration.rules)
             // The list first: the new manager's first evaluation reads it. Loaded once already
@@ -18,22 +18,34 @@ extension TrustUpdateClient {
                 do { try logs.replace(with: list) } catch { logger.error("The delivered CT log list could not be put in force: \(error)") }
             }
             if let manager = manager(for: effect) { state.status.generation = liveTrustManager.replace(with: manager) }
-            // What only refuses of a verified state, recorded for a restart that finds the store
-            // torn by an interrupted refresh (in the lock: the record follows the order of the
-            // states handled).
-            if case .verified(let targets) = event, let record = targets.refusals, state.status.lastOutcome != .unchanged {
-                do throws(TUFError) {
-                    try InForceRefusals.write(record, metadataDirectory: configuration.metadataDirectory)
-                } catch {
-                    logger.error(
-                        "The deny-list and key withdrawals in force could not be recorded (\(error.description)): a restart on a store an interrupted refresh left incomplete would put back only the floor's",
-                        metadata: ["tuf.error": .string("\(error.code)")])
-                }
+            // What only refuses of a verified state, recorded for a restart (numbered here, in
+            // the order the states are handled; written after the lock).
+            var record: (sequence: Int, record: InForceRefusals.Record)?
+            if case .verified(let targets) = event, let refusals = targets.refusals, state.status.lastOutcome != .unchanged {
+                state.recordSequence += 1
+                record = (state.recordSequence, refusals)
             }
-            return (before, state.status)
+            return (before, state.status, record)
         }
+        if let (sequence, record) = record { write(record, sequence: sequence) }
         log(event, from: before, to: after)
         return (before, after)
+    }
+
+    /// Writes the record of what refuses — no file I/O under the state lock, which `status`
+    /// readers and every transition wait on — unless a later state's record is already written.
+    private func write(_ record: InForceRefusals.Record, sequence: Int) {
+        recordsWritten.withLock { written in
+            guard sequence > written else { return }
+            do throws(TUFError) {
+                try InForceRefusals.write(record, metadataDirectory: configuration.metadataDirectory)
+                written = sequence
+            } catch {
+                logger.error(
+                    "The deny-list and key withdrawals in force could not be recorded (\(error.description)): a restart on a store an interrupted refresh left incomplete would put back only the floor's",
+                    metadata: ["tuf.error": .string("\(error.code)")])
+            }
+        }
     }
 
     func manager(for effect: TrustUpdateState.Effect) -> ServerTrustManager? {

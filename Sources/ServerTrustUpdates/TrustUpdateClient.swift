@@ -49,6 +49,8 @@ public final class TrustUpdateClient: Sendable {
     let logger: Logger
     let metrics: TrustUpdateMetrics
     let state: Locked<TrustUpdateState>
+    /// The sequence number of the newest record written (``TrustUpdateState/recordSequence``).
+    let recordsWritten = Locked(0)
     /// The CT log list delivered hosts read, which a delivered `ct_log_list.json` replaces: the
     /// floor's, or (when the floor has none) the client's own, empty until a list is delivered.
     public let certificateTransparencyLogs: CertificateTransparencyLogs?
@@ -114,8 +116,15 @@ public final class TrustUpdateClient: Sendable {
     /// and key set of the last verified state
     /// (``TrustUpdateStatus/InForce-swift.enum/floorStoreInterrupted``); a record that does not
     /// read is not used, and ``TrustUpdateStatus/lastError`` says so.
+    ///
+    /// Whatever the store's state, the deny-list and key withdrawals recorded beside it are
+    /// joined to what it puts back: a verified state whose deny-list or `jwks.json` this
+    /// release cannot read — which the running client refused, keeping the last ones it could —
+    /// never drops them at a restart.
     @discardableResult
     public func restore() async -> TrustUpdateStatus {
+        // Read before the store's state is handled, which records that state's refusals anew.
+        let recorded = Result<Refusals?, TUFError>(catching: { () throws(TUFError) -> Refusals? in try InForceRefusals.read(configuration: configuration) })
         do throws(TUFError) {
             // Nothing downloaded (an update host that does not answer would hold the restore up).
             let updater = try configuration.updater(fetcher: NoDownloads(), clock: clock)
@@ -131,8 +140,10 @@ public final class TrustUpdateClient: Sendable {
                 metrics.record(status)
             }
         } catch {
-            restoreRecordedRefusals(after: error)
+            restoreRecordedRefusals(recorded, after: error)
+            return status
         }
+        joinRecordedRefusals(recorded)
         return status
     }
 

@@ -39,6 +39,9 @@ struct TrustUpdateState: Sendable {
     /// The delivered CT log list in force, nil while the floor's is. Kept by a revert: the
     /// floor's list is older, and a list only ages.
     var logList: CTLogList?
+    /// How many records of what refuses were made: numbers them, so the client writes them in
+    /// the order the states were handled.
+    var recordSequence = 0
 
     /// The state before any verified one: the floor, or every host refused.
     ///
@@ -66,6 +69,10 @@ struct TrustUpdateState: Sendable {
         /// A restore found the store unrestorable (a refresh interrupted between its files):
         /// only what refuses, as recorded beside it, is put back.
         case storeInterrupted(InForceRefusals)
+        /// A restore put back what the store holds: the refusals recorded beside it are joined
+        /// to what is in force (refusals only accumulate: a state whose deny-list or key set
+        /// this release cannot read, or a lost record write, never drops what was refused).
+        case recordedRefusals(Refusals)
         /// A refresh or a restore failed.
         case failed(TrustUpdateStatus.Failure)
         /// Time passed: a delivered policy, or the metadata behind it, may have expired.
@@ -139,6 +146,13 @@ struct TrustUpdateState: Sendable {
             let effect = keepRefusals(recorded.denyList, recorded.signingKeys, floorStatus: .floorStoreInterrupted, floorDenyList: floorDenyList)
             status.targetsVersion = recorded.targetsVersion
             status.lastError = TrustUpdateStatus.Failure(.restoreInterrupted, recorded.failure)
+            return effect
+        case .recordedRefusals(let recorded):
+            let joined = Refusals(denyList: denyList, signingKeys: lastVerifiedSigningKeys, targetsVersion: nil).joined(with: recorded)
+            let effect: Effect = joined.denyList == denyList ? .none : .replaceDenyList(joined.denyList)
+            (denyList, lastVerifiedSigningKeys) = (joined.denyList, joined.signingKeys)
+            status.denyListEntries = Self.entries(PolicyFloor.denyList(floorDenyList, delivered: denyList))
+            status.lastVerifiedSigningKeyIDs = lastVerifiedSigningKeys?.keyIDs
             return effect
         case .failed(let failure):
             status.lastError = failure

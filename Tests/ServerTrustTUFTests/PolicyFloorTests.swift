@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustLab
 import ServerTrustUpdates
 import Testing
 
@@ -88,6 +89,103 @@ import Testing
         #expect(manager.patterns.map(\.description) == ["**.example.com", "api.example.com", "cdn.example.net", "new.example.org"])
         #expect(manager.denyList.keys == [try Pin(Self.pinB), extra])
         #expect(try manager.match(forHost: "www.example.com")?.pattern.description == "**.example.com")
+    }
+
+    // MARK: Fifth review
+
+    static func pinSet() throws -> PinSet { try PinSet([PinSet.Entry(pinA, label: "current"), PinSet.Entry(pinB, label: "backup")]) }
+    static let pinsJSON = "\"pins\": [{\"pin\": \"\(pinA)\"}, {\"pin\": \"\(pinB)\"}]"
+
+    /// Finding 1: the floor enforces its pins and only trials revocation — the composition
+    /// InformationalTrustEvaluator's own documentation teaches. A delivered report-only policy
+    /// with the same pins and revocation trials the pins too: that is the report-only
+    /// weakening, refused without `.reportOnly` (before, the floor was described as report-only
+    /// as a whole, so nothing softened and any trusted CA's chain was accepted).
+    @Test func aFloorEnforcingPinsAndTriallingRevocationRefusesAReportOnlyPolicy() throws {
+        let floor = try ServerTrustManager(policies: [
+            "api.example.com": HostPolicy(evaluator: try CompositeTrustEvaluator([
+                try PinSetTrustEvaluator(pinSet: Self.pinSet()), InformationalTrustEvaluator(RevocationTrustEvaluator(options: .hardFail)),
+            ]))
+        ])
+        let described = try #require(floor.policies.first?.policy.requirements)
+        #expect(described.mode == HostRequirements.Enforcement(pins: .enforced, revocation: .informational))
+        let delivered = try Self.delivered(
+            "\"api.example.com\": {\"mode\": \"informational\", \(Self.pinsJSON), \"revocation\": {\"requirePositiveResponse\": true}}")
+        let found = PolicyFloor.weakenings(of: delivered, against: floor)
+        #expect(found.map(\.permission) == [.reportOnly], "\(found)")
+        #expect(found.map(\.reason) == ["api.example.com is put in report-only (informational) mode, where the floor's api.example.com enforces"])
+        #expect(throws: PolicyFloor.Refusal.self) { try PolicyFloor.manager(floor: floor, delivered: delivered, denyList: nil, permissions: []) }
+        // The same pins enforced and revocation trialled, as the floor: nothing softens.
+        let same = try Self.delivered("\"api.example.com\": {\(Self.pinsJSON)}")
+        #expect(PolicyFloor.weakenings(of: same, against: floor).isEmpty)
+    }
+
+    /// Finding 1's mirror image: the floor enforces revocation and trials its pins; a delivered
+    /// report-only policy trials revocation too.
+    @Test func aFloorEnforcingRevocationAndTriallingPinsRefusesAReportOnlyPolicy() throws {
+        let floor = try ServerTrustManager(policies: [
+            "api.example.com": HostPolicy(evaluator: try CompositeTrustEvaluator([
+                DefaultTrustEvaluator(), InformationalTrustEvaluator(try PinSetTrustEvaluator(pinSet: Self.pinSet())),
+                RevocationTrustEvaluator(options: .hardFail),
+            ]))
+        ])
+        let described = try #require(floor.policies.first?.policy.requirements)
+        #expect(described.mode == HostRequirements.Enforcement(pins: .informational, revocation: .enforced))
+        let delivered = try Self.delivered(
+            "\"api.example.com\": {\"mode\": \"informational\", \(Self.pinsJSON), \"revocation\": {\"requirePositiveResponse\": true}}")
+        let found = PolicyFloor.weakenings(of: delivered, against: floor)
+        #expect(found.map(\.permission) == [.reportOnly], "\(found)")
+    }
+
+    /// Item 6: adding a fallback method to a hard-fail floor (`ocsp` → `preferOCSP`) is a
+    /// weaker revocation check — an attacker who blocks OCSP gets a CRL issued before the
+    /// revocation instead of a refusal; under soft-fail it only checks more.
+    @Test func aFallbackMethodUnderAHardFailFloorIsAWeakerRevocationCheck() throws {
+        let floor = try ServerTrustManager(policies: [
+            "api.example.com": HostPolicy(evaluator: try CompositeTrustEvaluator([
+                try PinSetTrustEvaluator(pinSet: Self.pinSet()),
+                RevocationTrustEvaluator(options: RevocationOptions(methods: .ocsp, requirePositiveResponse: true)),
+            ])),
+            "soft.example.com": HostPolicy(evaluator: RevocationTrustEvaluator(options: RevocationOptions(methods: .ocsp))),
+        ])
+        let delivered = try Self.delivered("""
+            "api.example.com": {\(Self.pinsJSON), "revocation": {"methods": "preferOCSP", "requirePositiveResponse": true}},
+            "soft.example.com": {"revocation": {"methods": "preferOCSP"}}
+            """)
+        let found = PolicyFloor.weakenings(of: delivered, against: floor)
+        #expect(found.map(\.permission) == [.weakerRevocation], "\(found)")
+        #expect(found.first?.reason.hasPrefix("api.example.com checks revocation less strictly (falls back to preferOCSP where a hard-fail ocsp check refuses)") == true, "\(found)")
+    }
+
+    /// Item 6: a delivered pattern more specific than a floor pattern keeps the floor's client
+    /// identity for the hosts it takes over (a policy file carries none); floor patterns it
+    /// takes hosts from with different identities and no order between them are refused.
+    @Test func aMoreSpecificDeliveredPatternKeepsTheFloorsClientIdentity() throws {
+        let root = try LabPKI.makeRoot(commonName: "Client Root")
+        func identity() throws -> ClientIdentity {
+            let leaf = try root.issueLeaf(dnsNames: ["client.example.com"])
+            return try ClientIdentity(certificatePEM: leaf.certificate.pemEncoded, privateKeyPEM: leaf.key.pemPrivateKey)
+        }
+        let wide = try identity(), narrow = try identity()
+        let floor = try ServerTrustManager(policies: [
+            "**.example.com": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: wide),
+            "*.example.com": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: narrow),
+            "**.example.org": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: wide),
+        ])
+        let delivered = try Self.delivered(#""api.example.com": {}, "x.y.example.com": {}, "**.example.org": {}"#)
+        let manager = try PolicyFloor.manager(floor: floor, delivered: delivered, denyList: nil, permissions: [])
+        #expect(try manager.resolve(host: "api.example.com").policy.clientIdentity === narrow)
+        #expect(try manager.resolve(host: "x.y.example.com").policy.clientIdentity === wide)
+        #expect(try manager.resolve(host: "www.example.org").policy.clientIdentity === wide)
+        // `**.api.example.com` takes api.example.com from `*.example.com` and deeper names
+        // from `**.example.com`, which present different identities.
+        let ambiguous = try Self.delivered(#""**.api.example.com": {}"#)
+        #expect {
+            try PolicyFloor.manager(floor: floor, delivered: ambiguous, denyList: nil, permissions: [])
+        } throws: { error in
+            guard case .unusable(let reason) = error as? PolicyFloor.Refusal else { return false }
+            return reason.reason.contains("present different client identities")
+        }
     }
 
     @Test func aNewerFormatIsRefusedAsSuch() {

@@ -59,7 +59,9 @@ import Testing
         /// withdrawn); 13 is state 4 with key 1's set, its timestamp expired a day ago; 14 is state 6
         /// (expiring in one day) with state 13's deny-list and key set; 15 is state 3 (the host
         /// unpinned) with the deny-list of key A and key 2's set; 16 is state 4 with policy.json
-        /// delivered by the delegated role "policies", which expires in 2 days.
+        /// delivered by the delegated role "policies", which expires in 2 days; 17 is state 4 with
+        /// a deny-list this release cannot read (`"version": 2`); 18 is state 10 with a
+        /// `jwks.json` this release cannot read.
         init() throws {
             root = try LabPKI.makeRoot(commonName: "Trust Update Test Root")
             leafA = try root.issueLeaf(dnsNames: [TrustUpdateTests.apiHost])
@@ -111,6 +113,8 @@ import Testing
                     "targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 1, \"spki\": [\"\(a)\"]}"],
                     "delegated": ["names": ["policy.json"], "expiresInDays": 2],
                 ],
+                ["targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 2, \"spki\": [\"\(a)\"]}"]],
+                ["targets": ["policy.json": policy([a, b]), "jwks.json": "{\"keys\": \"k1\"}"]],
             ]
             repository = TUFFixtures.temporaryDirectory("policies")
             let spec = repository + ".spec.json"

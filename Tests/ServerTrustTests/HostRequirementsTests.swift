@@ -79,7 +79,6 @@ import Testing
     /// floor does not have.
     @Test func strongerOrOperationalRevocationChangesAreNotSoftenings() throws {
         var delivered = try Self.floor()
-        delivered.revocation?.methods = .preferOCSP
         delivered.revocation?.ocspNonce = true
         delivered.revocation?.shortLivedCertificateValidity = nil
         delivered.revocation?.timeBudget = .seconds(1)
@@ -154,6 +153,9 @@ import Testing
             HostRequirements(pins: try Self.pins(), mode: .informational),
             HostRequirements(revocation: .hardFail, mode: .informational, canary: try Self.pins()),
             HostRequirements(validation: .pinnedMaterialAsAnchors, pins: try Self.pins(), revocation: .softFail),
+            HostRequirements(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .enforced, revocation: .informational)),
+            HostRequirements(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .informational, revocation: .enforced)),
+            HostRequirements(anchors: nil, pins: try Self.pins(), revocation: .hardFail, mode: .informational),
         ]
         for requirements in cases {
             let described = try #require(try HostPolicy(requirements: requirements).requirements)
@@ -165,6 +167,28 @@ import Testing
         let coded = try #require(HostPolicy(evaluator: .composite([.pinnedKeyHashes([Self.pinA]), RevocationTrustEvaluator(options: .hardFail)])).requirements)
         #expect(coded.pins?.entries.map(\.pin) == [try Pin(Self.pinA)])
         #expect(coded.revocation == .hardFail)
+    }
+
+    /// Fifth review, finding 1: a trial inside a composite makes only what it wraps report-only;
+    /// a description is never looser than what it describes.
+    @Test func onlyWhatATrialWrapsIsDescribedAsTrialled() throws {
+        let pins = try PinSetTrustEvaluator(pinSet: Self.pins())
+        let revocation = RevocationTrustEvaluator(options: .hardFail)
+        let trialledRevocation = try #require(HostPolicy(evaluator: try CompositeTrustEvaluator([pins, .informational(revocation)])).requirements)
+        #expect(trialledRevocation.mode == HostRequirements.Enforcement(pins: .enforced, revocation: .informational))
+        #expect(trialledRevocation.validation == .anchors)
+        let trialledPins = try #require(
+            HostPolicy(evaluator: try CompositeTrustEvaluator([.default(), .informational(pins), revocation])).requirements)
+        #expect(trialledPins.mode == HostRequirements.Enforcement(pins: .informational, revocation: .enforced))
+        // Trialled pins without default validation do not make the pinned material the anchors:
+        // the enforced default validation beside them validates the path.
+        let anchorless = try PinSetTrustEvaluator(pinSet: Self.pins(), performDefaultValidation: false)
+        let trialledAnchorless = try #require(HostPolicy(evaluator: try CompositeTrustEvaluator([.default(), .informational(anchorless)])).requirements)
+        #expect(trialledAnchorless.validation == .anchors)
+        // Trialling its pins softens a floor that enforces them, in the mode field.
+        let found = trialledPins.softenings(comparedWith: HostRequirements(pins: try Self.pins(), revocation: .hardFail))
+        #expect(found.map(\.field) == [.mode])
+        #expect(found.map(\.reason) == ["only trials its pins (report-only), where the floor enforces them"])
     }
 
     struct CustomEvaluator: ServerTrustEvaluating {

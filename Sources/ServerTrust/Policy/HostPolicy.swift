@@ -144,24 +144,45 @@ extension HostPolicy {
         pinning: (any ServerTrustEvaluating)?, revocation: RevocationOptions? = nil, mode: EnforcementMode = .enforced,
         canary: (any ServerTrustEvaluating)? = nil
     ) throws -> any ServerTrustEvaluating {
-        try evaluator(pinning: pinning, revocation: revocation, mode: mode, canary: canary, anchors: nil)
+        try evaluator(pinning: pinning, revocation: revocation, mode: HostRequirements.Enforcement(mode), canary: canary, anchors: nil)
     }
 
-    /// The recipe, with the host's own anchors (``HostRequirements/anchors``) for default
-    /// validation and revocation when given.
+    /// The recipe, each part enforced or trialled on its own (``HostRequirements/Enforcement``),
+    /// with the host's own anchors (``HostRequirements/anchors``) for default validation and
+    /// revocation when given. Every trialled part runs inside one `.informational(…)` beside
+    /// enforced default validation and the enforced parts.
     static func evaluator(
-        pinning: (any ServerTrustEvaluating)?, revocation: RevocationOptions?, mode: EnforcementMode, canary: (any ServerTrustEvaluating)?,
-        anchors: TrustAnchors?
+        pinning: (any ServerTrustEvaluating)?, revocation: RevocationOptions?, mode: HostRequirements.Enforcement,
+        canary: (any ServerTrustEvaluating)?, anchors: TrustAnchors?
     ) throws -> any ServerTrustEvaluating {
-        var checks: [any ServerTrustEvaluating] = []
-        if anchors != nil || pinning == nil { checks.append(DefaultTrustEvaluator(anchors: anchors)) }
-        if let pinning { checks.append(pinning) }
-        if let revocation { checks.append(RevocationTrustEvaluator(options: revocation, anchors: anchors)) }
-        var evaluator: any ServerTrustEvaluating = checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
-        if mode == .informational, pinning != nil || revocation != nil {
-            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(anchors: anchors), InformationalTrustEvaluator(evaluator)])
+        let revocation = revocation.map { RevocationTrustEvaluator(options: $0, anchors: anchors) as any ServerTrustEvaluating }
+        let trialsPins = pinning != nil && mode.pins == .informational
+        let trialsRevocation = revocation != nil && mode.revocation == .informational
+        var evaluator: any ServerTrustEvaluating
+        if (trialsPins || pinning == nil) && (trialsRevocation || revocation == nil) && (trialsPins || trialsRevocation) {
+            // All of it trialled: the checks as enforced, inside one trial beside enforced
+            // default validation.
+            let trial = try checks(default: anchors != nil || pinning == nil, anchors: anchors, [pinning, revocation])
+            evaluator = try CompositeTrustEvaluator([DefaultTrustEvaluator(anchors: anchors), InformationalTrustEvaluator(trial)])
+        } else if trialsPins || trialsRevocation {
+            // Some enforced, some trialled: default validation is enforced unless enforced pins
+            // carry it, and only the trialled part is report-only.
+            var parts = [trialsPins ? nil : pinning, trialsRevocation ? nil : revocation]
+            parts.append(InformationalTrustEvaluator(trialsPins ? pinning! : revocation!))
+            evaluator = try checks(default: anchors != nil || trialsPins, anchors: anchors, parts)
+        } else {
+            evaluator = try checks(default: anchors != nil || pinning == nil, anchors: anchors, [pinning, revocation])
         }
         if let canary { evaluator = CanaryTrustEvaluator(enforced: evaluator, trial: canary) }
         return evaluator
+    }
+
+    /// Default validation when `default`, then `parts`: one evaluator, or their composite.
+    private static func checks(
+        default: Bool, anchors: TrustAnchors?, _ parts: [(any ServerTrustEvaluating)?]
+    ) throws -> any ServerTrustEvaluating {
+        let base: [any ServerTrustEvaluating] = `default` ? [DefaultTrustEvaluator(anchors: anchors)] : []
+        let checks = base + parts.compactMap { $0 }
+        return checks.count == 1 ? checks[0] : try CompositeTrustEvaluator(checks)
     }
 }

@@ -53,7 +53,8 @@ extension HostRequirements {
                     ? nil : "trusts anchors %FLOOR% does not (\(mine.origin))"
             },
             pins: compare(.pins, \.pins, floor, &found) { mine, floors in
-                guard floors != nil else { return nil }
+                // Pins the floor only trials refuse nothing: dropping them is not a softening.
+                guard floors != nil, floor.mode.pins == .enforced else { return nil }
                 guard let mine else { return "gets default validation only, where %FLOOR% pins" }
                 if mine.expiryBehaviour == .fallBackToDefaultValidation, floors?.expiryBehaviour != .fallBackToDefaultValidation {
                     return "has pins that fall back to default validation when they expire, where %FLOOR%'s fail closed"
@@ -62,7 +63,10 @@ extension HostRequirements {
                 // set is checked by when it is made, not what a connection is refused for.
                 return nil
             },
-            revocation: compare(.revocation, \.revocation, floor, &found, RevocationOptions.softening),
+            revocation: compare(.revocation, \.revocation, floor, &found) { mine, floors in
+                // Likewise a revocation check the floor only trials.
+                floor.mode.revocation == .enforced ? RevocationOptions.softening(mine, floors) : nil
+            },
             minimumTLSVersion: compare(.minimumTLSVersion, \.minimumTLSVersion, floor, &found) { mine, floors in
                 mine < floors ? "accepts \(mine), where %FLOOR% requires \(floors)" : nil
             },
@@ -70,7 +74,17 @@ extension HostRequirements {
                 mine < floors ? "accepts \(mine) key exchange, where %FLOOR% requires \(floors)" : nil
             },
             mode: compare(.mode, \.mode, floor, &found) { mine, floors in
-                mine == .informational && floors != .informational ? "is put in report-only (informational) mode, where %FLOOR% enforces" : nil
+                // Part by part: a part the floor has and enforces, which these requirements
+                // have and only trial (a part they drop is its own field's softening).
+                var trialled: [String] = []
+                if floor.pins != nil, pins != nil, floors.pins == .enforced, mine.pins != .enforced { trialled.append("pins") }
+                if floor.revocation != nil, revocation != nil, floors.revocation == .enforced, mine.revocation != .enforced {
+                    trialled.append("revocation checking")
+                }
+                guard !trialled.isEmpty else { return nil }
+                return mine == .informational
+                    ? "is put in report-only (informational) mode, where %FLOOR% enforces"
+                    : "only trials its \(trialled.joined(separator: " and ")) (report-only), where %FLOOR% enforces them"
             },
             canary: compare(.canary, \.canary, floor, &found) { _, _ in
                 nil  // a trial refuses nothing, so no canary is stricter than another
@@ -105,6 +119,13 @@ extension RevocationOptions {
         var softer: [String] = []
         let missing = Set(floor.methods.order).subtracting(mine.methods.order)
         if !missing.isEmpty { softer.append("checks by \(mine.methods) only, not \(floor.methods)") }
+        // Under hard-fail, a method the floor does not use is a fallback it never accepts: an
+        // attacker who blocks OCSP gets a CRL issued before the revocation instead of a refusal
+        // (`ocsp` → `preferOCSP`; fifth review, item 6). Under soft-fail it only checks more.
+        let added = Set(mine.methods.order).subtracting(floor.methods.order)
+        if floor.requirePositiveResponse, missing.isEmpty, !added.isEmpty {
+            softer.append("falls back to \(mine.methods) where a hard-fail \(floor.methods) check refuses")
+        }
         if floor.requirePositiveResponse, !mine.requirePositiveResponse {
             softer.append("accepts an unknown status (soft-fail) where a positive answer was required (hard-fail)")
         }

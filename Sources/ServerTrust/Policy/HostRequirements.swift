@@ -53,9 +53,9 @@ public struct HostRequirements: Sendable {
     public var minimumTLSVersion: TLSProtocolVersion
     /// The key exchange a connection must use.
     public var keyExchange: KeyExchangeRequirement
-    /// ``EnforcementMode/enforced``, or ``EnforcementMode/informational``: pins and revocation
-    /// are trialled (reported, never refused) beside enforced default validation.
-    public var mode: EnforcementMode
+    /// Whether the pins and the revocation check are each enforced or trialled (reported,
+    /// never refused, beside enforced default validation). Default ``Enforcement/enforced``.
+    public var mode: Enforcement
     /// A pin set trialled beside the rest (reported, never refused), or nil.
     public var canary: PinSet?
     /// The signed responses the host's responses must carry, or nil.
@@ -76,7 +76,7 @@ public struct HostRequirements: Sendable {
     ///   - certificateTransparency: default none.
     public init(
         validation: Validation = .anchors, anchors: TrustAnchors? = nil, pins: PinSet? = nil, revocation: RevocationOptions? = nil,
-        minimumTLSVersion: TLSProtocolVersion = .tls12, keyExchange: KeyExchangeRequirement = .any, mode: EnforcementMode = .enforced,
+        minimumTLSVersion: TLSProtocolVersion = .tls12, keyExchange: KeyExchangeRequirement = .any, mode: Enforcement = .enforced,
         canary: PinSet? = nil, signedResponses: SignedResponsePolicy? = nil, certificateTransparency: CertificateTransparencyRequirement? = nil
     ) {
         self.validation = validation
@@ -109,12 +109,42 @@ public struct HostRequirements: Sendable {
         case .pinnedMaterialAsAnchors, .anchors:
             break
         }
-        if mode == .informational, pins == nil, revocation == nil {
+        if mode != .enforced, !(pins != nil && mode.pins == .informational), !(revocation != nil && mode.revocation == .informational) {
             throw TrustError(.invalidConfiguration, "Informational mode trials pins or revocation, and these requirements have neither.")
         }
         return try HostPolicy.evaluator(
             pinning: try pins.map { try PinSetTrustEvaluator(pinSet: $0, performDefaultValidation: validation == .anchors, logger: logger) },
             revocation: revocation, mode: mode, canary: try canary.map { try PinSetTrustEvaluator(pinSet: $0, logger: logger) }, anchors: anchors)
+    }
+
+    /// Whether each enforceable part of a host's requirements — its pins, its revocation check —
+    /// is enforced or only trialled: "pins enforced, revocation trialled" is a value, so a
+    /// description is never looser than the evaluator it describes (fifth review, finding 1).
+    public struct Enforcement: Sendable, Hashable, CustomStringConvertible {
+        /// How the pins are applied: ``EnforcementMode/enforced`` or ``EnforcementMode/informational``.
+        public var pins: EnforcementMode
+        /// How the revocation check is applied: ``EnforcementMode/enforced`` or ``EnforcementMode/informational``.
+        public var revocation: EnforcementMode
+
+        /// - Parameters:
+        ///   - pins: default enforced.
+        ///   - revocation: default enforced.
+        public init(pins: EnforcementMode = .enforced, revocation: EnforcementMode = .enforced) {
+            (self.pins, self.revocation) = (pins, revocation)
+        }
+
+        /// Everything enforced: the default.
+        public static let enforced = Enforcement()
+        /// Pins and revocation both trialled beside enforced default validation (the policy
+        /// file's `"mode": "informational"`).
+        public static let informational = Enforcement(pins: .informational, revocation: .informational)
+
+        /// The same mode for every part (the policy file's host-level `mode`).
+        public init(_ mode: EnforcementMode) { self.init(pins: mode, revocation: mode) }
+
+        public var description: String {
+            pins == revocation ? pins.description : "pins \(pins), revocation \(revocation)"
+        }
     }
 }
 
@@ -146,6 +176,10 @@ extension HostPolicy {
             minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, signedResponses: signedResponses,
             certificateTransparency: certificateTransparency)
         guard described.describe(evaluator, trialOnly: false) else { return nil }
+        // An absent part has no enforcement of its own: it follows the present one's, so a
+        // trial of pins alone reads `.informational`, as the policy file writes it.
+        if described.pins == nil { described.mode.pins = described.mode.revocation }
+        if described.revocation == nil { described.mode.revocation = described.mode.pins }
         return described
     }
 }
@@ -157,7 +191,9 @@ extension HostRequirements {
         case let composite as CompositeTrustEvaluator:
             return composite.evaluators.allSatisfy { describe($0, trialOnly: trialOnly) }
         case let informational as InformationalTrustEvaluator:
-            mode = .informational
+            // Only what the trial wraps is trialled: the parts described beside it keep their
+            // own enforcement, so `.composite([pins, .informational(revocation)])` is
+            // "pins enforced, revocation trialled", never report-only as a whole.
             return describe(informational.evaluator, trialOnly: true)
         case let canary as CanaryTrustEvaluator:
             guard describe(canary.enforced, trialOnly: trialOnly) else { return false }
@@ -171,16 +207,17 @@ extension HostRequirements {
             validation = .disabled
             return true
         case let pinSet as PinSetTrustEvaluator:
-            return adopt(pins: pinSet.pinSet, core: pinSet.core)
+            return adopt(pins: pinSet.pinSet, core: pinSet.core, trialOnly: trialOnly)
         case let pinned as PinnedKeyHashesTrustEvaluator:
-            return adopt(pins: nil, core: pinned.core)
+            return adopt(pins: nil, core: pinned.core, trialOnly: trialOnly)
         case let pinned as PublicKeysTrustEvaluator:
-            return adopt(pins: nil, core: pinned.core)
+            return adopt(pins: nil, core: pinned.core, trialOnly: trialOnly)
         case let pinned as PinnedCertificatesTrustEvaluator:
-            return adopt(pins: nil, core: pinned.core)
+            return adopt(pins: nil, core: pinned.core, trialOnly: trialOnly)
         case let revocation as RevocationTrustEvaluator:
             guard self.revocation == nil else { return false }
             self.revocation = revocation.options
+            mode.revocation = trialOnly ? .informational : .enforced
             return adopt(anchors: revocation.anchors)
         default:
             return false
@@ -194,11 +231,15 @@ extension HostRequirements {
         return true
     }
 
-    private mutating func adopt(pins set: PinSet?, core: PinningCore) -> Bool {
+    private mutating func adopt(pins set: PinSet?, core: PinningCore, trialOnly: Bool) -> Bool {
         guard pins == nil else { return false }
         guard let set = set ?? (try? PinSet(core.configuredPins.map { PinSet.Entry($0, label: "") }, minimumPinCount: 1)) else { return false }
         pins = set
-        if !core.performDefaultValidation { validation = min(validation, .pinnedMaterialAsAnchors) }
+        mode.pins = trialOnly ? .informational : .enforced
+        // A trial validates nothing that counts: only enforced pins without default validation
+        // make the pinned material the anchors (a trial's view would describe the enforced
+        // default validation beside it as weaker than it is).
+        if !core.performDefaultValidation, !trialOnly { validation = min(validation, .pinnedMaterialAsAnchors) }
         return true
     }
 }

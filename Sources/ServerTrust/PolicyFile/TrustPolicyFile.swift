@@ -70,7 +70,7 @@ public struct TrustPolicyFile: Sendable {
         /// The line of the host's key in the file.
         public let line: Int
 
-        public var mode: EnforcementMode { requirements.mode }
+        public var mode: EnforcementMode { requirements.mode == .enforced ? .enforced : .informational }
         public var pinSet: PinSet? { requirements.pins }
         public var canary: PinSet? { requirements.canary }
         public var revocation: RevocationOptions? { requirements.revocation }
@@ -218,7 +218,7 @@ public struct TrustPolicyFile: Sendable {
         let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader, signingKeys: signingKeys) }
         let certificateTransparency = try fields["certificateTransparency"].map { try certificateTransparencyRequirement($0, reader) }
         let requirements = HostRequirements(
-            pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, mode: mode, canary: canary,
+            pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, mode: HostRequirements.Enforcement(mode), canary: canary,
             signedResponses: signedResponses, certificateTransparency: certificateTransparency)
         let policy = try ServerTrust.HostPolicy(requirements: requirements, reportURIs: reportURIs, logger: logger)
         return Host(pattern: pattern, requirements: requirements, policy: policy, line: field.line)
