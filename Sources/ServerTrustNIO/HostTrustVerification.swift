@@ -39,7 +39,7 @@ public final class HostTrustVerification: Sendable {
     public var host: NormalizedHost { resolved.host }
     /// The pattern of the trust manager that matched, or `nil` when none did and default
     /// validation applies.
-    public let pattern: String?
+    public let pattern: HostPattern?
     /// The evaluator chosen for the host.
     public var evaluator: any ServerTrustEvaluating { resolved.evaluator }
     /// The SNI name for `NIOSSLClientHandler`: the host, or `nil` for an IP address (which SNI
@@ -72,7 +72,7 @@ public final class HostTrustVerification: Sendable {
         self.generation = generation
         self.requestedHost = requestedHost
         self.contextMeetsFloor = contextMeetsFloor
-        pattern = resolved.pattern?.description
+        pattern = resolved.pattern
         self.verifier = verifier
     }
 

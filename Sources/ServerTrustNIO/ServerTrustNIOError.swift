@@ -32,7 +32,7 @@ public struct ServerTrustNIOError: Error, Sendable, CustomStringConvertible {
     public var host: String { evaluation?.host ?? subject.host }
     /// The pattern of the trust manager that matched the host, or `nil` when none did (no
     /// match with `allHostsMustBeEvaluated == false`: default validation) or the lookup failed.
-    public var pattern: String? { evaluation.map(\.matchedPattern) ?? subject.pattern?.description }
+    public var pattern: HostPattern? { evaluation.map(\.matchedPattern) ?? subject.pattern }
     /// The evaluator that ran (its `ServerTrustEvaluating.name`), or `nil` when
     /// none was chosen.
     public var evaluator: String? { trustError.evaluator ?? evaluation?.evaluator.name ?? subject.evaluator }

@@ -284,7 +284,7 @@ enum FetchJSON {
 
         init(_ report: TrustReport) {
             host = report.host
-            matchedPattern = report.matchedPattern
+            matchedPattern = report.matchedPattern?.description
             evaluator = report.evaluator
             trusted = report.isTrusted
             validatedChain = report.validatedChain.map { Certificate(pin: $0.pin.description, subject: $0.subject) }

@@ -92,7 +92,7 @@ import ServerTrustTestSupport
         defer { genuine.shutdown() }
         let response = try await genuine.get(fixture.url("/status/200").absoluteString)
         #expect(response.status == 200)
-        #expect(response.trust.matchedPattern == "**.api.servertrust.test")
+        #expect(response.trust.matchedPattern?.description == "**.api.servertrust.test")
         #expect(response.trust.evaluator == "PinnedKeyHashesTrustEvaluator")
     }
 

@@ -14,7 +14,7 @@ import ServerTrustTestSupport
         #expect(response.status == 201)
         #expect(response.trust.isTrusted)
         #expect(response.trust.host == SessionFixture.host)
-        #expect(response.trust.matchedPattern == SessionFixture.host)
+        #expect(response.trust.matchedPattern?.description == SessionFixture.host)
         #expect(response.trust.evaluator == "DefaultTrustEvaluator")
         #expect(response.trust.validatedChain.map(\.pin) == [fixture.leafPin, fixture.intermediatePin, fixture.root.certificate.spkiPin])
         #expect(response.hops.count == 1)

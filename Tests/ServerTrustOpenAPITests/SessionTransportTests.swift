@@ -29,7 +29,7 @@ import Testing
         #expect(exchange.status == .ok)
         #expect(exchange.trust.isTrusted)
         #expect(exchange.trust.evaluator == "PinnedKeyHashesTrustEvaluator")
-        #expect(exchange.trust.matchedPattern == OpenAPIFixture.host)
+        #expect(exchange.trust.matchedPattern?.description == OpenAPIFixture.host)
         #expect(exchange.trust.validatedChain.map(\.pin).contains(fixture.pin))
         #expect(exchange.bodyDelivery == .streamed)
         #expect(exchange.verification == .notRequested)

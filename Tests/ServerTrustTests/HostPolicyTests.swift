@@ -49,7 +49,7 @@ import Testing
         let fixture = try Fixture()
         let evaluation = try resolved(HostPolicy(evaluator: DefaultTrustEvaluator())).evaluate(fixture.chain, in: fixture.context)
         #expect(evaluation.isTrusted)
-        #expect(evaluation.matchedPattern == Self.host)
+        #expect(evaluation.matchedPattern?.description == Self.host)
         #expect(evaluation.validatedChain.count == 2)
         #expect(fixture.counters.snapshot.evaluations == 1)
         #expect(fixture.counters.snapshot.failures == 0)

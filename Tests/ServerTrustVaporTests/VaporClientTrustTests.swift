@@ -84,7 +84,7 @@ import VaporTesting
         let shown = trustError.evidence.chain.map(\.pin)
         #expect(shown.contains(fixture.impostorRoot.certificate.spkiPin))
         #expect(!shown.contains(fixture.pin))
-        #expect(error.rejectedTrust?.matchedPattern == VaporFixture.host)
+        #expect(error.rejectedTrust?.matchedPattern?.description == VaporFixture.host)
         #expect(fixture.impostor.requestsServed == servedBefore)
     }
 

@@ -9,7 +9,7 @@ public struct TrustEvaluation: Sendable {
     /// The host evaluated, normalised.
     public let host: String
     /// The manager's pattern that matched, or nil.
-    public let matchedPattern: String?
+    public let matchedPattern: HostPattern?
     /// The evaluator that decided.
     public let evaluator: any ServerTrustEvaluating
     /// What the evaluators saw: the chain, the anchors, the handshake evidence, and what they
@@ -105,7 +105,7 @@ extension ResolvedHostPolicy {
             failure = TrustError(.openSSLFailure, "Evaluator \(evaluator.name) threw \(error)", evaluator: evaluator.name, host: hostName)
         }
         let evaluation = TrustEvaluation(
-            host: hostName, matchedPattern: pattern?.description, evaluator: evaluator, trust: trust, failure: failure,
+            host: hostName, matchedPattern: pattern, evaluator: evaluator, trust: trust, failure: failure,
             findings: trust.findings, certificateTransparency: certificateTransparency,
             certificateTransparencyRequirement: certificateTransparency == nil ? nil : policy.certificateTransparency)
         record(evaluation, in: context)

@@ -43,7 +43,7 @@ struct HopObservation {
     static func event(for report: TrustReport) -> SpanEvent {
         var attributes: SpanAttributes = [:]
         attributes["servertrust.trust.host"] = report.host
-        if let pattern = report.matchedPattern { attributes["servertrust.trust.matched_pattern"] = pattern }
+        if let pattern = report.matchedPattern { attributes["servertrust.trust.matched_pattern"] = pattern.description }
         attributes["servertrust.trust.evaluator"] = report.evaluator
         switch (report.result, report.failure) {
         case (.notRequested, _):

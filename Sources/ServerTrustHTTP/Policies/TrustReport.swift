@@ -18,7 +18,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     /// The manager pattern that matched, or nil when no manager pattern applied.
     public var pattern: HostPattern? { storage.pattern }
     /// ``pattern`` as text.
-    public var matchedPattern: String? { storage.pattern?.description }
+    public var matchedPattern: HostPattern? { storage.pattern }
     /// The evaluator's name, e.g. `PinnedKeyHashesTrustEvaluator`.
     public var evaluator: String { storage.evaluatorName }
     /// The validated chain, leaf first (empty when the evaluator did not validate a chain),
