@@ -108,7 +108,7 @@ struct DeliveredTargets: Sendable {
                 certificateTransparencyLogs: certificateTransparencyLogs)
             verdict = .accepted(delivered, manager)
         } catch {
-            verdict = .refused(error.status)
+            verdict = .refused(error)
         }
     }
 

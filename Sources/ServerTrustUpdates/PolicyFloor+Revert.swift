@@ -40,14 +40,10 @@ extension PolicyFloor {
     }
 }
 
-extension PolicyFloor.Refusal {
-    /// As ``TrustUpdateStatus/refusal`` reports it.
-    var status: TrustUpdateStatus.Refusal {
-        switch self {
-        case .newerFormat: TrustUpdateStatus.Refusal(.newerFormat, description)
-        case .invalid: TrustUpdateStatus.Refusal(.invalidPolicy, description)
-        case .weakens: TrustUpdateStatus.Refusal(.weakensFloor, description)
-        case .unusable: TrustUpdateStatus.Refusal(.unusable, description)
-        }
-    }
+extension TrustUpdateStatus.Refusal {
+    /// The refusal of a policy that is not valid (the reason names the line and field).
+    static func invalid(_ error: TrustError) -> Self { Self(.invalidPolicy, "it is not a valid policy: \(error.reason)") }
+
+    /// The refusal of a policy whose manager cannot be made.
+    static func unusable(_ error: TrustError) -> Self { Self(.unusable, "it cannot be applied: \(error.reason)") }
 }

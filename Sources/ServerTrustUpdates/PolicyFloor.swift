@@ -12,28 +12,9 @@ public enum PolicyFloor {
         public var description: String { reason }
     }
 
-    /// Why a delivered policy was not applied.
-    public enum Refusal: Error, Sendable, CustomStringConvertible {
-        /// Its `version` is newer than this library reads.
-        case newerFormat(version: Int)
-        /// It is not a valid policy file (the reason names the line and field).
-        case invalid(TrustError)
-        /// It weakens the floor without permission.
-        case weakens([Weakening])
-        /// The resulting manager cannot be made.
-        case unusable(TrustError)
-
-        public var description: String {
-            switch self {
-            case .newerFormat(let version):
-                "its format version \(version) is newer than this library reads (\(TrustPolicyFile.formatVersion)); the policy in force stays"
-            case .invalid(let error): "it is not a valid policy: \(error.reason)"
-            case .weakens(let weakenings):
-                "it weakens the compiled-in floor without the application's permission: " + weakenings.map(\.reason).joined(separator: "; ")
-            case .unusable(let error): "it cannot be applied: \(error.reason)"
-            }
-        }
-    }
+    /// Why a delivered policy may not be applied: a ``TrustUpdateStatus/Refusal``, the one
+    /// type for it (the status reports what these functions throw).
+    public typealias Refusal = TrustUpdateStatus.Refusal
 
     /// Reads a delivered policy target: its format version first (a newer one is refused as
     /// such, not as invalid), then the whole file.
@@ -45,7 +26,9 @@ public enum PolicyFloor {
         certificateTransparencyLogs: CertificateTransparencyLogs? = nil
     ) throws(Refusal) -> TrustPolicyFile {
         if let version = formatVersion(of: bytes), version > TrustPolicyFile.formatVersion {
-            throw .newerFormat(version: version)
+            throw Refusal(
+                .newerFormat,
+                "its format version \(version) is newer than this library reads (\(TrustPolicyFile.formatVersion)); the policy in force stays")
         }
         do {
             return try TrustPolicyFile(data: bytes, fileName: name, signingKeys: signingKeys, certificateTransparencyLogs: certificateTransparencyLogs)
@@ -55,6 +38,7 @@ public enum PolicyFloor {
             throw .invalid(TrustError(.invalidPolicyFile, "\(name): \(error)"))
         }
     }
+
 
     /// The top-level `version` of a JSON object, if it is an integer.
     static func formatVersion(of bytes: [UInt8]) -> Int? {
@@ -78,7 +62,12 @@ public enum PolicyFloor {
         var allHostsMustBeEvaluated = floor.allHostsMustBeEvaluated
         if let delivered {
             let weakenings = weakenings(of: delivered, against: floor).filter { !permissions.contains($0.permission) }
-            guard weakenings.isEmpty else { throw .weakens(weakenings) }
+            guard weakenings.isEmpty else {
+                throw Refusal(
+                    .weakensFloor,
+                    "it weakens the compiled-in floor without the application's permission: " + weakenings.map(\.reason).joined(separator: "; "),
+                    weakenings: weakenings)
+            }
             for host in delivered.hosts {
                 var policy = host.policy
                 if policy.clientIdentity == nil { policy.clientIdentity = try clientIdentity(for: host.pattern, floor: floor) }

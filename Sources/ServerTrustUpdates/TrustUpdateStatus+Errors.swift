@@ -5,7 +5,10 @@ extension TrustUpdateStatus {
     /// Why a verified policy was not applied (``TrustUpdateStatus/refusal``): a ``code`` to
     /// branch on and a ``reason`` for a person, which names the file, the host pattern or the
     /// date. ``description`` is the reason, as `servertrust` prints it.
-    public struct Refusal: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// What `PolicyFloor.read(_:name:signingKeys:certificateTransparencyLogs:)` and
+    /// `PolicyFloor.manager(floor:delivered:denyList:permissions:certificateTransparencyLogs:)`
+    /// throw, too: the status reports the refusal as it was thrown.
+    public struct Refusal: Error, Sendable, Codable, Hashable, CustomStringConvertible {
         /// An opaque, extensible refusal kind.
         public struct Code: Sendable, Codable, Hashable, CustomStringConvertible {
             private enum Base: String, Sendable, Codable, Hashable {
@@ -46,9 +49,31 @@ extension TrustUpdateStatus {
         /// Why, for a person: `it expired on …`, `it weakens the compiled-in floor …`.
         public let reason: String
 
-        public init(_ code: Code, _ reason: String) {
+        /// For ``Code/weakensFloor``: each weakening, with the permission it needs; empty
+        /// otherwise (and in a decoded status, which keeps the reason that names them).
+        public let weakenings: [PolicyFloor.Weakening]
+
+        /// - Parameters:
+        ///   - code: the kind of refusal.
+        ///   - reason: why, for a person.
+        ///   - weakenings: for ``Code/weakensFloor``, each weakening; default none.
+        public init(_ code: Code, _ reason: String, weakenings: [PolicyFloor.Weakening] = []) {
             self.code = code
             self.reason = reason
+            self.weakenings = weakenings
+        }
+
+        private enum CodingKeys: String, CodingKey { case code, reason }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(try container.decode(Code.self, forKey: .code), try container.decode(String.self, forKey: .reason))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(reason, forKey: .reason)
         }
 
         public var description: String { reason }
