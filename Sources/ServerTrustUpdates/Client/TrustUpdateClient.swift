@@ -208,3 +208,62 @@ public final class TrustUpdateClient: Sendable {
 
     func now() -> Date { Date(timeIntervalSince1970: TimeInterval(clock.now())) }
 }
+
+extension TrustUpdateClient {
+    /// The response-signing keys delivered and in force: `isEmpty` when no delivered set is in
+    /// force, or the delivered one holds no keys.
+    public var signingKeys: SigningKeySet { state.withLock { $0.signingKeys ?? SigningKeySet() } }
+
+    /// The response-signing keys to verify with, as an RFC 9421 policy reads them:
+    /// `MessageSignaturePolicy(keyProvider: { client.signingKeys(orFloor: compiledKeys) })`.
+    ///
+    /// - While a delivered state with a `jwks.json` is in force: that set, even empty — a
+    ///   repository that withdraws every key has withdrawn the compiled-in ones too.
+    /// - While the floor is in force after a verified state (a revert, a restart with expired
+    ///   metadata, a refused or expired policy): the compiled-in keys that the newest verified
+    ///   `jwks.json` still holds (the same public key, under any key ID). A key the repository
+    ///   withdrew stays withdrawn, as a deny-listed key stays refused.
+    /// - Before any verified state, or when the newest published no `jwks.json`: `floor`.
+    ///
+    /// - Parameter floor: the compiled-in key set.
+    public func signingKeys(orFloor floor: SigningKeySet) -> SigningKeySet {
+        let (inForce, lastVerified) = state.withLock { ($0.signingKeys, $0.lastVerifiedSigningKeys) }
+        if let inForce { return inForce }
+        guard let lastVerified else { return floor }
+        return floor.keepingKeys(heldBy: lastVerified)
+    }
+}
+
+extension TrustUpdateClient {
+    /// The last step of ``restore()``, for a store that cannot be restored and has not expired
+    /// (a refresh interrupted between its files, a cached target that no longer matches): what
+    /// only refuses, as recorded after the last verified state the client handled, is put back
+    /// over the floor. A record that does not read is not used: the floor, as with no record,
+    /// and the reason beside `failure`'s.
+    func restoreRecordedRefusals(_ recorded: Result<Refusals?, TUFError>, after failure: TUFError) {
+        switch recorded {
+        case .success(let refusals?):
+            handle(.storeInterrupted(InForceRefusals(refusals, failure: failure)))
+            metrics.record(status)
+        case .success(nil):
+            handle(.failed(TrustUpdateStatus.Failure(.restore, failure)))
+        case .failure(let error):
+            handle(.failed(TrustUpdateStatus.Failure(.restore, TUFError(failure.code, "\(failure.reason); \(error.reason)"))))
+        }
+    }
+
+    /// The last step of ``restore()`` for a store that was restored (whatever it put in force):
+    /// the recorded refusals joined to it. A record that does not read adds nothing and is
+    /// logged; the store's own state stands.
+    func joinRecordedRefusals(_ recorded: Result<Refusals?, TUFError>) {
+        switch recorded {
+        case .success(let refusals?):
+            handle(.recordedRefusals(refusals))
+            metrics.record(status)
+        case .success(nil):
+            break
+        case .failure(let error):
+            logger.error("The record of the refusals in force was not joined to the restored state: \(error.description)")
+        }
+    }
+}
