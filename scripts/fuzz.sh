@@ -27,7 +27,9 @@ fuzz=$repo/Fuzz
 scratch=$fuzz/.build-fuzz
 bin=$scratch/debug
 ledger=$fuzz/runs.tsv
-targets=(pin host-pattern certificate ocsp crl signed-response policy-file tuf-metadata message-signature sct-list ct-log-list)
+# The targets: Fuzz/Package.swift's fuzz-NAME executables, as NAME, in its order.
+names=$(swift package --package-path "$fuzz" dump-package | "$repo/scripts/targets.py" fuzz-targets)
+mapfile -t targets <<<"$names"
 # Per-input time limit (s): the slowest seed runs in well under a second even under ASan.
 timeout_per_input=${FUZZ_TIMEOUT:-10}
 # Swift's own crash backtracer races ASan's and libFuzzer's handlers and buries the report.

@@ -71,7 +71,7 @@ import ServerTrustTestSupport
             let rejected = await outcome { try await session.get(fixture.url("/status/200", host: "127.0.0.1").absoluteString) }.sessionError
             #expect(rejected?.code == .trustEvaluationFailed, "round \(round)")
             #expect(rejected?.trustError?.code == .pinMismatch, "round \(round)")
-            #expect(rejected?.trustError?.evidence.configuredPins == [SessionFixture.unrelatedPin], "round \(round)")
+            #expect(try rejected?.trustError?.evidence.configuredPins == [SessionFixture.unrelatedPin], "round \(round)")
         }
         // One handle for the accepted name, reused; a new one for each rejected request, since
         // only a handle whose transfer ended cleanly is kept.

@@ -10,17 +10,25 @@ import Testing
 @Suite struct DenyListIssuerTests {
     /// An issuing CA with a multi-attribute name whose organization needs escaping, and a leaf
     /// it issued with a serial that has a leading zero byte.
-    static let issuer = try! LabPKI.makeRoot(
+    /// Made once, on first use; a failure fails each test that uses them, with its error.
+    static let issuerMade = Result { try LabPKI.makeRoot(
         CertificateSpec(
             subject: LabName(attributes: [.init("C", "US"), .init("O", "Example, Inc."), .init("OU", "Trust  Services"), .init("CN", "Example CA")]),
-            subjectKey: .ecP256(), isCA: true, extendedKeyUsage: []))
-    static let leaf = try! issuer.issueLeaf(dnsNames: ["api.example.com"], serialNumber: "00A1B2C3").certificate
+            subjectKey: .ecP256(), isCA: true, extendedKeyUsage: [])) }
+    static let leafMade = Result { try issuerMade.get().issueLeaf(dnsNames: ["api.example.com"], serialNumber: "00A1B2C3").certificate }
     /// Another CA whose name differs from the first in the common name only.
-    static let otherIssuer = try! LabPKI.makeRoot(
+    static let otherIssuerMade = Result { try LabPKI.makeRoot(
         CertificateSpec(
             subject: LabName(attributes: [.init("C", "US"), .init("O", "Example, Inc."), .init("OU", "Trust Services"), .init("CN", "Example CA 2")]),
-            subjectKey: .ecP256(), isCA: true, extendedKeyUsage: []))
-    static let otherLeaf = try! otherIssuer.issueLeaf(dnsNames: ["api.example.com"], serialNumber: "00A1B2C3").certificate
+            subjectKey: .ecP256(), isCA: true, extendedKeyUsage: [])) }
+    static let otherLeafMade = Result {
+        try otherIssuerMade.get().issueLeaf(dnsNames: ["api.example.com"], serialNumber: "00A1B2C3").certificate
+    }
+
+    static var issuer: LabCA { get throws { try issuerMade.get() } }
+    static var leaf: Certificate { get throws { try leafMade.get() } }
+    static var otherIssuer: LabCA { get throws { try otherIssuerMade.get() } }
+    static var otherLeaf: Certificate { get throws { try otherLeafMade.get() } }
 
     static func denies(issuer: String, serial: String, _ certificate: Certificate) throws -> Bool {
         let list = KeyDenyList(keys: [], certificates: [try KeyDenyList.IssuerAndSerial(issuer: issuer, serial: serial)])
@@ -43,7 +51,7 @@ import Testing
         // The same through the JSON form a repository publishes (multiline's line ends escaped).
         let document = try JSONSerialization.data(withJSONObject: ["version": 1, "issuerAndSerial": [["issuer": issuer, "serial": serial]]])
         let list = try KeyDenyList(data: Array(document))
-        #expect(list.deniedEntry(in: [Self.otherLeaf, Self.leaf])?.certificate == Self.leaf)
+        #expect(try list.deniedEntry(in: [Self.otherLeaf, Self.leaf])?.certificate == Self.leaf)
     }
 
     /// Spellings written by hand or by other tools: RFC 2253 with spaces after the separators
@@ -64,7 +72,7 @@ import Testing
     /// Serial numbers in hexadecimal whatever the case, separators, leading zeros or prefix;
     /// another serial does not match.
     @Test func serialsMatchInEveryHexadecimalSpelling() throws {
-        let issuer = Self.leaf.issuer
+        let issuer = try Self.leaf.issuer
         for serial in ["A1B2C3", "a1b2c3", "00:A1:B2:C3", "a1:b2:c3", "serial=00A1B2C3", "0xA1B2C3", " 00a1b2c3 "] {
             #expect(try Self.denies(issuer: issuer, serial: serial, Self.leaf), "\(serial)")
         }

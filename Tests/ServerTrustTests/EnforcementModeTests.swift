@@ -6,7 +6,7 @@ import ServerTrustTestSupport
 
 /// Informational and canary wrappers around any evaluator, revocation included.
 @Suite struct EnforcementModeTests {
-    static let unrelated = try! Pin("sha256/" + Data(repeating: 7, count: 32).base64EncodedString())
+    static var unrelated: Pin { get throws { try Pin("sha256/" + Data(repeating: 7, count: 32).base64EncodedString()) } }
 
     @Test func informationalAcceptsAFailingEvaluatorAndRecordsTheFailureAsAFinding() throws {
         let site = try SitePKI()
@@ -55,7 +55,7 @@ import ServerTrustTestSupport
         #expect(trust.findings.first?.mode == .canary)
         #expect(trust.findings.first?.error.code == .canaryDisagreement)
         #expect(trust.findings.first?.error.reason.contains("would reject") == true)
-        #expect(trust.findings.first?.error.evidence.configuredPins == [Self.unrelated])
+        #expect(try trust.findings.first?.error.evidence.configuredPins == [Self.unrelated])
     }
 
     @Test func aCanaryThatWouldAcceptIsReportedAndTheEnforcedRejectionStillThrows() throws {

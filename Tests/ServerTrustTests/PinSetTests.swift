@@ -5,8 +5,8 @@ import ServerTrustTestSupport
 
 /// Pin sets: construction rules, expiry at an injected time, warnings, backup detection.
 @Suite struct PinSetTests {
-    static let spare = try! Pin("sha256/" + Data(repeating: 9, count: 32).base64EncodedString())
-    static let other = try! Pin("sha256/" + Data(repeating: 8, count: 32).base64EncodedString())
+    static var spare: Pin { get throws { try Pin("sha256/" + Data(repeating: 9, count: 32).base64EncodedString()) } }
+    static var other: Pin { get throws { try Pin("sha256/" + Data(repeating: 8, count: 32).base64EncodedString()) } }
 
     @Test func anEnforcingSetNeedsTwoPinsByDefaultAndSaysHowToTrialOne() throws {
         let error = #expect(throws: TrustError.invalidConfiguration) {
@@ -89,7 +89,7 @@ import ServerTrustTestSupport
             try evaluator.evaluate(try site.trust(at: now + 2 * 86_400), forHost: SitePKI.host)
         }
         #expect(error?.reason.contains("failClosed") == true)
-        #expect(error?.evidence.configuredPins.contains(PinSetTests.spare) == true)
+        #expect(try error?.evidence.configuredPins.contains(PinSetTests.spare) == true)
     }
 
     @Test func anExpiredSetWithFallbackValidatesByDefaultLogsAnErrorAndRecordsAFinding() throws {
