@@ -43,12 +43,14 @@ struct VerificationInput {
         }
         verification = ChainVerification(
             presentedChain: presented, anchors: anchors, validationTime: time, pins: try pins.map(Pin.init), staple: staple)
+        verification.validationTimeIsTheClock = timeText == nil
     }
 
     /// Checks Certificate Transparency against `list` once the chain validates: enforced with
-    /// `required`, else reported only.
+    /// `required`, a stale list included (`--require-ct` rejects unless the leaf meets the
+    /// policy, and a stale list cannot show that it does), else reported only.
     mutating func checkCertificateTransparency(_ list: CTLogList, required: Bool) throws {
-        verification.certificateTransparency = (try CTLogStore(list), required ? .enforced() : .reportOnly())
+        verification.certificateTransparency = (try CTLogStore(list), required ? .enforced(staleLogList: .failClosed) : .reportOnly())
     }
 
     /// Problems that did not lead to a rejection, for standard error: an UNKNOWN status the
@@ -64,8 +66,7 @@ struct VerificationInput {
         }
         if let ct = report.certificateTransparency, let reason = ct.reason {
             warnings.append(
-                "Certificate Transparency (\(reason)): \(ct.detail ?? "") Accepted because "
-                    + (ct.mode == "enforced" ? "a stale log list fails open." : "--require-ct is not set."))
+                "Certificate Transparency (\(reason)): \(ct.detail ?? "") Accepted because --require-ct is not set.")
         }
         return warnings
     }

@@ -44,15 +44,15 @@ import Testing
         else { Issue.record("an unstamped connection was not evaluated"); return }
     }
 
-    @Test func aResumedSessionWithoutTheSCTsItsLeafDoesNotEmbedIsRefusedForAFullHandshake() {
+    @Test func aReusedConnectionWithoutTheHandshakeSCTsItsLeafNeedsIsRefusedForAFullHandshake() {
         #expect(ConnectionGuard.refusalBeforeEvaluating(
-            handshakeHasSCTs: false, isResumed: true, policyReadsSCTs: true, leafEmbedsSCTs: false, isOnFreshConnection: false) == .resumedWithoutSCTs)
-        for (has, isResumed, reads, embeds, fresh) in [
+            handshakeHasSCTs: false, isReused: true, policyReadsSCTs: true, embeddedSCTsSuffice: false, isOnFreshConnection: false) == .withoutHandshakeSCTs)
+        for (has, isReused, reads, suffice, fresh) in [
             (true, true, true, false, false), (false, false, true, false, false), (false, true, false, false, false),
             (false, true, true, true, false), (false, true, true, false, true),
         ] {
             #expect(ConnectionGuard.refusalBeforeEvaluating(
-                handshakeHasSCTs: has, isResumed: isResumed, policyReadsSCTs: reads, leafEmbedsSCTs: embeds, isOnFreshConnection: fresh) == nil)
+                handshakeHasSCTs: has, isReused: isReused, policyReadsSCTs: reads, embeddedSCTsSuffice: suffice, isOnFreshConnection: fresh) == nil)
         }
     }
 

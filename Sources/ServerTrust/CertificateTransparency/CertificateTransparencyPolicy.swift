@@ -32,13 +32,17 @@ public enum CertificateTransparencyPolicy {
     ///   - list: the log list the SCTs were verified with.
     ///   - requirement: the host's requirement (list age and stale-list behaviour).
     ///   - time: the evaluation time.
+    ///   - timeIsTheClock: whether `time` is the clock's (a handshake): a list dated after it
+    ///     then means a wrong clock, and is stale. False for a time the caller chose to judge
+    ///     at (`servertrust verify --at`): a later list is then judged by the state each log
+    ///     had entered by `time` (``CTLogList/Log/state(at:)``). Default true.
     /// - Returns: the outcome, naming what was missing.
     public static func evaluate(
         _ observations: [SCTObservation], notValidBefore: Date, notValidAfter: Date, list: CTLogList,
-        requirement: CertificateTransparencyRequirement, at time: Date
+        requirement: CertificateTransparencyRequirement, at time: Date, timeIsTheClock: Bool = true
     ) -> CertificateTransparencyOutcome {
         let age = time.timeIntervalSince(list.timestamp)
-        if age > requirement.maximumLogListAge || age < 0 {
+        if age > requirement.maximumLogListAge || (age < 0 && timeIsTheClock) {
             let detail =
                 age < 0
                 ? "The CT log list is dated \(list.timestamp.formatted(.iso8601)), in the future (is the clock right?)."

@@ -2,7 +2,8 @@ public import Foundation
 
 extension ResolvedHostPolicy {
     /// Checks the host's Certificate Transparency requirement once the evaluator has accepted
-    /// the chain: the SCTs embedded in the validated leaf (with its issuer), sent in the TLS
+    /// the chain: the SCTs embedded in the validated leaf (with its issuer, as
+    /// `PeerTrust.certificateTransparencyChain` finds it), sent in the TLS
     /// extension, and stapled in the OCSP response, verified against the manager's log list and
     /// judged by ``CertificateTransparencyPolicy``.
     ///
@@ -20,12 +21,29 @@ extension ResolvedHostPolicy {
         return (outcome, nil)
     }
 
+    /// Whether `chain`'s leaf needs SCTs from the handshake (TLS extension or staple) to meet
+    /// the host's Certificate Transparency requirement: its embedded SCTs alone, verified with
+    /// the chain's issuer (or the presented one that issued the leaf), fall short. For a
+    /// connection guard deciding whether a connection that cannot carry the handshake's SCTs
+    /// (a resumed session) is worth judging, or needs a full handshake; never a decision to trust.
+    ///
+    /// A stale or missing list is no shortfall more SCTs would cure: false. Without a
+    /// requirement (the host's evaluator reads SCTs itself), whether the leaf embeds none.
+    package func certificateTransparencyNeedsHandshakeSCTs(_ chain: [Certificate], at time: Date) -> Bool {
+        guard let leaf = chain.first else { return false }
+        guard let requirement = policy.certificateTransparency else {
+            return (try? SignedCertificateTimestamp.embedded(in: leaf))?.isEmpty ?? true
+        }
+        guard let store = certificateTransparencyLogs?.current else { return false }
+        let outcome = store.evaluate(PeerTrust.certificateTransparencyChain(validated: nil, presented: chain), requirement: requirement, at: time)
+        return outcome.reason.map { ![.staleLogList, .noLogList].contains($0) } ?? false
+    }
+
     private func certificateTransparencyOutcome(_ trust: PeerTrust, requirement: CertificateTransparencyRequirement) -> CertificateTransparencyOutcome {
         guard let store = certificateTransparencyLogs?.current else {
             return CertificateTransparencyOutcome(reason: .noLogList, detail: "The trust manager has no CT log list.", observations: [])
         }
-        return store.evaluate(
-            trust.validatedChainIfComputed ?? trust.presentedChain, handshake: trust.handshake, requirement: requirement, at: trust.validationTime)
+        return store.evaluate(trust.certificateTransparencyChain, handshake: trust.handshake, requirement: requirement, at: trust.validationTime)
     }
 }
 
@@ -42,8 +60,11 @@ extension CTLogStore {
     ///   - handshake: the handshake's SCTs and staple; default none.
     ///   - requirement: the list's maximum age and stale-list behaviour.
     ///   - time: the evaluation time, in milliseconds for OpenSSL (an SCT after it is refused).
+    ///   - timeIsTheClock: false for a time the caller chose (see
+    ///     ``CertificateTransparencyPolicy/evaluate(_:notValidBefore:notValidAfter:list:requirement:at:timeIsTheClock:)``).
     public func evaluate(
-        _ chain: [Certificate], handshake: HandshakeEvidence = HandshakeEvidence(), requirement: CertificateTransparencyRequirement, at time: Date
+        _ chain: [Certificate], handshake: HandshakeEvidence = HandshakeEvidence(), requirement: CertificateTransparencyRequirement, at time: Date,
+        timeIsTheClock: Bool = true
     ) -> CertificateTransparencyOutcome {
         guard let leaf = chain.first else {
             return CertificateTransparencyOutcome(reason: .notEnoughSCTs, detail: "The server presented no certificate.", observations: [])
@@ -62,7 +83,8 @@ extension CTLogStore {
         }
         let observations = verify(scts, leaf: leaf, issuer: chain.count > 1 ? chain[1] : nil, at: time)
         let outcome = CertificateTransparencyPolicy.evaluate(
-            observations, notValidBefore: leaf.notValidBefore, notValidAfter: leaf.notValidAfter, list: list, requirement: requirement, at: time)
+            observations, notValidBefore: leaf.notValidBefore, notValidAfter: leaf.notValidAfter, list: list, requirement: requirement, at: time,
+            timeIsTheClock: timeIsTheClock)
         guard !unreadable.isEmpty, let reason = outcome.reason else { return outcome }
         // An SCT that does not parse is never counted; say so beside the shortfall.
         return CertificateTransparencyOutcome(

@@ -49,6 +49,10 @@ public struct ChainVerification: Sendable {
     /// (the default) for none. The leaf's embedded SCTs are verified with the chain's issuer,
     /// and the staple's SCTs too.
     public var certificateTransparency: (logs: CTLogStore, requirement: CertificateTransparencyRequirement)?
+    /// Whether ``validationTime`` is the clock's rather than a time chosen to judge at
+    /// (`servertrust verify --at`). For a chosen time, a CT log list dated after it is no sign of
+    /// a wrong clock: each log is judged by the state it had entered by then. Default true.
+    public var validationTimeIsTheClock = true
 
     /// - Parameters:
     ///   - presentedChain: as the server would send it, leaf first.
@@ -103,7 +107,8 @@ public struct ChainVerification: Sendable {
             }
             if let (logs, requirement) = certificateTransparency {
                 let outcome = logs.evaluate(
-                    trust.validatedChainIfComputed ?? presentedChain, handshake: trust.handshake, requirement: requirement, at: validationTime)
+                    trust.certificateTransparencyChain, handshake: trust.handshake, requirement: requirement, at: validationTime,
+                    timeIsTheClock: validationTimeIsTheClock)
                 transparency = outcome
                 if requirement.mode == .enforced, outcome.isEnforceable, let refusal = outcome.error(host: host ?? "the server") { throw refusal }
             }

@@ -161,14 +161,12 @@ final class Transfer: OneShot, @unchecked Sendable {
             return refuseForRetry(reason)
         }
         if let reason = ConnectionGuard.refusalBeforeEvaluating(
-            handshakeHasSCTs: !handshake.signedCertificateTimestamps.isEmpty || handshake.stapledOCSPResponse != nil, isResumed: isResumed,
-            policyReadsSCTs: policy.usesSignedCertificateTimestamps,
-            // Parsed only for a resumed session of a host requiring CT (`&&` short-circuits).
-            leafEmbedsSCTs: isResumed && policy.usesSignedCertificateTimestamps
-                && chain.first.map { (try? SignedCertificateTimestamp.embedded(in: $0))?.isEmpty == false } ?? false,
+            handshakeHasSCTs: !handshake.signedCertificateTimestamps.isEmpty || handshake.stapledOCSPResponse != nil,
+            isReused: isResumed || record != nil, policyReadsSCTs: policy.usesSignedCertificateTimestamps,
+            embeddedSCTsSuffice: !policy.resolved.certificateTransparencyNeedsHandshakeSCTs(chain, at: policy.clock()),
             isOnFreshConnection: isOnFreshConnection)
         {
-            policy.stopResumingSessions()
+            if isResumed { policy.stopResumingSessions() }
             return refuseForRetry(reason)
         }
         let fresh = TLSBridge.admit(ssl, under: policy, presented: chain, handshake: handshake, notAfter: notAfter, remembering: store)

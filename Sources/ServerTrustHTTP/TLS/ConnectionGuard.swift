@@ -16,8 +16,9 @@ internal import ServerTrust
 /// would judge stale or missing material: one whose stamp has expired (what its evaluation
 /// relied on may have changed: the server's certificate, its staple, our pins), a resumed
 /// session that brought no staple for a must-staple leaf under a policy that reads staples (or
-/// no SCTs for a leaf that embeds none under a policy requiring Certificate Transparency), and
-/// a resumed session whose validated chain is not known.
+/// a resumed or reused connection without the handshake's SCTs, for a leaf whose embedded SCTs
+/// alone fall short of the policy's Certificate Transparency), and a resumed session whose
+/// validated chain is not known.
 enum ConnectionGuard {
     /// Why a connection is refused for a retry on a new one.
     enum RetryReason: Sendable {
@@ -25,10 +26,11 @@ enum ConnectionGuard {
         case expired
         /// A resumed session without a staple, for a must-staple leaf under a policy that reads staples.
         case resumedWithoutStaple
-        /// A resumed session of a host requiring Certificate Transparency whose leaf embeds no
-        /// SCTs: the SCTs came in the full handshake (TLS extension or staple), which a resumed
-        /// one does not repeat.
-        case resumedWithoutSCTs
+        /// A resumed session, or a connection opened under another policy, of a host requiring
+        /// Certificate Transparency, without the handshake's SCTs, for a leaf whose embedded SCTs
+        /// alone fall short: the rest came in a full handshake under this policy (TLS extension
+        /// or staple), which a resumed one does not repeat and another policy may not ask for.
+        case withoutHandshakeSCTs
         /// A resumed session whose leaf has no chain validated at a full handshake, neither in
         /// the connection's stamp nor in its session cache's ``ValidatedChainStore``.
         case resumedWithoutValidatedChain
@@ -106,12 +108,19 @@ enum ConnectionGuard {
     }
 
     /// Before evaluating, for a host requiring Certificate Transparency: a resumed session
-    /// carries neither the TLS extension's SCTs nor a staple, so one whose leaf embeds no SCTs is
-    /// refused for a full handshake (which brings them) rather than judged without them.
+    /// carries neither the TLS extension's SCTs nor a staple, and a connection opened under
+    /// another policy may not have asked for them; so one whose leaf's embedded SCTs do not meet
+    /// the policy on their own is refused for a full handshake (which brings the rest) rather
+    /// than judged without them. On that full handshake the server is judged on everything it
+    /// sends, and refused if that falls short too.
+    ///
+    /// - Parameters:
+    ///   - isReused: resumed, or accepted before under another policy (it carries a stamp).
+    ///   - embeddedSCTsSuffice: read only when the rest would refuse.
     static func refusalBeforeEvaluating(
-        handshakeHasSCTs: Bool, isResumed: Bool, policyReadsSCTs: Bool, leafEmbedsSCTs: Bool, isOnFreshConnection: Bool
+        handshakeHasSCTs: Bool, isReused: Bool, policyReadsSCTs: Bool, embeddedSCTsSuffice: @autoclosure () -> Bool, isOnFreshConnection: Bool
     ) -> RetryReason? {
-        guard !handshakeHasSCTs, !isOnFreshConnection, isResumed, policyReadsSCTs, !leafEmbedsSCTs else { return nil }
-        return .resumedWithoutSCTs
+        guard !handshakeHasSCTs, !isOnFreshConnection, isReused, policyReadsSCTs, !embeddedSCTsSuffice() else { return nil }
+        return .withoutHandshakeSCTs
     }
 }

@@ -173,10 +173,8 @@ import Testing
     }
 
     /// SCTs that came in the staple of the full handshake: the second connection resumes the
-    /// TLS 1.2 session, which brings no staple, and the connection guard's evaluation then finds
-    /// no SCT at all. Known issue: the resumed connection is refused (`notEnoughSCTs`) instead of
-    /// being retried on a full handshake, as a must-staple leaf's is
-    /// (`ConnectionGuard.refusalBeforeEvaluating`, which looks at staple-reading evaluators only).
+    /// TLS 1.2 session, which brings no staple, and the leaf embeds none, so the connection
+    /// guard retries it on a full handshake (`ConnectionGuard.refusalBeforeEvaluating`).
     @Test func aResumedSessionOfAHostWhoseSCTsAreStapled() async throws {
         let fixture = try Fixture()
         let leaf = try fixture.root.issueLeaf(dnsNames: [Self.host])
