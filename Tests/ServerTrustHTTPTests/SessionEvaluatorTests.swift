@@ -123,6 +123,21 @@ import ServerTrustTestSupport
         #expect(fixture.server.acceptedConnections == 0)  // refused before any connection
     }
 
+    /// Issue #51: the refusal names the hop's whole URL, not the bare host its policy was
+    /// looked up by; the description shows it redacted, as every other hop error does.
+    @Test func aHostWithoutAPatternIsRefusedNamingTheWholeURLOfTheHop() async throws {
+        let fixture = try SessionFixture()
+        let session = try fixture.session(["elsewhere.servertrust.test": DefaultTrustEvaluator()])
+        defer { session.shutdown() }
+        let url = "https://unlisted.upstream.test:\(fixture.server.port)/v1/orders?page=2&token=secret"
+        let error = await outcome { try await session.get(url) }.sessionError
+        #expect(error?.code == .trustEvaluationFailed)
+        #expect(error?.trustError?.code == .noEvaluatorForHost)
+        #expect(error?.url == url)
+        #expect(error?.description.hasSuffix("URL: https://unlisted.upstream.test:\(fixture.server.port)/v1/orders") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("token=secret") == false)
+    }
+
     @Test func pinsWithoutDefaultValidationStillRejectWrongPinsDespiteNoCAInCurl() async throws {
         // No CA is given to curl (CAINFO/CAPATH unset) and the policy skips default validation:
         // only our callback can reject, and it must.

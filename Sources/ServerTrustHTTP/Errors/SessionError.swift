@@ -143,6 +143,17 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
             url: url, signatureError: signatureError, rejectedTrust: rejectedTrust)
     }
 
+    /// This error with `url` as the URL of the hop that failed: for an error made where only the
+    /// host was known (the host's policy).
+    func at(url: String) -> SessionError {
+        var error = SessionError(
+            code, reason, trustError: trustError, curlCode: curlCode, curlMessage: curlMessage, transportFailure: transportFailure,
+            url: url, signatureError: signatureError, rejectedTrust: rejectedTrust)
+        error.attempts = attempts
+        error.retryableFailure = retryableFailure
+        return error
+    }
+
     public static func == (lhs: SessionError, rhs: SessionError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 

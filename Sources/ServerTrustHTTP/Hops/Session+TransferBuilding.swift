@@ -41,7 +41,13 @@ extension Session {
         // Read once: each read copies the optional existential out of the request's storage.
         let override = request.trustEvaluator
         let policy: TrustPolicy
-        if let read = host?.policy { policy = try read.get() } else { policy = try self.policy(forRawHost: rawHost, override: override) }
+        do throws(SessionError) {
+            if let read = host?.policy { policy = try read.get() } else { policy = try self.policy(forRawHost: rawHost, override: override) }
+        } catch {
+            // The registry knows only the host: the refusal names the hop's whole URL, as every
+            // other refusal of a hop does (issue #51).
+            throw error.at(url: absolute)
+        }
         let signing = policy.signedResponses
         let verifiesSignatures = signing?.checks ?? false
         // The challenge headers of a checked host (a stream to one was refused before).

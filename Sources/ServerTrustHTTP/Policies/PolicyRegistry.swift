@@ -135,7 +135,7 @@ extension PolicyRegistry {
                     ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation, denyList: trustManager?.denyList ?? KeyDenyList()),
                     override, trust, parts)
             }
-            throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error, url: host.name)
+            throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error)
         }
         return makePolicy(resolved, override, trust, parts)
     }
