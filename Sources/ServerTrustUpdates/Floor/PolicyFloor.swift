@@ -52,8 +52,8 @@ public enum PolicyFloor {
     /// floor's deny-list and `denyList`. Hosts requiring Certificate Transparency read
     /// `certificateTransparencyLogs` (default the floor's): the list a trust update replaces.
     ///
-    /// - Throws: ``Refusal/weakens(_:)`` listing every weakening `permissions` does not allow;
-    ///   ``Refusal/unusable(_:)`` when the manager cannot be made.
+    /// - Throws: a ``Refusal`` coded `weakensFloor` listing every weakening `permissions` does not allow;
+    ///   one coded `unusable` when the manager cannot be made.
     public static func manager(
         floor: ServerTrustManager, delivered: TrustPolicyFile?, denyList: KeyDenyList?, permissions: TrustUpdateRules.Permissions,
         certificateTransparencyLogs: CertificateTransparencyLogs? = nil
@@ -93,7 +93,7 @@ public enum PolicyFloor {
     /// presents. A delivered pattern never drops the floor's identity for the hosts it takes
     /// over (fifth review, item 6).
     ///
-    /// - Throws: ``Refusal/unusable(_:)`` when a wildcard takes hosts from floor patterns that
+    /// - Throws: a ``Refusal`` coded `unusable` when a wildcard takes hosts from floor patterns that
     ///   present different identities, so no one identity is the floor's for all of its hosts.
     static func clientIdentity(for pattern: HostPattern, floor: ServerTrustManager) throws(Refusal) -> ClientIdentity? {
         let floorPolicies = floor.policies
