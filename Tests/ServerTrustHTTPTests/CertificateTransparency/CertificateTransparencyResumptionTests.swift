@@ -22,14 +22,27 @@ import ServerTrustHTTP
         return (try Staple.server(leaf.chain, leaf.key, version: .v1_2, staple: staple), leaf.certificate.spkiPin)
     }
 
-    @Test func aResumedSessionWhoseEmbeddedSCTsFallShortIsRetriedOnAFullHandshake() async throws {
-        let fixture = try Fixture()
+    /// The server of ``server(_:)``, pinned by its key with CT enforced, after a first request
+    /// accepted on a full handshake whose connection the server closes (the next one resumes).
+    static func acceptedOnAFullHandshake(_ fixture: Fixture) async throws -> (LocalTLSServer, Session) {
         let (server, pin) = try Self.server(fixture)
-        defer { server.stop() }
-        let session = try Staple.session(fixture, server: server, evaluator: try PinnedKeyHashesTrustEvaluator(pins: [pin]), ct: .enforced())
-        defer { session.shutdown() }
+        let session: Session
+        do {
+            session = try Staple.session(fixture, server: server, evaluator: try PinnedKeyHashesTrustEvaluator(pins: [pin]), ct: .enforced())
+        } catch {
+            server.stop()
+            throw error
+        }
         let first = await Staple.get(session, server, "/close")
         #expect(Staple.refusal(first) == nil, "full: \(first)")
+        return (server, session)
+    }
+
+    @Test func aResumedSessionWhoseEmbeddedSCTsFallShortIsRetriedOnAFullHandshake() async throws {
+        let fixture = try Fixture()
+        let (server, session) = try await Self.acceptedOnAFullHandshake(fixture)
+        defer { server.stop() }
+        defer { session.shutdown() }
         let second = await Staple.get(session, server)
         #expect(server.resumedHandshakes == 1, "\(server.statistics)")
         #expect(Staple.refusal(second) == nil, "resumed: \(second)")
@@ -43,12 +56,9 @@ import ServerTrustHTTP
     /// staple no longer makes up the shortfall, and the server is refused on it.
     @Test func theFullHandshakeOfTheRetryStillRefusesANonCompliantServer() async throws {
         let fixture = try Fixture()
-        let (server, pin) = try Self.server(fixture)
+        let (server, session) = try await Self.acceptedOnAFullHandshake(fixture)
         defer { server.stop() }
-        let session = try Staple.session(fixture, server: server, evaluator: try PinnedKeyHashesTrustEvaluator(pins: [pin]), ct: .enforced())
         defer { session.shutdown() }
-        let first = await Staple.get(session, server, "/close")
-        #expect(Staple.refusal(first) == nil, "full: \(first)")
         var list = TestCTLogList()
         for log in [fixture.logA, fixture.logA2] { list.add(log, state: .usable, since: Date(timeIntervalSinceNow: -100 * 86_400)) }
         try fixture.logs.replace(with: try CTLogList(json: list.json(timestamp: Date(timeIntervalSinceNow: -86_400))))
