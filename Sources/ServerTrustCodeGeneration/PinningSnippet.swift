@@ -82,7 +82,7 @@ public struct PinningSnippet: Sendable {
             "}",
             "",
             "let manager = try ServerTrustManager(evaluators: [",
-            "    \"\(host)\": try .pinnedKeyHashes([",
+            "    try HostPattern(\"\(host)\"): try .pinnedKeyHashes([",
         ]
         lines += entries.map { "        \(namespace).\($0.constantName)," }
         lines += [

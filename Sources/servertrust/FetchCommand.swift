@@ -152,16 +152,19 @@ struct FetchCommand: AsyncParsableCommand {
                 }
                 manager = policyFile.manager
             } else {
-                // The recipe the policy file uses for a host, so `--pin`/`--revocation`/`--mode`
-                // evaluate a host exactly as the same settings in a policy file would.
-                let evaluator = try HostPolicy.evaluator(
-                    pinning: pin.isEmpty ? nil : try PinnedKeyHashesTrustEvaluator(pin), revocation: revocation.options,
-                    mode: signature.mode == .informational ? .informational : .enforced)
-                // A list given makes the host's CT checked: enforced with --require-ct, else reported.
-                let transparency: CertificateTransparencyRequirement? = ctLogs == nil ? nil : requireCT ? .enforced() : .reportOnly()
+                // The declaration a policy file makes for a host, so `--pin`/`--revocation`/`--mode`
+                // evaluate a host exactly as the same settings in a policy file would. A list given
+                // makes the host's CT checked: enforced with --require-ct, else reported.
+                var seen: Set<String> = []
+                let given = pin.filter { seen.insert($0).inserted }
+                let pins = given.isEmpty ? nil : try PinSet(given.map { try PinSet.Entry($0, label: "--pin") }, minimumPinCount: 1)
+                let policy = HostPolicy(
+                    pins: pins, revocation: revocation.options,
+                    // Informational with nothing to trial is default validation, enforced.
+                    mode: signature.mode == .informational && (pins != nil || revocation.options != nil) ? .informational : .enforced,
+                    certificateTransparency: ctLogs == nil ? nil : requireCT ? .enforced() : .reportOnly())
                 manager = try ServerTrustManager(
-                    policies: [host: HostPolicy(evaluator: evaluator, certificateTransparency: transparency)], allHostsMustBeEvaluated: false,
-                    certificateTransparencyLogs: ctLogs)
+                    policies: [try HostPattern(host): policy], allHostsMustBeEvaluated: false, certificateTransparencyLogs: ctLogs)
             }
             manager = try Self.manager(manager, for: host, signedResponses: signedResponses, clientIdentity: identity)
         } catch let error as TrustError {
@@ -254,8 +257,8 @@ struct FetchCommand: AsyncParsableCommand {
             }
             policy.clientIdentity = clientIdentity
         }
-        var policies = Dictionary(manager.policies.map { ($0.pattern.description, $0.policy) }) { first, _ in first }
-        policies[resolved.host.name] = policy
+        var policies = Dictionary(uniqueKeysWithValues: manager.policies.map { ($0.pattern, $0.policy) })
+        policies[try HostPattern(resolved.host.name)] = policy
         return try ServerTrustManager(policies: policies, allHostsMustBeEvaluated: manager.allHostsMustBeEvaluated, denyList: manager.denyList,
             certificateTransparencyLogs: manager.certificateTransparencyLogs)
     }

@@ -38,7 +38,7 @@ struct FetchReportingOptions: ParsableArguments {
     /// trust failure for the output.
     func apply(to configuration: inout Session.Configuration, events: FetchTrustEvents) throws {
         configuration.onTrustFailure = { events.append($0) }
-        guard !reportURIs.isEmpty || policyFile.map({ !$0.reportURIs.isEmpty || !$0.reportURIsByPattern.isEmpty }) == true else { return }
+        guard !reportURIs.isEmpty || policyFile.map({ !$0.reportURIs.isEmpty || $0.hosts.contains { !$0.policy.reportURIs.isEmpty } }) == true else { return }
         var reporting = TrustFailureReporter.Configuration()
         // The file's per-host report URIs are on its hosts' policies (`HostPolicy.reportURIs`,
         // in `policyFile.manager`); the reporter takes its top-level ones, for every host.

@@ -61,7 +61,7 @@ struct FetchUpdatesOptions: ParsableArguments {
         let updateHostManager: ServerTrustManager?
         do {
             updateHostManager = try pins.isEmpty || URL(string: url)?.host == nil ? nil
-                : ServerTrustManager(evaluators: [URL(string: url)!.host!: try PinnedKeyHashesTrustEvaluator(pins)], allHostsMustBeEvaluated: false)
+                : ServerTrustManager(evaluators: [try HostPattern(URL(string: url)!.host!): try PinnedKeyHashesTrustEvaluator(pins)], allHostsMustBeEvaluated: false)
         } catch let error as TrustError {
             throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
         }

@@ -26,7 +26,7 @@ import ServerTrustTestSupport
         #expect(result.status == 1, "\(result)")
         #expect(result.standardOutput.isEmpty)
         expectGolden(result.standardError, """
-            error: Trust evaluation rejected cli.servertrust.test. PinnedKeyHashesTrustEvaluator: No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…). (host "cli.servertrust.test")
+            error: Trust evaluation rejected cli.servertrust.test. PinSetTrustEvaluator: No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…). (host "cli.servertrust.test")
               Configured pins:
                 sha256/<pin>
               Peer certificate chain:

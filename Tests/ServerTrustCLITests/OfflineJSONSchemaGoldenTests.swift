@@ -164,14 +164,14 @@ import Testing
                 "configuredPins" : [
                   "sha256/<pin>"
                 ],
-                "evaluator" : "PinnedKeyHashesTrustEvaluator",
+                "evaluator" : "PinSetTrustEvaluator",
                 "host" : "cli.servertrust.test",
                 "reason" : "No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…).",
                 "trusted" : false
               },
               "trustFailures" : [
                 {
-                  "evaluator" : "PinnedKeyHashesTrustEvaluator",
+                  "evaluator" : "PinSetTrustEvaluator",
                   "message" : "No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…).",
                   "mode" : "enforced",
                   "reason" : "pinMismatch",
@@ -182,7 +182,7 @@ import Testing
               ],
               "trustResult" : {
                 "code" : "pinMismatch",
-                "evaluator" : "PinnedKeyHashesTrustEvaluator",
+                "evaluator" : "PinSetTrustEvaluator",
                 "reason" : "No certificate of the validated chain (3 certificates) matches a configured pin. If this server is genuine, pin one of the peer keys listed below (servertrust fetch --pin sha256/…).",
                 "result" : "failed"
               }

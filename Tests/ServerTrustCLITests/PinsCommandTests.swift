@@ -90,7 +90,7 @@ import Testing
         }
 
         let manager = try ServerTrustManager(evaluators: [
-            "cli.servertrust.test": try .pinnedKeyHashes([
+            try HostPattern("cli.servertrust.test"): try .pinnedKeyHashes([
                 CliServertrustTestPins.leaf,
                 CliServertrustTestPins.intermediate,
                 CliServertrustTestPins.root,

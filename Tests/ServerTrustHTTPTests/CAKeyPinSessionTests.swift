@@ -65,7 +65,7 @@ import Testing
             let session = try Session(
                 configuration: configuration,
                 trustManager: ServerTrustManager(evaluators: [
-                    SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [bogus.certificate.spkiPin])
+                    try HostPattern(SessionFixture.host): try PinnedKeyHashesTrustEvaluator(pins: [bogus.certificate.spkiPin])
                 ]))
             defer { session.shutdown() }
             let result = await outcome { try await session.get(server.url("/status/200", host: SessionFixture.host)) }

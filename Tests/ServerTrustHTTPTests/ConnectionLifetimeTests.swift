@@ -74,7 +74,7 @@ import ServerTrustTestSupport
             configuration.httpVersion = .http1_1
             configuration.clock = { clock.read() }
             configure(&configuration)
-            return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+            return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): evaluator]))
         }
 
         var url: String { server.url("/status/200", host: SessionFixture.host) }
@@ -165,7 +165,7 @@ import ServerTrustTestSupport
             configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: nginx.root))
             configuration.resolve = nginx.resolve
             configuration.clock = { clock.read() }
-            return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: evaluator]))
+            return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]))
         }
         let expiry: Date
         switch kind {
@@ -258,7 +258,7 @@ import ServerTrustTestSupport
         configuration.httpVersion = .http1_1
         let session = try Session(
             configuration: configuration,
-            trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: InformationalTrustEvaluator(DefaultTrustEvaluator())]))
+            trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): InformationalTrustEvaluator(DefaultTrustEvaluator())]))
         defer { session.shutdown() }
         for _ in 0..<3 {
             let response = try await session.get(server.url("/status/200", host: SessionFixture.host))

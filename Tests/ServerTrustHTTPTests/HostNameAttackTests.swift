@@ -23,7 +23,8 @@ import ServerTrustTestSupport
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try root.trustAnchors())
         configuration.resolve = hosts.map { server.resolveEntry(host: $0) }
-        let manager = try ServerTrustManager(evaluators: evaluators ?? Dictionary(uniqueKeysWithValues: hosts.map { ($0, DefaultTrustEvaluator() as any ServerTrustEvaluating) }))
+        let evaluators = evaluators ?? Dictionary(uniqueKeysWithValues: hosts.map { ($0, DefaultTrustEvaluator() as any ServerTrustEvaluating) })
+        let manager = try ServerTrustManager(evaluators: Dictionary(uniqueKeysWithValues: try evaluators.map { (try HostPattern($0.key), $0.value) }))
         return try Session(configuration: configuration, trustManager: manager)
     }
 
@@ -68,7 +69,7 @@ import ServerTrustTestSupport
         var plainConfiguration = Session.Configuration()
         plainConfiguration.anchors = .bundle(try root.trustAnchors())
         plainConfiguration.resolve = [genuine.resolveEntry(host: host), genuine.resolveEntry(host: "\(host).")]
-        let plain = try Session(configuration: plainConfiguration, trustManager: try ServerTrustManager(evaluators: [host: DefaultTrustEvaluator()]))
+        let plain = try Session(configuration: plainConfiguration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(host): DefaultTrustEvaluator()]))
         defer { plain.shutdown() }
         #expect(try await fetch(plain, "\(host).", genuine).get().status == 200)
 
@@ -77,7 +78,7 @@ import ServerTrustTestSupport
         configuration.anchors = .bundle(try root.trustAnchors())
         configuration.resolve = [genuine.resolveEntry(host: host), genuine.resolveEntry(host: "\(host).")]
         let pinned = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
-            host: try PinnedKeyHashesTrustEvaluator(pins: [otherKey]),
+            try HostPattern(host): try PinnedKeyHashesTrustEvaluator(pins: [otherKey]),
         ]))
         defer { pinned.shutdown() }
         let error = await fetch(pinned, "\(host).", genuine).sessionError?.trustError

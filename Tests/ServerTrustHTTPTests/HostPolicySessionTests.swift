@@ -28,7 +28,9 @@ import Testing
     private func session(_ fixture: SessionFixture, _ policies: [String: HostPolicy], configure: (inout Session.Configuration) -> Void = { _ in }) throws -> Session {
         var configuration = try fixture.configuration()
         configure(&configuration)
-        return try Session(configuration: configuration, trustManager: ServerTrustManager(policies: policies))
+        return try Session(
+            configuration: configuration,
+            trustManager: ServerTrustManager(policies: Dictionary(uniqueKeysWithValues: try policies.map { (try HostPattern($0.key), $0.value) })))
     }
 
     // MARK: Handshake evidence
@@ -39,7 +41,7 @@ import Testing
     ) async throws {
         let fixture = try SessionFixture(maximumTLSVersion: maximum)
         let recorder = EvidenceRecorder()
-        let session = try session(fixture, [Self.host: HostPolicy(evaluator: recorder)])
+        let session = try session(fixture, [Self.host: HostPolicy.custom(recorder)])
         defer { session.shutdown() }
         let response = try await session.get(fixture.url("/status/200").absoluteString)
         let seen = try #require(recorder.evidence.first)
@@ -63,14 +65,14 @@ import Testing
 
     @Test func aHostPolicyRequiringTLS13RefusesATLS12OnlyServerAndNamesTheFloor() async throws {
         let fixture = try SessionFixture(maximumTLSVersion: .v1_2)
-        let session = try session(fixture, [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)])
+        let session = try session(fixture, [Self.host: HostPolicy(minimumTLSVersion: .tls13)])
         defer { session.shutdown() }
         let error = await outcome { try await session.get(fixture.url("/status/200").absoluteString) }.sessionError
         #expect(error?.code == .transferFailed)
         #expect(error?.reason.contains("at or above TLS 1.3, the lowest its host policy accepts") == true, "\(String(describing: error))")
         #expect(fixture.server.requestsServed == 0)
         // The control: the same server under the default floor.
-        let lenient = try self.session(fixture, [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator())])
+        let lenient = try self.session(fixture, [Self.host: HostPolicy()])
         defer { lenient.shutdown() }
         let response = try await lenient.get(fixture.url("/status/200").absoluteString)
         #expect(response.trust.handshake.protocolVersion == .tls12)
@@ -78,7 +80,7 @@ import Testing
 
     @Test func aHostPolicyRequiringTLS13AcceptsATLS13Server() async throws {
         let fixture = try SessionFixture()
-        let session = try session(fixture, [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)])
+        let session = try session(fixture, [Self.host: HostPolicy(minimumTLSVersion: .tls13)])
         defer { session.shutdown() }
         let response = try await session.get(fixture.url("/status/200").absoluteString)
         #expect(response.trust.handshake.protocolVersion == .tls13)
@@ -91,7 +93,7 @@ import Testing
         let keys = try SigningKeys()
         fixture.serveSigned(keys) { _ in SignedReply(body: "unsigned") }
         let session = try session(fixture, [
-            "**.servertrust.test": HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: keys.roots))
+            "**.servertrust.test": HostPolicy(signedResponses: .enforced(roots: keys.roots))
         ])
         defer { session.shutdown() }
         // The server signs only when asked: it was asked, and the response verifies.
@@ -108,25 +110,14 @@ import Testing
         let keys = try SigningKeys()
         fixture.serveSigned(keys) { _ in SignedReply(body: "plain") }
         let session = try session(fixture, [
-            "**.servertrust.test": HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: keys.roots)),
-            Self.host: HostPolicy(evaluator: DefaultTrustEvaluator()),
+            "**.servertrust.test": HostPolicy(signedResponses: .enforced(roots: keys.roots)),
+            Self.host: HostPolicy(),
         ])
         defer { session.shutdown() }
         let response = try await session.data(for: Request(url: fixture.url("/v1/balance")))
         #expect(response.verification == .notRequested)
         #expect(response.trust.matchedPattern?.description == Self.host)
         #expect(fixture.server.recentRequests.last?.header(SignedResponseHeader.nonce) == nil)
-    }
-
-    @Test func signedResponsesConfiguredInTwoPlacesAreRefused() throws {
-        let fixture = try SessionFixture()
-        let keys = try SigningKeys()
-        let error = #expect(throws: TrustError.invalidConfiguration) {
-            try session(fixture, [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: keys.roots))]) {
-                $0.signedResponses = ["**.servertrust.test": .enforced(roots: keys.roots)]
-            }
-        }
-        #expect(error?.reason.contains("HostPolicy.signedResponses") == true)
     }
 
     // MARK: Client identity and report URIs by the manager's pattern
@@ -136,25 +127,14 @@ import Testing
         return try ClientIdentity(certificatePEM: leaf.certificate.pemEncoded, privateKeyPEM: leaf.key.pemPrivateKey)
     }
 
-    @Test func clientIdentitiesConfiguredInTwoPlacesAreRefused() throws {
-        let fixture = try SessionFixture()
-        let identity = try Self.identity("client")
-        let error = #expect(throws: TrustError.invalidConfiguration) {
-            try session(fixture, [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: identity)]) {
-                $0.clientIdentities = [Self.host: identity]
-            }
-        }
-        #expect(error?.reason.contains("HostPolicy.clientIdentity") == true)
-    }
-
     /// The identity of the pattern that chose the evaluator: the deeper wildcard's for its
     /// hosts, none for a host whose exact policy has none.
     @Test func eachHostGetsTheClientIdentityOfItsOwnHostPolicy() throws {
         let fixture = try SessionFixture()
         let wide = try Self.identity("wide")
         let session = try session(fixture, [
-            "**.servertrust.test": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: wide),
-            Self.host: HostPolicy(evaluator: DefaultTrustEvaluator()),
+            "**.servertrust.test": HostPolicy(clientIdentity: wide),
+            Self.host: HostPolicy(),
         ])
         defer { session.shutdown() }
         func identity(_ host: String) throws -> ClientIdentity? { try session.policy(forRawHost: host, override: nil).clientIdentity }
@@ -165,7 +145,7 @@ import Testing
     @Test func aNonHTTPSReportURIInAHostPolicyIsRefused() {
         let error = #expect(throws: TrustError.invalidConfiguration) {
             try ServerTrustManager(policies: [
-                Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), reportURIs: [URL(string: "http://reports.servertrust.test/pins")!])
+                try HostPattern(Self.host): HostPolicy(reportURIs: [URL(string: "http://reports.servertrust.test/pins")!])
             ])
         }
         #expect(error?.reason.contains("not an https: URL") == true)

@@ -88,7 +88,7 @@ import ServerTrustTestSupport
         ])
         return try Session(
             configuration: configuration,
-            trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+            trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): evaluator]))
     }
 
     private static func options(

@@ -17,7 +17,7 @@ import ServerTrustTestSupport
         configuration.resolve = [server.resolveEntry(host: SessionFixture.host)]
         configure(&configuration)
         let evaluator: any ServerTrustEvaluating = try pins.map { try PinnedKeyHashesTrustEvaluator(pins: $0) } ?? DefaultTrustEvaluator()
-        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): evaluator]))
     }
 
     @Test func aHundredJunkIntermediatesAreRefusedByTheChainLimit() async throws {

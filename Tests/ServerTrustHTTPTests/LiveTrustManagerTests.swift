@@ -11,7 +11,7 @@ import Testing
     static let host = SessionFixture.host
 
     func pinned(_ pins: [Pin], denyList: KeyDenyList = KeyDenyList()) throws -> ServerTrustManager {
-        try ServerTrustManager(evaluators: [Self.host: PinnedKeyHashesTrustEvaluator(pins: pins)], denyList: denyList)
+        try ServerTrustManager(evaluators: [try HostPattern(Self.host): PinnedKeyHashesTrustEvaluator(pins: pins)], denyList: denyList)
     }
 
     /// Pin A; the policy becomes A+B; the server rotates to B: every request succeeds, and the
@@ -73,7 +73,7 @@ import Testing
         let leaf = fixture.leaf.certificate
         let entry = try KeyDenyList.IssuerAndSerial(issuer: leaf.issuer, serial: "00:" + leaf.serialNumber.lowercased())
         let manager = try ServerTrustManager(
-            evaluators: [Self.host: DefaultTrustEvaluator()], denyList: KeyDenyList(keys: [], certificates: [entry]))
+            evaluators: [try HostPattern(Self.host): DefaultTrustEvaluator()], denyList: KeyDenyList(keys: [], certificates: [entry]))
         let session = try Session(configuration: try fixture.configuration(), trustManager: manager)
         defer { session.shutdown() }
         let plain = await outcome { try await session.data(for: Request(url: fixture.url("/status/200?a"))) }
@@ -84,23 +84,27 @@ import Testing
         #expect(overridden.sessionError?.trustError?.code == .deniedKey, "\(overridden)")
     }
 
-    /// A manager that does not fit the session's configuration (signed-response policies in
-    /// both places) fails every request closed, naming the conflict, until one that fits
-    /// replaces it.
+    /// A client identity OpenSSL would refuse in every handshake (RSA under 2048 bits).
+    static func weakIdentity() throws -> ClientIdentity {
+        let client = try LabPKI.makeRoot(commonName: "Weak Client Root")
+            .issueLeaf(commonName: "weak-client", key: .rsa(bits: 1024), extendedKeyUsage: [.clientAuth])
+        return try ClientIdentity(certificatePEM: client.certificate.pemEncoded, privateKeyPEM: client.key.pemPrivateKey)
+    }
+
+    /// A manager the session cannot use (a client identity OpenSSL refuses) fails every request
+    /// closed, naming its generation, until one that fits replaces it.
     @Test func aManagerThatDoesNotFitTheConfigurationFailsRequestsClosed() async throws {
         let fixture = try SessionFixture()
         defer { fixture.server.stop() }
-        let root = try SigningKeys().roots[0]
         let live = LiveTrustManager(try pinned([fixture.leafPin, fixture.intermediatePin]))
-        var configuration = try fixture.configuration()
-        configuration.signedResponses = ["other.servertrust.test": .enforced(roots: [root])]
+        let configuration = try fixture.configuration()
         let session = try Session(configuration: configuration, liveTrustManager: live)
         defer { session.shutdown() }
         #expect(try await session.data(for: Request(url: fixture.url("/status/200?a"))).status.code == 200)
 
         let conflicting = try ServerTrustManager(policies: [
-            Self.host: HostPolicy(
-                evaluator: PinnedKeyHashesTrustEvaluator(pins: [fixture.leafPin]), signedResponses: .enforced(roots: [root]))
+            try HostPattern(Self.host): HostPolicy.custom(
+                PinnedKeyHashesTrustEvaluator(pins: [fixture.leafPin]), clientIdentity: try Self.weakIdentity())
         ])
         live.replace(with: conflicting)
         let refused = await outcome { try await session.data(for: Request(url: fixture.url("/status/200?b"))) }
@@ -111,17 +115,14 @@ import Testing
         #expect(try await session.data(for: Request(url: fixture.url("/status/200?c"))).status.code == 200)
     }
 
-    /// The same conflict already in force when the session is made: the initialiser throws the
-    /// conflict itself, so there is no session whose requests could fail later.
+    /// The same manager already in force when the session is made: the initialiser throws the
+    /// problem itself, so there is no session whose requests could fail later.
     @Test func aSessionMadeWhileAManagerThatDoesNotFitIsInForceThrows() throws {
-        let root = try SigningKeys().roots[0]
         let live = LiveTrustManager(try ServerTrustManager(policies: [
-            Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: [root]))
+            try HostPattern(Self.host): HostPolicy(clientIdentity: try Self.weakIdentity())
         ]))
-        var configuration = Session.Configuration()
-        configuration.signedResponses = ["other.servertrust.test": .enforced(roots: [root])]
-        let error = #expect(throws: TrustError.self) { try Session(configuration: configuration, liveTrustManager: live) }
+        let error = #expect(throws: TrustError.self) { try Session(configuration: Session.Configuration(), liveTrustManager: live) }
         #expect(error?.code == .invalidConfiguration)
-        #expect(error?.reason.contains("set both in the trust manager's host policies and in Session.Configuration.signedResponses") == true)
+        #expect(error?.reason.contains("OpenSSL refuses the client identity") == true)
     }
 }

@@ -53,7 +53,7 @@ import ServerTrustTestSupport
         var configuration = try genuine.configuration()
         configuration.anchors = .bundle(try TrustAnchors([genuine.root.certificate, impostor.root.certificate]))
         configuration.resolve = [impostor.server.resolveEntry(host: SessionFixture.host)]
-        let manager = try ServerTrustManager(evaluators: [SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [genuine.intermediatePin])])
+        let manager = try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): try PinnedKeyHashesTrustEvaluator(pins: [genuine.intermediatePin])])
         let session = try Session(configuration: configuration, trustManager: manager)
         defer { session.shutdown() }
         let result = await withTaskExecutorPreference(session.taskExecutor) {

@@ -33,7 +33,7 @@ import ServerTrustTestSupport
             configuration.anchors = .bundle(try root.trustAnchors())
             configuration.resolve = [server.resolveEntry(host: SessionFixture.host)]
             let evaluator = RevocationTrustEvaluator(options: .softFail, cache: RevocationCache())
-            return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+            return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): evaluator]))
         }
 
         /// `/close`: the server closes after the response, so the next request needs a new

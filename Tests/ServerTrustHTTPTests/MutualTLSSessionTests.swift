@@ -34,8 +34,8 @@ import ServerTrustTestSupport
             var configuration = Session.Configuration()
             configuration.anchors = .bundle(try (anchors ?? root).trustAnchors())
             configuration.resolve = [server.resolveEntry(host: MutualTLSSessionTests.host), server.resolveEntry(host: MutualTLSSessionTests.otherHost)]
-            configuration.clientIdentities = [MutualTLSSessionTests.host: identity]
-            let manager = try evaluator.map { try ServerTrustManager(evaluators: [MutualTLSSessionTests.host: $0], allHostsMustBeEvaluated: false) }
+            let policy = evaluator.map { HostPolicy.custom($0, clientIdentity: identity) } ?? HostPolicy(clientIdentity: identity)
+            let manager = try ServerTrustManager(policies: [try HostPattern(MutualTLSSessionTests.host): policy], allHostsMustBeEvaluated: false)
             return try Session(configuration: configuration, trustManager: manager)
         }
     }
@@ -106,8 +106,8 @@ extension MutualTLSSessionTests {
         let weak = try ClientIdentity(certificatePEM: client.certificate.pemEncoded, privateKeyPEM: client.key.pemPrivateKey)
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try LabPKI.makeRoot().trustAnchors())
-        configuration.clientIdentities = ["weak.servertrust.test": weak]
-        let error = #expect(throws: TrustError.invalidConfiguration) { try Session(configuration: configuration) }
+        let manager = try ServerTrustManager(policies: [try HostPattern("weak.servertrust.test"): HostPolicy(clientIdentity: weak)])
+        let error = #expect(throws: TrustError.invalidConfiguration) { try Session(configuration: configuration, trustManager: manager) }
         #expect(error?.reason.contains("CN=weak-client") == true, "\(String(describing: error))")
         #expect(error?.reason.contains("weak.servertrust.test") == true)
         #expect(error?.evidence.openSSLErrors.contains { $0.contains("too small") } == true, "\(String(describing: error?.evidence.openSSLErrors))")
@@ -128,9 +128,11 @@ extension MutualTLSSessionTests {
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try setup.root.trustAnchors())
         configuration.resolve = resolve
-        configuration.clientIdentities = ["**.servertrust.test": setup.identity]
         configuration.failureReporter = reporter
-        let manager = try ServerTrustManager(evaluators: [Self.host: try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin])])
+        let manager = try ServerTrustManager(policies: [
+            try HostPattern("**.servertrust.test"): HostPolicy(clientIdentity: setup.identity),
+            try HostPattern(Self.host): .custom(try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin]), clientIdentity: setup.identity),
+        ])
         let session = try Session(configuration: configuration, trustManager: manager)
         defer { session.shutdown() }
         let error = await outcome { try await session.get(setup.server.url("/status/200", host: Self.host)) }.sessionError

@@ -27,7 +27,7 @@ import ServerTrust
         configuration.resolve = nginx.resolve
         configure(&configuration)
         let evaluator: any ServerTrustEvaluating = pins.isEmpty ? DefaultTrustEvaluator() : try PinnedKeyHashesTrustEvaluator(pins)
-        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: evaluator]))
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]))
     }
 
     @Test(arguments: servers)

@@ -16,8 +16,8 @@ import ServerTrust
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: nginx.root))
         configuration.resolve = nginx.resolve + ["MTLS_REQUIRED", "MTLS_OPTIONAL"].map { "localhost:\(nginx.port($0)):127.0.0.1" }
-        configuration.clientIdentities = identities
-        return try Session(configuration: configuration)
+        let policies = Dictionary(uniqueKeysWithValues: try identities.map { (try HostPattern($0.key), HostPolicy(clientIdentity: $0.value)) })
+        return try Session(configuration: configuration, trustManager: ServerTrustManager(policies: policies, allHostsMustBeEvaluated: false))
     }
 
     private func identity(_ nginx: NginxInterop.Environment) throws -> ClientIdentity {

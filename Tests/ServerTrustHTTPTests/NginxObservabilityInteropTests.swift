@@ -19,7 +19,7 @@ import ServerTrust
         configuration.resolve = nginx.resolve
         configuration.metricsFactory = metrics
         configuration.tracer = tracer
-        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: evaluator]))
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]))
     }
 
     @Test func requestsOnAnHTTP2ConnectionTimeItsHandshakeOnceAndReportProtocolVersion2() async throws {

@@ -37,7 +37,7 @@ import ServerTrustTestSupport
         configuration.retryPolicy = Session.RetryPolicy(maximumRetries: 2, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
         configuration.logger = logs.logger
         return try Session(
-            configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: try PinnedKeyHashesTrustEvaluator([pin])]))
+            configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): try PinnedKeyHashesTrustEvaluator([pin])]))
     }
 
     /// The requests nginx logged for `/drop?id={id}`.

@@ -17,7 +17,7 @@ import ServerTrust
             try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin]),
             RevocationTrustEvaluator(options: options, cache: cache),
         ])
-        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: evaluator]))
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]))
     }
 
     @Test(arguments: ["TLS13_ECDSA_H2_STAPLED", "TLS12_ECDSA_H1_STAPLED"])

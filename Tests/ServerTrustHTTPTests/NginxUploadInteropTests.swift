@@ -17,7 +17,7 @@ import ServerTrust
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: nginx.root))
         configuration.resolve = nginx.resolve
         let evaluator = try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])
-        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: evaluator]))
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]))
     }
 
     @Test(arguments: servers)

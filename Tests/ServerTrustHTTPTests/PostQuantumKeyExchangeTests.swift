@@ -24,7 +24,7 @@ import Testing
         configuration.resolve = ["\(host):\(port):127.0.0.1"]
         return try Session(
             configuration: configuration,
-            trustManager: ServerTrustManager(policies: [host: HostPolicy(evaluator: .default(), keyExchange: keyExchange)]))
+            trustManager: ServerTrustManager(policies: [try HostPattern(host): HostPolicy(keyExchange: keyExchange)]))
     }
 
     /// OpenSSL 3.5+: a server offering the hybrid is accepted under a post-quantum requirement
@@ -33,7 +33,7 @@ import Testing
     @Test func aPostQuantumRequirementAcceptsTheHybridAndRefusesAClassicalGroup() async throws {
         guard KeyExchangeRequirement.isAvailable else {
             #expect {
-                try ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: .default(), keyExchange: .postQuantum)])
+                try ServerTrustManager(policies: [try HostPattern(Self.host): HostPolicy(keyExchange: .postQuantum)])
             } throws: { error in
                 let error = try #require(error as? TrustError)
                 return error.code == .invalidConfiguration && error.reason.contains("OpenSSL 3.0") && error.reason.contains("OpenSSL 3.5 or later")
@@ -82,7 +82,7 @@ import Testing
         let text = #"{"version": 1, "hosts": {"api.example.com": {"keyExchange": "postQuantum"}}}"#
         if KeyExchangeRequirement.isAvailable {
             let file = try TrustPolicyFile(data: Array(text.utf8))
-            #expect(file.hosts[0].requirements.keyExchange == .postQuantum)
+            #expect(file.hosts[0].policy.keyExchange == .postQuantum)
             #expect(file.hosts[0].policy.keyExchange == .postQuantum)
         } else {
             #expect {

@@ -52,9 +52,10 @@ import Testing
             configuration.anchors = .bundle(try root.trustAnchors())
             configuration.resolve = ["\(RFC9421InteropTests.host):\(port):127.0.0.1"]
             configuration.requestTimeout = .seconds(300)
-            configuration.signedResponses = [RFC9421InteropTests.host: policy]
             configure(&configuration)
-            return try Session(configuration: configuration)
+            return try Session(
+                configuration: configuration,
+                trustManager: ServerTrustManager(policies: [try HostPattern(RFC9421InteropTests.host): HostPolicy(signedResponses: policy)]))
         }
 
         func url(_ path: String) -> URL { URL(string: "https://\(RFC9421InteropTests.host):\(port)\(path)")! }

@@ -37,11 +37,11 @@ import ServerTrustTestSupport
         let current = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
         let backup = "sha256/" + Data(repeating: 2, count: 32).base64EncodedString()
         let manager = try ServerTrustManager(policies: [
-            "api.example.com": HostPolicy(
-                evaluator: try .pinnedKeyHashes([current, backup]),
+            try HostPattern("api.example.com"): HostPolicy.custom(
+                try .pinnedKeyHashes([current, backup]),
                 minimumTLSVersion: .tls13,
                 signedResponses: .enforced(roots: [try SignedResponseRoot(base64: signedResponseRootKey)])),
-            "**.cdn.example.com": HostPolicy(evaluator: DefaultTrustEvaluator()),
+            try HostPattern("**.cdn.example.com"): HostPolicy(),
         ])
         let api = try manager.resolve(host: "api.example.com")
         #expect(api.evaluator is PinnedKeyHashesTrustEvaluator)

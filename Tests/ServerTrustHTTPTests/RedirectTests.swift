@@ -21,8 +21,8 @@ import ServerTrustTestSupport
         configuration.resolve.append(other.resolveEntry(host: Self.otherHost))
         configuration.anchors = .bundle(try TrustAnchors([fixture.root.certificate, otherRoot.certificate]))
         let manager = try ServerTrustManager(evaluators: [
-            SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin]),
-            Self.otherHost: otherEvaluator,
+            try HostPattern(SessionFixture.host): try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin]),
+            try HostPattern(Self.otherHost): otherEvaluator,
         ])
         return try Session(configuration: configuration, trustManager: manager)
     }

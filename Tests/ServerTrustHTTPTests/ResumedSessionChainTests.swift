@@ -40,7 +40,7 @@ import ServerTrustTestSupport
             configuration.requestTimeout = .seconds(300)
             return try Session(
                 configuration: configuration,
-                trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: pins)]))
+                trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): try PinnedKeyHashesTrustEvaluator(pins: pins)]))
         }
 
         /// `/close`: the server closes after the response, so the next request opens a new
@@ -114,7 +114,7 @@ import ServerTrustTestSupport
         configuration.clock = { clock.withLock { $0 } }
         let session = try Session(
             configuration: configuration,
-            trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: try PinnedKeyHashesTrustEvaluator(pins: [setup.leaf.certificate.spkiPin])]))
+            trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): try PinnedKeyHashesTrustEvaluator(pins: [setup.leaf.certificate.spkiPin])]))
         defer { session.shutdown() }
         _ = try await setup.requestOnItsOwnConnection(session).get()
         // Past the leaf's notAfter: the stored chain no longer validates.

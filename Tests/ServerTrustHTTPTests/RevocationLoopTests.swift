@@ -113,7 +113,7 @@ import ServerTrustTestSupport
         let pins = try PinnedKeyHashesTrustEvaluator(pins: [setup.intermediate.certificate.spkiPin])
         let revocation = try CompositeTrustEvaluator([pins, RevocationTrustEvaluator(options: options, cache: RevocationCache())])
         let manager = try ServerTrustManager(evaluators: [
-            Self.slowHost: revocation, "*.rev.servertrust.test": revocation, Self.otherHost: pins,
+            try HostPattern(Self.slowHost): revocation, try HostPattern("*.rev.servertrust.test"): revocation, try HostPattern(Self.otherHost): pins,
         ])
         configure(&configuration)
         return try Session(configuration: configuration, trustManager: manager)

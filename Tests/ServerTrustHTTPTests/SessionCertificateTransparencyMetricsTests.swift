@@ -22,7 +22,7 @@ import ServerTrustTestSupport
             CTLogList.Log(name: $0.description, key: $0.publicKeyDER, operatorName: $0.operatorName, state: .usable(since), temporalInterval: nil, isTiled: false)
         })
         let manager = try ServerTrustManager(
-            policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), certificateTransparency: requirement)],
+            policies: [try HostPattern(Self.host): HostPolicy(certificateTransparency: requirement)],
             certificateTransparencyLogs: try CertificateTransparencyLogs(list))
         let metrics = TestMetrics()
         var configuration = Session.Configuration()

@@ -47,7 +47,9 @@ struct SessionFixture {
     ) throws -> Session {
         var configuration = try self.configuration()
         configure(&configuration)
-        let manager = evaluators.isEmpty ? nil : try ServerTrustManager(evaluators: evaluators, allHostsMustBeEvaluated: allHostsMustBeEvaluated)
+        let manager = evaluators.isEmpty ? nil : try ServerTrustManager(
+            evaluators: Dictionary(uniqueKeysWithValues: try evaluators.map { (try HostPattern($0.key), $0.value) }),
+            allHostsMustBeEvaluated: allHostsMustBeEvaluated)
         return try Session(configuration: configuration, trustManager: manager)
     }
 

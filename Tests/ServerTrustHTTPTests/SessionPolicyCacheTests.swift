@@ -14,7 +14,7 @@ import ServerTrustTestSupport
 
     private func manager() throws -> ServerTrustManager {
         try ServerTrustManager(
-            evaluators: ["api.servertrust.test": names, "127.0.0.1": loopbackV4, "::1": loopbackV6, "*.servertrust.test": wildcard],
+            evaluators: [try HostPattern("api.servertrust.test"): names, try HostPattern("127.0.0.1"): loopbackV4, try HostPattern("::1"): loopbackV6, try HostPattern("*.servertrust.test"): wildcard],
             allHostsMustBeEvaluated: true)
     }
 

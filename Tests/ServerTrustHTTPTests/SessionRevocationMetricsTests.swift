@@ -38,7 +38,7 @@ import ServerTrustTestSupport
             configuration.resolve = [server.resolveEntry(host: SessionFixture.host)]
             configuration.metricsFactory = metrics
             let evaluator = RevocationTrustEvaluator(options: .softFail, cache: RevocationCache())
-            session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+            session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): evaluator]))
         }
     }
 

@@ -58,7 +58,7 @@ import ServerTrustTestSupport
             try PinnedKeyHashesTrustEvaluator(pins: [setup.intermediate.certificate.spkiPin]),
             RevocationTrustEvaluator(options: options, cache: cache),
         ])
-        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [SessionFixture.host: evaluator]))
+        return try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(SessionFixture.host): evaluator]))
     }
 
     private var url: String { "https://\(SessionFixture.host)" }

@@ -29,8 +29,8 @@ import ServerTrustTestSupport
         configuration.anchors = .bundle(try TrustAnchors([fixture.root.certificate, otherRoot.certificate]))
         configuration.tracer = tracer
         let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
-            "*.servertrust.test": try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin]),
-            Self.otherHost: DefaultTrustEvaluator(),
+            try HostPattern("*.servertrust.test"): try PinnedKeyHashesTrustEvaluator(pins: [fixture.intermediatePin]),
+            try HostPattern(Self.otherHost): DefaultTrustEvaluator(),
         ]))
         defer { session.shutdown() }
 

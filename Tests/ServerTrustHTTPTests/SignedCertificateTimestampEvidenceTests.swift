@@ -55,7 +55,7 @@ import Testing
             let recorder = SCTRecorder(asks: asks)
             var configuration = try fixture.configuration()
             configuration.resolve = ["\(Self.host):\(server.port):127.0.0.1"]
-            let session = try Session(configuration: configuration, trustManager: ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: recorder)]))
+            let session = try Session(configuration: configuration, trustManager: ServerTrustManager(policies: [try HostPattern(Self.host): HostPolicy.custom(recorder)]))
             defer { session.shutdown() }
             let response = try await session.get("https://\(Self.host):\(server.port)/")
             #expect(response.status.code == 200)

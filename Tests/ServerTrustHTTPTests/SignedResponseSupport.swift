@@ -82,11 +82,16 @@ extension SessionFixture {
         _ policies: [String: SignedResponsePolicy], clock: SignedResponseClock = SignedResponseClock(), log: VerificationFailureLog = VerificationFailureLog(),
         evaluators: [String: any ServerTrustEvaluating] = [:], configure: (inout Session.Configuration) -> Void = { _ in }
     ) throws -> Session {
-        try session(evaluators) { configuration in
-            configuration.signedResponses = policies
-            configuration.signatureClock = clock.read
-            configuration.onVerificationFailure = log.hook
-            configure(&configuration)
-        }
+        var configuration = try self.configuration()
+        configuration.signatureClock = clock.read
+        configuration.onVerificationFailure = log.hook
+        configure(&configuration)
+        // One policy per pattern: the pattern's evaluator (default validation without one) and
+        // its signed-response policy.
+        var hostPolicies: [HostPattern: HostPolicy] = [:]
+        for (pattern, evaluator) in evaluators { hostPolicies[try HostPattern(pattern)] = .custom(evaluator) }
+        for (pattern, policy) in policies { hostPolicies[try HostPattern(pattern), default: HostPolicy()].signedResponses = policy }
+        let manager = try ServerTrustManager(policies: hostPolicies, allHostsMustBeEvaluated: !evaluators.isEmpty)
+        return try Session(configuration: configuration, trustManager: manager)
     }
 }

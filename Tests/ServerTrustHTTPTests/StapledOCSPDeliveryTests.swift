@@ -70,7 +70,7 @@ import ServerTrustTestSupport
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: nginx.root))
         configuration.resolve = nginx.resolve
         let recorder = StapleRecorder(requireStaple: true)
-        let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [nginx.host: recorder]))
+        let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [try HostPattern(nginx.host): recorder]))
         defer { session.shutdown() }
         _ = try await session.get(nginx.url(port))
         let staple = try #require(recorder.seen.withLock { $0.first } ?? nil)

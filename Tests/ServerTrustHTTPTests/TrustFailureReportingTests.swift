@@ -407,36 +407,29 @@ extension Session.Configuration {
     }
 }
 
-/// Second audit, finding 1, for report URIs: a report goes to the URIs of the most specific
-/// pattern by the manager's rule (the deepest base), whatever the spelling of the pattern.
+/// Second audit, finding 1, for report URIs: a report goes to the URIs of the host's policy,
+/// chosen by the manager's rule (the deepest base), whatever the spelling of the pattern.
 @Suite struct ReportURIPatternTests {
     private let shallow = URL(string: "https://reports.example.net/shallow")!
     private let deep = URL(string: "https://reports.example.net/deep")!
-    private let fallback = URL(string: "https://reports.example.net/default")!
-
-    private func reporter() throws -> TrustFailureReporter {
-        var configuration = TrustFailureReporter.Configuration()
-        configuration.reportURIs = [fallback]
-        configuration.reportURIsByPattern = ["*.example.com": [shallow], "**.API.example.com.": [deep]]
-        configuration.holdsReports = true
-        return try TrustFailureReporter(configuration)
-    }
 
     @Test func finding1ReportURIsFollowTheDeepestPattern() throws {
-        let reporter = try reporter()
-        defer { reporter.shutdown() }
-        #expect(reporter.reportURIs(forHost: "api.example.com", pattern: "*.example.com") == [deep])
-        #expect(reporter.reportURIs(forHost: "x.api.example.com", pattern: nil) == [deep])
-        #expect(reporter.reportURIs(forHost: "www.example.com", pattern: "*.example.com") == [shallow])
-        #expect(reporter.reportURIs(forHost: "elsewhere.test", pattern: nil) == [fallback])
-        #expect(reporter.reportURIs(forHost: "192.0.2.1", pattern: "*.EXAMPLE.com") == [shallow])
+        let manager = try ServerTrustManager(
+            policies: [
+                try HostPattern("*.example.com"): HostPolicy(reportURIs: [shallow]),
+                try HostPattern("**.API.example.com."): HostPolicy(reportURIs: [deep]),
+            ],
+            allHostsMustBeEvaluated: false)
+        #expect(try manager.resolve(host: "api.example.com").policy.reportURIs == [deep])
+        #expect(try manager.resolve(host: "x.api.example.com").policy.reportURIs == [deep])
+        #expect(try manager.resolve(host: "www.example.com").policy.reportURIs == [shallow])
+        #expect(try manager.resolve(host: "elsewhere.test").policy.reportURIs.isEmpty)
     }
 
-    @Test func invalidOrDuplicateReportURIPatternsAreRefused() {
-        for patterns in [["**.com": [deep]], ["*.example.com": [deep], "*.Example.com.": [shallow]]] {
-            var configuration = TrustFailureReporter.Configuration()
-            configuration.reportURIsByPattern = patterns
-            #expect(throws: SessionError.self) { try TrustFailureReporter(configuration) }
+    @Test func aReportURIThatIsNotHTTPSIsRefusedNamingItsPattern() {
+        let error = #expect(throws: TrustError.invalidConfiguration) {
+            try ServerTrustManager(policies: [try HostPattern("*.example.com"): HostPolicy(reportURIs: [URL(string: "http://reports.example.net/")!])])
         }
+        #expect(error?.reason.contains("of host pattern *.example.com is not an https: URL with a host") == true)
     }
 }

@@ -33,7 +33,7 @@ import Testing
             }
         let logs = CapturedLogs()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [Self.host: try PinnedKeyHashesTrustEvaluator(pins: [pin])]),
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(Self.host): try PinnedKeyHashesTrustEvaluator(pins: [pin])]),
             anchors: try TrustAnchors([root.certificate] + (intermediateIsAnchor ? [intermediate.certificate] : [])),
             logger: logs.logger)
 

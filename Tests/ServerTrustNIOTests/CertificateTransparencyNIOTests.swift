@@ -33,9 +33,9 @@ import Testing
 
         /// A verifier pinning `pin` with CT required as `ct`, logging to ``captured``.
         func verifier(pin: Pin, ct: CertificateTransparencyRequirement) throws -> ServerTrustNIOVerifier {
-            let policy = HostPolicy(evaluator: try PinnedKeyHashesTrustEvaluator(pins: [pin]), certificateTransparency: ct)
+            let policy = HostPolicy.custom(try PinnedKeyHashesTrustEvaluator(pins: [pin]), certificateTransparency: ct)
             return try ServerTrustNIOVerifier(
-                trustManager: ServerTrustManager(policies: [CertificateTransparencyNIOTests.host: policy], certificateTransparencyLogs: logs),
+                trustManager: ServerTrustManager(policies: [try HostPattern(CertificateTransparencyNIOTests.host): policy], certificateTransparencyLogs: logs),
                 anchors: try root.trustAnchors(), logger: captured.logger)
         }
     }

@@ -18,7 +18,7 @@ import Testing
     @Test func aHostNoPatternMatchesIsRefusedAndNoHandlerIsAdded() throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])]),
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])]),
             anchors: anchors(nginx))
         let channel = EmbeddedChannel()
         defer { _ = try? channel.finish() }
@@ -35,7 +35,7 @@ import Testing
     func aMalformedHostIsRefusedEvenWhenUnmatchedHostsAreAllowed(host: String) throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: DefaultTrustEvaluator()], allHostsMustBeEvaluated: false),
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): DefaultTrustEvaluator()], allHostsMustBeEvaluated: false),
             anchors: anchors(nginx))
         let error = #expect(throws: ServerTrustNIOError.self) { try verifier.verification(forHost: host) }
         #expect(error?.trustError.code == .noEvaluatorForHost)
@@ -46,7 +46,7 @@ import Testing
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
             trustManager: ServerTrustManager(
-                evaluators: ["pinned.example": try PinnedKeyHashesTrustEvaluator([nginx.rsaLeafPin])], allHostsMustBeEvaluated: false),
+                evaluators: [try HostPattern("pinned.example"): try PinnedKeyHashesTrustEvaluator([nginx.rsaLeafPin])], allHostsMustBeEvaluated: false),
             anchors: anchors(nginx))
         let verification = try verifier.verification(forHost: nginx.host)
         #expect(verification.pattern == nil)
@@ -65,12 +65,12 @@ import Testing
     /// OpenSSL below 3.5 the manager itself refuses the requirement, naming the version.
     @Test func aPostQuantumRequirementIsRefusedAtSetUp() throws {
         let nginx = try NginxInterop.environment()
-        let policy = HostPolicy(evaluator: DefaultTrustEvaluator(), keyExchange: .postQuantum)
+        let policy = HostPolicy(keyExchange: .postQuantum)
         guard KeyExchangeRequirement.isAvailable else {
-            #expect(throws: TrustError.invalidConfiguration) { try ServerTrustManager(policies: [nginx.host: policy]) }
+            #expect(throws: TrustError.invalidConfiguration) { try ServerTrustManager(policies: [try HostPattern(nginx.host): policy]) }
             return
         }
-        let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [nginx.host: policy]), anchors: anchors(nginx))
+        let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [try HostPattern(nginx.host): policy]), anchors: anchors(nginx))
         let error = #expect(throws: ServerTrustNIOError.self) { try verifier.verification(forHost: nginx.host) }
         #expect(error?.trustError.code == .invalidConfiguration)
         #expect(error?.trustError.reason.contains("does not say which group was negotiated") == true)
@@ -84,12 +84,12 @@ import Testing
         let identity = try ClientIdentity(certificatePEM: leaf.certificate.pemEncoded, privateKeyPEM: leaf.key.pemPrivateKey)
         let keys = try SigningKeys()
         let cases: [(HostPolicy, String)] = [
-            (HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: identity), "HostPolicy.clientIdentity"),
-            (HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .enforced(roots: keys.roots)), "HostPolicy.signedResponses"),
-            (HostPolicy(evaluator: DefaultTrustEvaluator(), reportURIs: [URL(string: "https://reports.example/")!]), "HostPolicy.reportURIs"),
+            (HostPolicy(clientIdentity: identity), "HostPolicy.clientIdentity"),
+            (HostPolicy(signedResponses: .enforced(roots: keys.roots)), "HostPolicy.signedResponses"),
+            (HostPolicy(reportURIs: [URL(string: "https://reports.example/")!]), "HostPolicy.reportURIs"),
         ]
         for (policy, setting) in cases {
-            let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [nginx.host: policy]), anchors: anchors(nginx))
+            let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [try HostPattern(nginx.host): policy]), anchors: anchors(nginx))
             let channel = EmbeddedChannel()
             defer { _ = try? channel.finish() }
             let error = #expect(throws: ServerTrustNIOError.self) {
@@ -102,8 +102,8 @@ import Testing
             #expect(throws: ChannelPipelineError.notFound) { try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) }
         }
         // A disabled signed-response policy checks nothing, so there is nothing to refuse.
-        let disabled = HostPolicy(evaluator: DefaultTrustEvaluator(), signedResponses: .disabled)
-        let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [nginx.host: disabled]), anchors: anchors(nginx))
+        let disabled = HostPolicy(signedResponses: .disabled)
+        let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(policies: [try HostPattern(nginx.host): disabled]), anchors: anchors(nginx))
         #expect(try verifier.verification(forHost: nginx.host).pattern?.description == nginx.host)
     }
 
@@ -111,7 +111,7 @@ import Testing
     @Test func aRefusedEvaluationCarriesTheCoreEvaluation() async throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: try PinnedKeyHashesTrustEvaluator(["sha256/" + Data(repeating: 7, count: 32).base64EncodedString()])]),
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): try PinnedKeyHashesTrustEvaluator(["sha256/" + Data(repeating: 7, count: 32).base64EncodedString()])]),
             anchors: anchors(nginx))
         let error = await thrownError { try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_ECDSA_H2_STAPLED"), verifier: verifier) }
         let refusal = try #require(error as? ServerTrustNIOError)
@@ -127,7 +127,7 @@ import Testing
     @Test func aContextThatVerifiesNothingIsRefused() throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: DefaultTrustEvaluator()]), anchors: anchors(nginx))
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): DefaultTrustEvaluator()]), anchors: anchors(nginx))
         let channel = EmbeddedChannel()
         defer { _ = try? channel.finish() }
         for verification in [CertificateVerification.none, .optionalVerification] {
@@ -146,7 +146,7 @@ import Testing
     @Test func aHandshakeThatCompletedWithoutAnEvaluationIsClosedByTheGuard() async throws {
         let nginx = try NginxInterop.environment()
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: DefaultTrustEvaluator()]), anchors: anchors(nginx))
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): DefaultTrustEvaluator()]), anchors: anchors(nginx))
         let verification = try verifier.verification(forHost: nginx.host)
         let context = try NIOHTTPClient.context(.none)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -173,7 +173,7 @@ import Testing
                 try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin]), RevocationTrustEvaluator(options: options),
             ])
             return try ServerTrustNIOVerifier(
-                trustManager: ServerTrustManager(evaluators: [nginx.host: evaluator]), anchors: anchors(nginx), stapledOCSPHandling: handling)
+                trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]), anchors: anchors(nginx), stapledOCSPHandling: handling)
         }
         for options in [RevocationOptions.ocspStapled, .stapleRequired] {
             let error = #expect(throws: ServerTrustNIOError.self) { try verifier(options, .failClosed).verification(forHost: nginx.host) }
@@ -197,7 +197,7 @@ import Testing
             try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin]), RevocationTrustEvaluator(options: .softFail, cache: RevocationCache()),
         ])
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: [nginx.host: evaluator]), anchors: anchors(nginx),
+            trustManager: ServerTrustManager(evaluators: [try HostPattern(nginx.host): evaluator]), anchors: anchors(nginx),
             revocationFetcher: CurlRevocationFetcher())
         let good = try await NIOHTTPClient.get(host: nginx.host, port: nginx.port("TLS13_LIVE_OCSP_GOOD"), verifier: verifier)
         #expect(good.status == 200)
@@ -212,7 +212,7 @@ import Testing
         let server = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey)
         defer { server.stop() }
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: ["127.0.0.1": try PinnedKeyHashesTrustEvaluator([leaf.certificate.spkiPin.description])]),
+            trustManager: ServerTrustManager(evaluators: [try HostPattern("127.0.0.1"): try PinnedKeyHashesTrustEvaluator([leaf.certificate.spkiPin.description])]),
             anchors: try root.trustAnchors())
         #expect(try verifier.verification(forHost: "[::ffff:127.0.0.1]").serverHostname == nil)
         let result = try await NIOHTTPClient.get("/status/200", host: "127.0.0.1", port: server.port, verifier: verifier)

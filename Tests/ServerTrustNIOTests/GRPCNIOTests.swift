@@ -33,7 +33,7 @@ import Testing
     }
 
     private func verifier(_ pki: PKI, _ evaluator: any ServerTrustEvaluating) throws -> ServerTrustNIOVerifier {
-        try ServerTrustNIOVerifier(trustManager: ServerTrustManager(evaluators: [Self.host: evaluator]), anchors: pki.anchors)
+        try ServerTrustNIOVerifier(trustManager: ServerTrustManager(evaluators: [try HostPattern(Self.host): evaluator]), anchors: pki.anchors)
     }
 
     /// Runs a server presenting `leaf`, and one unary call from a client verified by `verification`.

@@ -38,7 +38,7 @@ import Testing
         var pinB: Pin { leafB.certificate.spkiPin }
 
         func pinned(_ pins: [Pin]) throws -> ServerTrustManager {
-            try ServerTrustManager(evaluators: [LivePolicyNIOTests.host: PinnedKeyHashesTrustEvaluator(pins: pins)])
+            try ServerTrustManager(evaluators: [try HostPattern(LivePolicyNIOTests.host): PinnedKeyHashesTrustEvaluator(pins: pins)])
         }
 
         func verifier(_ live: LiveTrustManager) throws -> ServerTrustNIOVerifier {
@@ -161,7 +161,7 @@ import Testing
         let pki = try GRPCNIOTests.PKI()
         let pin = pki.genuine.certificate.spkiPin
         let live = LiveTrustManager(
-            try ServerTrustManager(evaluators: [GRPCNIOTests.host: PinnedKeyHashesTrustEvaluator(pins: [pin])]))
+            try ServerTrustManager(evaluators: [try HostPattern(GRPCNIOTests.host): PinnedKeyHashesTrustEvaluator(pins: [pin])]))
         let verifier = try ServerTrustNIOVerifier(liveTrustManager: live, anchors: pki.anchors)
         let verification = try verifier.verification(forHost: GRPCNIOTests.host)
         let channels = ChannelLog()

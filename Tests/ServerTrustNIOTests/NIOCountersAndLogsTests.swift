@@ -25,7 +25,7 @@ import Testing
         let logs = CapturedLogs()
         func verifier(_ pin: Pin) throws -> ServerTrustNIOVerifier {
             try ServerTrustNIOVerifier(
-                trustManager: ServerTrustManager(evaluators: [Self.host: try PinnedKeyHashesTrustEvaluator(pins: [pin])]),
+                trustManager: ServerTrustManager(evaluators: [try HostPattern(Self.host): try PinnedKeyHashesTrustEvaluator(pins: [pin])]),
                 anchors: try root.trustAnchors(), counters: counters, logger: logs.logger)
         }
 
@@ -53,7 +53,7 @@ import Testing
 
     @Test func aHostPolicyRequiringTLS13RefusesAContextThatAllowsTLS12() throws {
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)]),
+            trustManager: ServerTrustManager(policies: [try HostPattern(Self.host): HostPolicy(minimumTLSVersion: .tls13)]),
             anchors: try LabPKI.makeRoot().trustAnchors())
         let refusing = EmbeddedChannel()
         defer { _ = try? refusing.finish() }
@@ -79,7 +79,7 @@ import Testing
         let root = try LabPKI.makeRoot(commonName: "NIO Floor Root")
         let leaf = try root.issueLeaf(dnsNames: [Self.host])
         let verifier = try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), minimumTLSVersion: .tls13)]),
+            trustManager: ServerTrustManager(policies: [try HostPattern(Self.host): HostPolicy(minimumTLSVersion: .tls13)]),
             anchors: try root.trustAnchors())
         let byHand = try verifier.verification(forHost: Self.host)
         let promise = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: NIOSSLVerificationResultWithMetadata.self)

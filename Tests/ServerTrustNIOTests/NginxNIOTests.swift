@@ -18,7 +18,8 @@ import Testing
         _ nginx: NginxInterop.Environment, _ evaluators: [String: any ServerTrustEvaluating], anchors: TrustAnchors? = nil
     ) throws -> ServerTrustNIOVerifier {
         try ServerTrustNIOVerifier(
-            trustManager: ServerTrustManager(evaluators: evaluators), anchors: anchors ?? nginxAnchors(nginx))
+            trustManager: ServerTrustManager(evaluators: Dictionary(uniqueKeysWithValues: try evaluators.map { (try HostPattern($0.key), $0.value) })),
+            anchors: anchors ?? nginxAnchors(nginx))
     }
 
     @Test(arguments: [("TLS13_ECDSA_H2_STAPLED", false), ("TLS12_RSA_H1", true)])

@@ -66,7 +66,7 @@ import Testing
 
         func verifier(_ evaluator: any ServerTrustEvaluating) throws -> ServerTrustNIOVerifier {
             try ServerTrustNIOVerifier(
-                trustManager: ServerTrustManager(evaluators: [PolicyHostCheckTests.host: evaluator]), anchors: root.trustAnchors())
+                trustManager: ServerTrustManager(evaluators: [try HostPattern(PolicyHostCheckTests.host): evaluator]), anchors: root.trustAnchors())
         }
 
         /// The evaluator on its own accepts the impostor for the victim's host: the refusal

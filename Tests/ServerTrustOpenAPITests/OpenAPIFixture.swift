@@ -42,13 +42,19 @@ struct OpenAPIFixture {
 
     /// A session that trusts both roots, pins the genuine intermediate for ``host``, and sends
     /// ``host`` to `server`.
-    func session(reaching server: LocalTLSServer, configure: (inout Session.Configuration) -> Void = { _ in }) throws -> Session {
+    /// With `signedResponses`, the host's responses must be signed.
+    func session(
+        reaching server: LocalTLSServer, signedResponses: SignedResponsePolicy? = nil,
+        configure: (inout Session.Configuration) -> Void = { _ in }
+    ) throws -> Session {
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try TrustAnchors([root.certificate, impostorRoot.certificate]))
         configuration.resolve = [server.resolveEntry(host: Self.host)]
         configuration.requestTimeout = .seconds(300)
         configure(&configuration)
-        let manager = try ServerTrustManager(evaluators: [Self.host: .pinnedKeyHashes([pin])], allHostsMustBeEvaluated: true)
+        let manager = try ServerTrustManager(
+            policies: [try HostPattern(Self.host): .custom(try .pinnedKeyHashes([pin]), signedResponses: signedResponses)],
+            allHostsMustBeEvaluated: true)
         return try Session(configuration: configuration, trustManager: manager)
     }
 

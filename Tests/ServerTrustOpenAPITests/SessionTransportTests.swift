@@ -218,9 +218,7 @@ import Testing
         let fixture = try OpenAPIFixture()
         let keys = try SigningKeys()
         fixture.genuine.setHandler { request in signedReply(to: request, signer: keys.signer, body: #"{"balance":"100.00"}"#) }
-        let session = try fixture.session(reaching: fixture.genuine) { configuration in
-            configuration.signedResponses = [OpenAPIFixture.host: SignedResponsePolicy(mode: .enforced, roots: keys.roots)]
-        }
+        let session = try fixture.session(reaching: fixture.genuine, signedResponses: SignedResponsePolicy(mode: .enforced, roots: keys.roots))
         defer { session.shutdown() }
 
         let log = ExchangeLog()
@@ -241,9 +239,7 @@ import Testing
         fixture.genuine.setHandler { request in
             signedReply(to: request, signer: keys.signer, body: #"{"balance":"999999.00"}"#, signedBody: #"{"balance":"100.00"}"#)
         }
-        let session = try fixture.session(reaching: fixture.genuine) { configuration in
-            configuration.signedResponses = [OpenAPIFixture.host: SignedResponsePolicy(mode: .enforced, roots: keys.roots)]
-        }
+        let session = try fixture.session(reaching: fixture.genuine, signedResponses: SignedResponsePolicy(mode: .enforced, roots: keys.roots))
         defer { session.shutdown() }
 
         let log = ExchangeLog()
@@ -261,9 +257,7 @@ import Testing
         fixture.genuine.setHandler { request in
             signedReply(to: request, signer: keys.signer, body: #"{"balance":"999999.00"}"#, signedBody: #"{"balance":"100.00"}"#)
         }
-        let session = try fixture.session(reaching: fixture.genuine) { configuration in
-            configuration.signedResponses = [OpenAPIFixture.host: SignedResponsePolicy(mode: .informational, roots: keys.roots)]
-        }
+        let session = try fixture.session(reaching: fixture.genuine, signedResponses: SignedResponsePolicy(mode: .informational, roots: keys.roots))
         defer { session.shutdown() }
 
         let log = ExchangeLog()
@@ -287,9 +281,7 @@ import Testing
                 ? messageSignedReply(to: request, signer: signer, body: #"{"balance":"999999.00"}"#, signedBody: #"{"balance":"100.00"}"#)
                 : messageSignedReply(to: request, signer: signer, body: #"{"balance":"100.00"}"#)
         }
-        let session = try fixture.session(reaching: fixture.genuine) { configuration in
-            configuration.signedResponses = [OpenAPIFixture.host: .enforced(keys: SigningKeySet(keys: ["openapi-1": key.publicKey]))]
-        }
+        let session = try fixture.session(reaching: fixture.genuine, signedResponses: .enforced(keys: SigningKeySet(keys: ["openapi-1": key.publicKey])))
         defer { session.shutdown() }
 
         let log = ExchangeLog()

@@ -40,7 +40,9 @@ import Testing
     @Test func aPolicyFromADelegatedRoleRevertsToTheFloorWhenThatRoleExpires() async throws {
         let expires = try Self.policiesExpires()
         let pins = try [1, 2].map { try Pin("sha256/" + Data(repeating: UInt8($0), count: 32).base64EncodedString()) }
-        let floor = try ServerTrustManager(evaluators: ["api.servertrust.test": PinnedKeyHashesTrustEvaluator(pins: pins)])
+        let floor = try ServerTrustManager(policies: [
+            try HostPattern("api.servertrust.test"): HostPolicy(pins: try PinSet([.init(pins[0], label: "1"), .init(pins[1], label: "2")]))
+        ])
         let configuration = TrustUpdateClient.Configuration(
             metadataDirectory: TUFFixtures.temporaryDirectory("delegated-updates"),
             initialRoot: try InitialRoot(bytes: try TUFFixtures.file("delegatedexpiry/root.json")), repositoryURL: "repo://0")

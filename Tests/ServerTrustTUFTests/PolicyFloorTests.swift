@@ -16,10 +16,10 @@ import Testing
     static func floor() throws -> ServerTrustManager {
         let root = try SignedResponseRoot(base64: rootKey)
         return try ServerTrustManager(policies: [
-            "**.example.com": HostPolicy(
-                evaluator: try PinnedKeyHashesTrustEvaluator(pins: [try Pin(pinA)]), minimumTLSVersion: .tls13,
+            try HostPattern("**.example.com"): HostPolicy(
+                pins: try PinSet([PinSet.Entry(pinA, label: "A")], minimumPinCount: 1), minimumTLSVersion: .tls13,
                 signedResponses: .enforced(roots: [root])),
-            "cdn.example.net": HostPolicy(evaluator: DefaultTrustEvaluator()),
+            try HostPattern("cdn.example.net"): HostPolicy(),
         ])
     }
 
@@ -88,7 +88,7 @@ import Testing
         let manager = try PolicyFloor.manager(floor: floor, delivered: policy, denyList: KeyDenyList(keys: [extra]), permissions: [])
         #expect(manager.patterns.map(\.description) == ["**.example.com", "api.example.com", "cdn.example.net", "new.example.org"])
         #expect(manager.denyList.keys == [try Pin(Self.pinB), extra])
-        #expect(try manager.match(forHost: "www.example.com")?.pattern.description == "**.example.com")
+        #expect(try manager.resolve(host: "www.example.com").pattern?.description == "**.example.com")
     }
 
     // MARK: Fifth review
@@ -97,18 +97,20 @@ import Testing
     static let pinsJSON = "\"pins\": [{\"pin\": \"\(pinA)\"}, {\"pin\": \"\(pinB)\"}]"
 
     /// Finding 1: the floor enforces its pins and only trials revocation — the composition
-    /// InformationalTrustEvaluator's own documentation teaches. A delivered report-only policy
+    /// InformationalTrustEvaluator's own documentation teaches, `.composite([pinSet,
+    /// .informational(revocation)])`, which this declaration compiles to. A delivered report-only policy
     /// with the same pins and revocation trials the pins too: that is the report-only
     /// weakening, refused without `.reportOnly` (before, the floor was described as report-only
     /// as a whole, so nothing softened and any trusted CA's chain was accepted).
     @Test func aFloorEnforcingPinsAndTriallingRevocationRefusesAReportOnlyPolicy() throws {
         let floor = try ServerTrustManager(policies: [
-            "api.example.com": HostPolicy(evaluator: try CompositeTrustEvaluator([
-                try PinSetTrustEvaluator(pinSet: Self.pinSet()), InformationalTrustEvaluator(RevocationTrustEvaluator(options: .hardFail)),
-            ]))
+            try HostPattern("api.example.com"): HostPolicy(
+                pins: try Self.pinSet(), revocation: .hardFail, mode: .init(pins: .enforced, revocation: .informational))
         ])
-        let described = try #require(floor.policies.first?.policy.requirements)
-        #expect(described.mode == HostRequirements.Enforcement(pins: .enforced, revocation: .informational))
+        let compiled = try #require(try floor.resolve(host: "api.example.com").evaluator as? CompositeTrustEvaluator)
+        #expect(compiled.evaluators.count == 2)
+        #expect(compiled.evaluators.first is PinSetTrustEvaluator)
+        #expect((compiled.evaluators.last as? InformationalTrustEvaluator)?.evaluator is RevocationTrustEvaluator)
         let delivered = try Self.delivered(
             "\"api.example.com\": {\"mode\": \"informational\", \(Self.pinsJSON), \"revocation\": {\"requirePositiveResponse\": true}}")
         let found = PolicyFloor.weakenings(of: delivered, against: floor)
@@ -124,13 +126,9 @@ import Testing
     /// report-only policy trials revocation too.
     @Test func aFloorEnforcingRevocationAndTriallingPinsRefusesAReportOnlyPolicy() throws {
         let floor = try ServerTrustManager(policies: [
-            "api.example.com": HostPolicy(evaluator: try CompositeTrustEvaluator([
-                DefaultTrustEvaluator(), InformationalTrustEvaluator(try PinSetTrustEvaluator(pinSet: Self.pinSet())),
-                RevocationTrustEvaluator(options: .hardFail),
-            ]))
+            try HostPattern("api.example.com"): HostPolicy(
+                pins: try Self.pinSet(), revocation: .hardFail, mode: .init(pins: .informational, revocation: .enforced))
         ])
-        let described = try #require(floor.policies.first?.policy.requirements)
-        #expect(described.mode == HostRequirements.Enforcement(pins: .informational, revocation: .enforced))
         let delivered = try Self.delivered(
             "\"api.example.com\": {\"mode\": \"informational\", \(Self.pinsJSON), \"revocation\": {\"requirePositiveResponse\": true}}")
         let found = PolicyFloor.weakenings(of: delivered, against: floor)
@@ -142,11 +140,9 @@ import Testing
     /// revocation instead of a refusal; under soft-fail it only checks more.
     @Test func aFallbackMethodUnderAHardFailFloorIsAWeakerRevocationCheck() throws {
         let floor = try ServerTrustManager(policies: [
-            "api.example.com": HostPolicy(evaluator: try CompositeTrustEvaluator([
-                try PinSetTrustEvaluator(pinSet: Self.pinSet()),
-                RevocationTrustEvaluator(options: RevocationOptions(methods: .ocsp, requirePositiveResponse: true)),
-            ])),
-            "soft.example.com": HostPolicy(evaluator: RevocationTrustEvaluator(options: RevocationOptions(methods: .ocsp))),
+            try HostPattern("api.example.com"): HostPolicy(
+                pins: try Self.pinSet(), revocation: RevocationOptions(methods: .ocsp, requirePositiveResponse: true)),
+            try HostPattern("soft.example.com"): HostPolicy(revocation: RevocationOptions(methods: .ocsp)),
         ])
         let delivered = try Self.delivered("""
             "api.example.com": {\(Self.pinsJSON), "revocation": {"methods": "preferOCSP", "requirePositiveResponse": true}},
@@ -168,9 +164,9 @@ import Testing
         }
         let wide = try identity(), narrow = try identity()
         let floor = try ServerTrustManager(policies: [
-            "**.example.com": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: wide),
-            "*.example.com": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: narrow),
-            "**.example.org": HostPolicy(evaluator: DefaultTrustEvaluator(), clientIdentity: wide),
+            try HostPattern("**.example.com"): HostPolicy(clientIdentity: wide),
+            try HostPattern("*.example.com"): HostPolicy(clientIdentity: narrow),
+            try HostPattern("**.example.org"): HostPolicy(clientIdentity: wide),
         ])
         let delivered = try Self.delivered(#""api.example.com": {}, "x.y.example.com": {}, "**.example.org": {}"#)
         let manager = try PolicyFloor.manager(floor: floor, delivered: delivered, denyList: nil, permissions: [])

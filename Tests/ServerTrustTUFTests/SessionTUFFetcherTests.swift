@@ -50,7 +50,7 @@ import Testing
             configuration.resolve = [server.resolveEntry(host: SessionTUFFetcherTests.host)]
             configuration.redirectPolicy = .disallow
             configuration.requestTimeout = .seconds(300)
-            let manager = try ServerTrustManager(evaluators: [SessionTUFFetcherTests.host: PinnedKeyHashesTrustEvaluator(pins: pins)])
+            let manager = try ServerTrustManager(evaluators: [try HostPattern(SessionTUFFetcherTests.host): PinnedKeyHashesTrustEvaluator(pins: pins)])
             return try Session(configuration: configuration, trustManager: manager)
         }
 
@@ -122,7 +122,7 @@ import Testing
         var configuration = Session.Configuration()
         configuration.anchors = .bundle(try fixture.root.trustAnchors())
         configuration.resolve = [fixture.server.resolveEntry(host: Self.host)]
-        let manager = try ServerTrustManager(evaluators: [Self.host: LateRefusal(delay: .milliseconds(1_500))])
+        let manager = try ServerTrustManager(evaluators: [try HostPattern(Self.host): LateRefusal(delay: .milliseconds(1_500))])
         let session = try Session(configuration: configuration, trustManager: manager)
         defer { session.shutdown() }
         let fetcher = SessionTUFFetcher(session: session)

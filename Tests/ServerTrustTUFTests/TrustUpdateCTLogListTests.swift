@@ -76,8 +76,9 @@ import Testing
         func floor() throws -> ServerTrustManager {
             let logs = try CertificateTransparencyLogs(try CTLogList(json: Array(Self.logList([logA], at: floorListDate).utf8)))
             let policy = HostPolicy(
-                evaluator: try PinnedKeyHashesTrustEvaluator(pins: [leaf.certificate.spkiPin, backup]), certificateTransparency: .enforced())
-            return try ServerTrustManager(policies: [TrustUpdateCTLogListTests.apiHost: policy], certificateTransparencyLogs: logs)
+                pins: try PinSet([.init(leaf.certificate.spkiPin, label: "leaf"), .init(backup, label: "backup")]),
+                certificateTransparency: .enforced())
+            return try ServerTrustManager(policies: [try HostPattern(TrustUpdateCTLogListTests.apiHost): policy], certificateTransparencyLogs: logs)
         }
 
         func updateSession() throws -> Session {
@@ -87,7 +88,7 @@ import Testing
             configuration.redirectPolicy = .disallow
             configuration.requestTimeout = .seconds(300)
             let manager = try ServerTrustManager(
-                evaluators: [TrustUpdateCTLogListTests.updateHost: PinnedKeyHashesTrustEvaluator(pins: [updateLeaf.certificate.spkiPin])])
+                evaluators: [try HostPattern(TrustUpdateCTLogListTests.updateHost): PinnedKeyHashesTrustEvaluator(pins: [updateLeaf.certificate.spkiPin])])
             return try Session(configuration: configuration, trustManager: manager)
         }
 

@@ -19,7 +19,8 @@ import Testing
     /// Made once, on first use; a failure fails each test that uses it, with its error.
     static let floorMade = Result {
         try ServerTrustManager(
-            evaluators: [host: try PinnedKeyHashesTrustEvaluator(pins: [pin(1), pin(2)])], denyList: KeyDenyList(keys: [pin(9)]))
+            policies: [try HostPattern(host): HostPolicy(pins: try PinSet([.init(pin(1), label: "1"), .init(pin(2), label: "2")]))],
+            denyList: KeyDenyList(keys: [pin(9)]))
     }
     static var floor: ServerTrustManager { get throws { try floorMade.get() } }
     static let configuration = TrustUpdateClient.Configuration(metadataDirectory: "/nonexistent", initialRoot: nil, repositoryURL: "https://tuf.invalid")

@@ -147,9 +147,8 @@ import Testing
         /// The compiled-in floor: the API host pinned to key A and a backup, and `revocation`
         /// checked after the pins when given.
         func floor(revocation: RevocationOptions? = nil) throws -> ServerTrustManager {
-            let pins = try PinnedKeyHashesTrustEvaluator(pins: [leafA.certificate.spkiPin, backup])
-            let evaluator: any ServerTrustEvaluating = try revocation.map { try CompositeTrustEvaluator([pins, RevocationTrustEvaluator(options: $0)]) } ?? pins
-            return try ServerTrustManager(evaluators: [TrustUpdateTests.apiHost: evaluator])
+            let pins = try PinSet([.init(leafA.certificate.spkiPin, label: "A"), .init(backup, label: "backup")])
+            return try ServerTrustManager(policies: [try HostPattern(TrustUpdateTests.apiHost): HostPolicy(pins: pins, revocation: revocation)])
         }
 
         /// A session for the update host, pinned to its key.
@@ -159,7 +158,7 @@ import Testing
             configuration.resolve = [updates.resolveEntry(host: TrustUpdateTests.updateHost)]
             configuration.redirectPolicy = .disallow
             configuration.requestTimeout = .seconds(300)
-            let manager = try ServerTrustManager(evaluators: [TrustUpdateTests.updateHost: PinnedKeyHashesTrustEvaluator(pins: [updateLeaf.certificate.spkiPin])])
+            let manager = try ServerTrustManager(evaluators: [try HostPattern(TrustUpdateTests.updateHost): PinnedKeyHashesTrustEvaluator(pins: [updateLeaf.certificate.spkiPin])])
             return try Session(configuration: configuration, trustManager: manager)
         }
 
@@ -353,7 +352,7 @@ import Testing
         let permitted = try fixture.client(
             updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.unpinHosts]))
         #expect(await permitted.refresh().lastOutcome == .applied)
-        #expect(try permitted.liveTrustManager.current.match(forHost: Self.apiHost)?.evaluator is DefaultTrustEvaluator)
+        #expect(try permitted.liveTrustManager.current.resolve(host: Self.apiHost).evaluator is DefaultTrustEvaluator)
     }
 
     /// Fourth review, finding 1: the floor pins the API host and requires a positive OCSP

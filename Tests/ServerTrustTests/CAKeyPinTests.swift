@@ -205,7 +205,7 @@ import Testing
     func theEvaluationEntryPointReportsTheMatchAndTheDenyListSeesTheAnchorsAbove(_ anchors: AnchorSet) throws {
         let host = SitePKI.host
         let context = TrustEvaluationContext(anchors: try TrustAnchors(anchors.certificates(site)))
-        let pinned = try ServerTrustManager(evaluators: [host: PinnedKeyHashesTrustEvaluator(pins: [site.root.certificate.spkiPin])])
+        let pinned = try ServerTrustManager(evaluators: [try HostPattern(host): PinnedKeyHashesTrustEvaluator(pins: [site.root.certificate.spkiPin])])
         let evaluation = try pinned.resolve(host: host).evaluate(site.leaf.chain, in: context)
         #expect(evaluation.failure == nil)
         #expect(evaluation.pinMatches.map(\.subject) == ["CN=Genuine Root CA"])

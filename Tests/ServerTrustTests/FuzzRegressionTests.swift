@@ -90,12 +90,12 @@ import Testing
                     // Refused as a pattern, and by the manager with the same code.
                     #expect((error as? TrustError)?.code == .invalidHostPattern, "\(url.lastPathComponent): \(text.debugDescription): \(error)")
                     #expect(throws: TrustError(.invalidHostPattern, ""), "\(url.lastPathComponent): \(text.debugDescription)") {
-                        try ServerTrustManager(evaluators: [text: evaluator], allHostsMustBeEvaluated: false)
+                        try ServerTrustManager(evaluators: [try HostPattern(text): evaluator], allHostsMustBeEvaluated: false)
                     }
                     continue
                 }
-                let manager = try ServerTrustManager(evaluators: [text: evaluator], allHostsMustBeEvaluated: false)
-                let found = (try? manager.match(forHost: host)) ?? nil
+                let manager = try ServerTrustManager(evaluators: [try HostPattern(text): evaluator], allHostsMustBeEvaluated: false)
+                let found = (try? manager.resolve(host: host)) ?? nil
                 #expect((found != nil) == pattern.matches(host), "\(url.lastPathComponent): \(pattern) vs \(host.debugDescription)")
             }
         }

@@ -46,15 +46,15 @@ import Testing
         #expect(policy.reportURIs == [URL(string: "https://reports.example.net/pins")!])
         #expect(policy.allHostsMustBeEvaluated)
         #expect(policy.hosts.map(\.pattern.description) == ["api.example.com", "accounts.example.com", "**.cdn.example.com", "static.example.com"])
-        #expect(throws: TrustError(.noEvaluatorForHost, "")) { try policy.manager.match(forHost: "unlisted.example.org") }
+        #expect(throws: TrustError(.noEvaluatorForHost, "")) { try policy.manager.resolve(host: "unlisted.example.org") }
     }
 
     /// api.example.com: two pins with a canary, hard-fail revocation of the whole chain, TLS 1.3,
     /// RFC 9421 signed responses with an inline key.
     @Test func theCompleteExamplesFullyConfiguredHost() throws {
         let api = try Self.example().hosts[0]
-        #expect(api.mode == .enforced)
-        let pins = try #require(api.pinSet)
+        #expect(api.policy.mode == .enforced)
+        let pins = try #require(api.policy.pins)
         #expect(pins.entries.count == 2)
         #expect(pins.entries.map(\.label) == ["2026 leaf key", "backup key, offline"])
         #expect(pins.entries.map(\.notAfter) == [nil, try Self.date("2028-01-01T00:00:00Z")])
@@ -62,14 +62,14 @@ import Testing
         #expect(pins.expiryBehaviour == .failClosed)
         #expect(pins.warningDays == 60)
         #expect(pins.minimumPinCount == 2)
-        #expect(api.canary?.entries.map(\.pin.description) == ["sha256/3eizR/h0MFv4VmYSwCljyPAMU2vsEF9KKjKTXbcrhpc="])
-        #expect(api.canary?.minimumPinCount == 1)
-        #expect(api.evaluator is CanaryTrustEvaluator)
-        #expect(api.revocation == RevocationOptions(
+        #expect(api.policy.canary?.entries.map(\.pin.description) == ["sha256/3eizR/h0MFv4VmYSwCljyPAMU2vsEF9KKjKTXbcrhpc="])
+        #expect(api.policy.canary?.minimumPinCount == 1)
+        #expect((try api.policy.makeEvaluator()) is CanaryTrustEvaluator)
+        #expect(api.policy.revocation == RevocationOptions(
             methods: .preferOCSP, requirePositiveResponse: true, networkAccessDisabled: false, scope: .wholeChain,
             timeBudget: .seconds(5), shortLivedCertificateValidity: 7 * Self.day))
         #expect(api.policy.minimumTLSVersion == .tls13)
-        #expect(api.reportURIs == [URL(string: "https://api-reports.example.com/pins")!])
+        #expect(api.policy.reportURIs == [URL(string: "https://api-reports.example.com/pins")!])
         let signed = try #require(api.policy.signedResponses)
         #expect(signed.mode == .enforced)
         #expect(signed.scheme == .rfc9421)
@@ -83,17 +83,17 @@ import Testing
     /// (`either`) with both a v1 root and an RFC 9421 key, in informational mode.
     @Test func theCompleteExamplesMigratingHostTakesTheDefaults() throws {
         let accounts = try Self.example().hosts[1]
-        let pins = try #require(accounts.pinSet)
+        let pins = try #require(accounts.policy.pins)
         #expect(pins.entries.count == 2)
         #expect(pins.expiration == nil)
         #expect(pins.expiryBehaviour == .failClosed)
         #expect(pins.warningDays == 30)
         #expect(pins.minimumPinCount == 2)
-        #expect(accounts.canary == nil)
-        #expect(accounts.revocation == nil)
-        #expect(accounts.evaluator is PinSetTrustEvaluator)
+        #expect(accounts.policy.canary == nil)
+        #expect(accounts.policy.revocation == nil)
+        #expect((try accounts.policy.makeEvaluator()) is PinSetTrustEvaluator)
         #expect(accounts.policy.minimumTLSVersion == .tls12)
-        #expect(accounts.reportURIs.isEmpty)
+        #expect(accounts.policy.reportURIs.isEmpty)
         let signed = try #require(accounts.policy.signedResponses)
         #expect(signed.mode == .informational)
         #expect(signed.scheme == .either)
@@ -108,21 +108,21 @@ import Testing
     @Test func theCompleteExamplesInformationalAndUnpinnedHosts() throws {
         let policy = try Self.example()
         let cdn = policy.hosts[2]
-        #expect(cdn.mode == .informational)
-        #expect(cdn.pinSet?.entries.count == 1)
-        #expect(cdn.pinSet?.minimumPinCount == 1)
-        #expect(cdn.revocation == RevocationOptions(methods: .crl, scope: .leafOnly))
-        let trial = try #require(cdn.evaluator as? CompositeTrustEvaluator)
+        #expect(cdn.policy.mode == .informational)
+        #expect(cdn.policy.pins?.entries.count == 1)
+        #expect(cdn.policy.pins?.minimumPinCount == 1)
+        #expect(cdn.policy.revocation == RevocationOptions(methods: .crl, scope: .leafOnly))
+        let trial = try #require((try cdn.policy.makeEvaluator()) as? CompositeTrustEvaluator)
         #expect(trial.evaluators.first is DefaultTrustEvaluator)
         #expect(trial.evaluators.last is InformationalTrustEvaluator)
-        #expect(try policy.manager.match(forHost: "img.eu.cdn.example.com")?.pattern.description == "**.cdn.example.com")
+        #expect(try policy.manager.resolve(host: "img.eu.cdn.example.com").pattern?.description == "**.cdn.example.com")
 
         let unpinned = policy.hosts[3]
-        #expect(unpinned.mode == .enforced)
-        #expect(unpinned.pinSet == nil)
-        #expect(unpinned.revocation == nil)
+        #expect(unpinned.policy.mode == .enforced)
+        #expect(unpinned.policy.pins == nil)
+        #expect(unpinned.policy.revocation == nil)
         #expect(unpinned.policy.signedResponses == nil)
-        #expect(unpinned.evaluator is DefaultTrustEvaluator)
+        #expect((try unpinned.policy.makeEvaluator()) is DefaultTrustEvaluator)
     }
 
     @Test func theDenyListExampleParses() throws {

@@ -7,11 +7,11 @@ import Testing
 @Suite struct ReadmeExampleTests {
     @Test func thePinningExampleBuildsAManagerWithTheStatedPatterns() throws {
         let manager = try ServerTrustManager(evaluators: [
-            "api.example.com": try .pinnedKeyHashes([
+            try HostPattern("api.example.com"): try .pinnedKeyHashes([
                 "sha256/ADXzqTPD6C9iaV5wl10vCfkWwoht2ypA8Jj8agGz/lY=",  // current key
                 "sha256/u79R2NQZKXJcJ3dfd5eUttT1RMz3vPTgQ7S5ftapgOs=",  // backup key, kept offline
             ]),
-            "**.cdn.example.com": DefaultTrustEvaluator(),
+            try HostPattern("**.cdn.example.com"): DefaultTrustEvaluator(),
         ])
         #expect(try manager.resolve(host: "api.example.com").evaluator is PinnedKeyHashesTrustEvaluator)
         #expect(try manager.resolve(host: "img.cdn.example.com").evaluator is DefaultTrustEvaluator)
@@ -19,7 +19,7 @@ import Testing
 
     @Test func theRevocationExampleComposesPinsAndHardFailRevocation() throws {
         let manager = try ServerTrustManager(evaluators: [
-            "api.example.com": try .composite([
+            try HostPattern("api.example.com"): try .composite([
                 try .pinnedKeyHashes(["sha256/ADXzqTPD6C9iaV5wl10vCfkWwoht2ypA8Jj8agGz/lY=",
                                       "sha256/u79R2NQZKXJcJ3dfd5eUttT1RMz3vPTgQ7S5ftapgOs="]),
                 .revocationChecking(.hardFail),  // or .softFail, .stapleRequired, RevocationOptions(…)

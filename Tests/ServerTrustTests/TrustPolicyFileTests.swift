@@ -46,29 +46,29 @@ import ServerTrustTestSupport
         #expect(policy.hosts.map(\.line) == [5, 17, 21])
         #expect(policy.allHostsMustBeEvaluated)
         #expect(policy.reportURIs == [URL(string: "https://reports.example.net/pins")!])
-        #expect(policy.reportURIsByPattern == ["api.example.com": [URL(string: "https://pins.example.com/report")!]])
+        #expect(policy.hosts.map(\.policy.reportURIs) == [[URL(string: "https://pins.example.com/report")!], [], []])
 
         let api = policy.hosts[0]
-        #expect(api.mode == .enforced)
-        #expect(api.pinSet?.entries.map(\.label) == ["2026 key", "backup"])
-        #expect(api.pinSet?.entries[1].notAfter == Date(timeIntervalSince1970: 1_830_297_600))
-        #expect(api.pinSet?.expiration == Date(timeIntervalSince1970: 1_830_211_200))
-        #expect(api.pinSet?.expiryBehaviour == .fallBackToDefaultValidation)
-        #expect(api.pinSet?.warningDays == 45)
-        #expect(api.canary?.entries.map(\.pin.description) == [Self.pinC])
-        #expect(api.revocation == RevocationOptions(methods: .crl, requirePositiveResponse: true, scope: .wholeChain, timeBudget: .seconds(5)))
-        let canary = try #require(api.evaluator as? CanaryTrustEvaluator)
+        #expect(api.policy.mode == .enforced)
+        #expect(api.policy.pins?.entries.map(\.label) == ["2026 key", "backup"])
+        #expect(api.policy.pins?.entries[1].notAfter == Date(timeIntervalSince1970: 1_830_297_600))
+        #expect(api.policy.pins?.expiration == Date(timeIntervalSince1970: 1_830_211_200))
+        #expect(api.policy.pins?.expiryBehaviour == .fallBackToDefaultValidation)
+        #expect(api.policy.pins?.warningDays == 45)
+        #expect(api.policy.canary?.entries.map(\.pin.description) == [Self.pinC])
+        #expect(api.policy.revocation == RevocationOptions(methods: .crl, requirePositiveResponse: true, scope: .wholeChain, timeBudget: .seconds(5)))
+        let canary = try #require((try api.policy.makeEvaluator()) as? CanaryTrustEvaluator)
         let enforced = try #require(canary.enforced as? CompositeTrustEvaluator)
         #expect(enforced.evaluators.map(\.name) == ["PinSetTrustEvaluator", "RevocationTrustEvaluator"])
         #expect(canary.trial is PinSetTrustEvaluator)
 
         let cdn = policy.hosts[1]
-        #expect(cdn.mode == .informational)
-        #expect(cdn.evaluator.name == "CompositeTrustEvaluator(DefaultTrustEvaluator, InformationalTrustEvaluator(PinSetTrustEvaluator))")
-        #expect(policy.hosts[2].evaluator is DefaultTrustEvaluator)
+        #expect(cdn.policy.mode == .informational)
+        #expect((try cdn.policy.makeEvaluator()).name == "CompositeTrustEvaluator(DefaultTrustEvaluator, InformationalTrustEvaluator(PinSetTrustEvaluator))")
+        #expect((try policy.hosts[2].policy.makeEvaluator()) is DefaultTrustEvaluator)
 
-        #expect(try policy.manager.match(forHost: "img.cdn.example.com")?.pattern.description == "**.cdn.example.com")
-        #expect(throws: TrustError.noEvaluatorForHost) { try policy.manager.match(forHost: "other.example.com") }
+        #expect(try policy.manager.resolve(host: "img.cdn.example.com").pattern?.description == "**.cdn.example.com")
+        #expect(throws: TrustError.noEvaluatorForHost) { try policy.manager.resolve(host: "other.example.com") }
     }
 
     /// Third security review, finding 5: the short-lived exemption's threshold is a policy
@@ -78,13 +78,13 @@ import ServerTrustTestSupport
         func revocation(_ value: String) throws -> RevocationOptions? {
             try Self.load("""
                 { "version": 1, "hosts": { "api.example.com": { "revocation": { "shortLivedCertificateValidityDays": \(value) } } } }
-                """).hosts[0].revocation
+                """).hosts[0].policy.revocation
         }
         #expect(try revocation("4")?.shortLivedCertificateValidity == 4 * 86_400)
         #expect(try revocation("0")?.shortLivedCertificateValidity == nil)
         #expect(try Self.load("""
             { "version": 1, "hosts": { "api.example.com": { "revocation": {} } } }
-            """).hosts[0].revocation?.shortLivedCertificateValidity == 7 * 86_400)
+            """).hosts[0].policy.revocation?.shortLivedCertificateValidity == 7 * 86_400)
         let error = #expect(throws: TrustError.invalidPolicyFile) { try revocation("11") }
         #expect(error?.reason == "policy.json:1: hosts[\"api.example.com\"].revocation.shortLivedCertificateValidityDays: 11 is out of range 0…10", "\(String(describing: error))")
     }
@@ -99,17 +99,17 @@ import ServerTrustTestSupport
                 "pinned.example.com": { "pins": [{ "pin": "\(Self.pinA)" }, { "pin": "\(Self.pinB)" }] }
             } }
             """)
-        try policy.manager.match(forHost: SitePKI.host)!.evaluator.evaluate(try site.trust(), forHost: SitePKI.host)
+        try policy.manager.resolve(host: SitePKI.host).evaluator.evaluate(try site.trust(), forHost: SitePKI.host)
 
         let other = try SitePKI(host: "www.example.com")
         let trust = try other.trust()
-        try policy.manager.match(forHost: "www.example.com")!.evaluator.evaluate(trust, forHost: "www.example.com")
+        try policy.manager.resolve(host: "www.example.com").evaluator.evaluate(trust, forHost: "www.example.com")
         #expect(trust.findings.map(\.error.code) == [.pinMismatch])
         #expect(trust.findings.map(\.mode) == [.informational])
 
         let pinned = try SitePKI(host: "pinned.example.com")
         #expect(throws: TrustError.pinMismatch) {
-            try policy.manager.match(forHost: "pinned.example.com")!.evaluator.evaluate(try pinned.trust(), forHost: "pinned.example.com")
+            try policy.manager.resolve(host: "pinned.example.com").evaluator.evaluate(try pinned.trust(), forHost: "pinned.example.com")
         }
     }
 

@@ -53,7 +53,7 @@ import Testing
         var configuration = Session.Configuration()
         configuration.resolve = ["refused.servertrust.test:1:127.0.0.1"]
         let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
-            "refused.servertrust.test": DefaultTrustEvaluator()
+            try HostPattern("refused.servertrust.test"): DefaultTrustEvaluator()
         ]))
         defer { session.shutdown() }
         let urlSession = URLSession(configuration: .serverTrust(session: session))
@@ -70,7 +70,7 @@ import Testing
         var configuration = Session.Configuration()
         configuration.resolve = ["refused.servertrust.test:1:127.0.0.1"]
         let session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
-            "refused.servertrust.test": DefaultTrustEvaluator()
+            try HostPattern("refused.servertrust.test"): DefaultTrustEvaluator()
         ]))
         defer { session.shutdown() }
         let urlSession = URLSession(configuration: .serverTrust(session: session))

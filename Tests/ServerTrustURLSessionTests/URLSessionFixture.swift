@@ -36,11 +36,12 @@ struct URLSessionFixture {
         let nginxRoot = try Certificate.certificates(pemBundle: String(contentsOfFile: nginx.root, encoding: .utf8))
         configuration.anchors = .bundle(try TrustAnchors(nginxRoot + [impostorRoot.certificate, redirectorRoot.certificate]))
         configuration.resolve = nginx.resolve + [impostor.resolveEntry(host: nginx.host), redirector.resolveEntry(host: Self.redirectorHost)]
-        configuration.signedResponses = signedResponses
-        session = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
-            nginx.host: try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin]),
-            Self.redirectorHost: try PinnedKeyHashesTrustEvaluator(pins: [redirectorRoot.certificate.spkiPin]),
-        ]))
+        var policies: [HostPattern: HostPolicy] = [
+            try HostPattern(nginx.host): .custom(try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])),
+            try HostPattern(Self.redirectorHost): .custom(try PinnedKeyHashesTrustEvaluator(pins: [redirectorRoot.certificate.spkiPin])),
+        ]
+        for (pattern, policy) in signedResponses { policies[try HostPattern(pattern), default: HostPolicy()].signedResponses = policy }
+        session = try Session(configuration: configuration, trustManager: try ServerTrustManager(policies: policies))
     }
 
     /// The genuine nginx server (TLS 1.3, HTTP/2).

@@ -128,7 +128,7 @@ import Testing
         configuration.anchors = .bundle(try TrustAnchors(contentsOfFile: fixture.nginx.root))
         configuration.resolve = fixture.nginx.resolve
         let wronglyPinned = try Session(configuration: configuration, trustManager: try ServerTrustManager(evaluators: [
-            fixture.nginx.host: try PinnedKeyHashesTrustEvaluator([fixture.nginx.rsaLeafPin])
+            try HostPattern(fixture.nginx.host): try PinnedKeyHashesTrustEvaluator([fixture.nginx.rsaLeafPin])
         ]))
         defer { wronglyPinned.shutdown() }
         let wrong = URLSession(configuration: .serverTrust(session: wronglyPinned))

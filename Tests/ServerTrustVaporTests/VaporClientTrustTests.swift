@@ -56,7 +56,7 @@ import VaporTesting
     @Test func anImpostorFromATrustedCAIsRefusedAndTheHandlerCatchesTheSessionError() async throws {
         let fixture = try VaporFixture()
         defer { fixture.stop() }
-        let control = try fixture.session(policy: HostPolicy(evaluator: DefaultTrustEvaluator()))
+        let control = try fixture.session(policy: HostPolicy())
         defer { control.shutdown() }
         let controlRefusals = Recorded<SessionError>()
         try await withVaporApp(session: control, routes: { Self.paymentsRoute($0, upstream: fixture.url("/balance", on: fixture.impostor), refusals: controlRefusals) }) {
@@ -134,8 +134,8 @@ import VaporTesting
             case .unsigned: LocalHTTPResponse(headers: [("Content-Type", "application/json")], body: .text(#"{"balance":"999999.00"}"#))
             }
         }
-        let session = try fixture.session(policy: HostPolicy(
-            evaluator: PinnedKeyHashesTrustEvaluator(pins: [fixture.pin]),
+        let session = try fixture.session(policy: HostPolicy.custom(
+            PinnedKeyHashesTrustEvaluator(pins: [fixture.pin]),
             signedResponses: .enforced(keys: SigningKeySet(keys: ["payments-1": key.publicKey]))))
         defer { session.shutdown() }
         let failures = Recorded<SessionError>()
@@ -179,7 +179,7 @@ import VaporTesting
         let fixture = try VaporFixture()
         defer { fixture.stop() }
         let live = LiveTrustManager(try ServerTrustManager(evaluators: [
-            VaporFixture.host: PinnedKeyHashesTrustEvaluator(pins: [fixture.impostorRoot.certificate.spkiPin])
+            try HostPattern(VaporFixture.host): PinnedKeyHashesTrustEvaluator(pins: [fixture.impostorRoot.certificate.spkiPin])
         ]))
         let session = try ServerTrustHTTP.Session(configuration: fixture.configuration(), liveTrustManager: live)
         defer { session.shutdown() }
@@ -189,7 +189,7 @@ import VaporTesting
             try await app.test(.GET, "balance") { #expect($0.status == .badGateway) }
             #expect(refusals.current?.trustError?.code == .pinMismatch)
 
-            live.replace(with: try ServerTrustManager(evaluators: [VaporFixture.host: PinnedKeyHashesTrustEvaluator(pins: [fixture.pin])]))
+            live.replace(with: try ServerTrustManager(evaluators: [try HostPattern(VaporFixture.host): PinnedKeyHashesTrustEvaluator(pins: [fixture.pin])]))
             try await app.test(.GET, "balance") { response in
                 #expect(response.status == .ok)
                 #expect(response.body.string == #"{"balance":"100.00"}"#)

@@ -53,8 +53,8 @@ struct VaporFixture {
     /// A session that pins the genuine intermediate for ``host``, made as the DocC article makes
     /// it (plus the lab's anchors and `resolve` entries); `policy` replaces the pin when set.
     func session(policy: HostPolicy? = nil) throws -> ServerTrustHTTP.Session {
-        let manager = try policy.map { try ServerTrustManager(policies: [Self.host: $0], allHostsMustBeEvaluated: true) }
-            ?? ServerTrustManager(evaluators: [Self.host: .pinnedKeyHashes([pin])], allHostsMustBeEvaluated: true)
+        let manager = try policy.map { try ServerTrustManager(policies: [try HostPattern(Self.host): $0], allHostsMustBeEvaluated: true) }
+            ?? ServerTrustManager(evaluators: [try HostPattern(Self.host): .pinnedKeyHashes([pin])], allHostsMustBeEvaluated: true)
         return try ServerTrustHTTP.Session(configuration: configuration(), trustManager: manager)
     }
 

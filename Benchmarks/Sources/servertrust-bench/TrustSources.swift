@@ -21,10 +21,10 @@ enum TrustSources {
         _ options: Options, configuration: Session.Configuration, host: String, policy: Policy
     ) throws -> Session {
         let denyList = try self.denyList(options.extra["deny-list"] ?? "0,0")
-        let hostPolicy = HostPolicy(evaluator: policy.evaluator, certificateTransparency: policy.certificateTransparency?.requirement)
+        let hostPolicy = HostPolicy.custom(policy.evaluator, certificateTransparency: policy.certificateTransparency?.requirement)
         let make = {
             try ServerTrustManager(
-                policies: [host: hostPolicy], denyList: denyList, certificateTransparencyLogs: policy.certificateTransparency?.logs)
+                policies: [try HostPattern(host): hostPolicy], denyList: denyList, certificateTransparencyLogs: policy.certificateTransparency?.logs)
         }
         switch options.extra["trust"] {
         case nil, "compiled":

@@ -4,13 +4,13 @@ public import Foundation
 /// publicly, shown by enough verified SCTs from the application's log list
 /// (``CertificateTransparencyPolicy``).
 ///
-/// Opt-in per host (``HostPolicy/certificateTransparency``, ``HostRequirements/certificateTransparency``,
+/// Opt-in per host (``HostPolicy/certificateTransparency``,
 /// the policy file's `"certificateTransparency"`); it runs after the host's evaluator has
 /// validated the chain, beside pins and revocation. A manager with any host requiring CT needs
 /// a log list (`ServerTrustManager(…, certificateTransparencyLogs:)`), or it is not made.
 ///
 /// Dropping the requirement, moving it from enforced to report-only, or from fail-closed to
-/// fail-open on a stale list, is a softening (``HostRequirements/softenings(comparedWith:)``):
+/// fail-open on a stale list, is a softening (``HostPolicy/softenings(comparedWith:)``):
 /// a trust update may do it only with the floor's permission.
 public struct CertificateTransparencyRequirement: Hashable, Sendable, CustomStringConvertible {
     /// Whether a failure refuses the connection.

@@ -77,7 +77,7 @@ extension ResolvedHostPolicy {
         let trust = PeerTrust(
             presentedChain: presentedChain, anchors: context.anchors, validationTime: context.clock(), handshake: handshake,
             validationOptions: context.validationOptions, revocationFetcher: context.revocationFetcher)
-        let evaluator = policy.evaluator
+        let evaluator = self.evaluator
         let hostName = host.name
         var failure: TrustError?
         var certificateTransparency: CertificateTransparencyOutcome?
@@ -120,7 +120,7 @@ extension ResolvedHostPolicy {
         throw TrustError(
             .tlsVersionBelowPolicy,
             "The connection to \(host) negotiated \(version), and its policy requires \(policy.minimumTLSVersion) or later.",
-            evaluator: policy.evaluator.name, host: host.name)
+            evaluator: evaluator.name, host: host.name)
     }
 
     /// Refuses a key exchange below the policy's requirement. Unlike the version, an unknown
@@ -131,7 +131,7 @@ extension ResolvedHostPolicy {
             .keyExchangeBelowPolicy,
             "The connection to \(host) " + (group.map { "negotiated the classical key-exchange group \($0)" } ?? "negotiated a key exchange the transport cannot name")
                 + ", and its policy requires \(policy.keyExchange) key exchange (an ML-KEM group such as X25519MLKEM768).",
-            evaluator: policy.evaluator.name, host: host.name)
+            evaluator: evaluator.name, host: host.name)
     }
 
     /// Counts and logs an evaluation: the same for every transport.

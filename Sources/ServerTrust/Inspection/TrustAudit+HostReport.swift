@@ -40,9 +40,9 @@ extension TrustAudit {
             hasBackup: Bool? = nil, expirations: [Expiry] = [], note: String?
         ) {
             pattern = policy.pattern
-            mode = policy.mode
+            mode = policy.policy.mode == .enforced ? .enforced : .informational
             line = policy.line
-            isPinned = policy.pinSet != nil
+            isPinned = policy.policy.pins != nil
             self.host = host
             self.status = status
             self.failure = failure
@@ -90,15 +90,17 @@ extension TrustAudit {
             let horizon = now.addingTimeInterval(TimeInterval(warnDays) * 86_400)
             // Both through the entry point every client path uses; the audit reports what it
             // finds itself, so nothing is logged.
-            let resolved = ResolvedHostPolicy(host: NormalizedHost(host), pattern: policy.pattern, policy: policy.policy)
+            let resolved = ResolvedHostPolicy.failingClosed(host: NormalizedHost(host), pattern: policy.pattern, policy: policy.policy)
             let evaluation = resolved.evaluate(
                 presentedChain, handshake: HandshakeEvidence(stapledOCSPResponse: stapledOCSPResponse),
                 in: TrustEvaluationContext(anchors: anchors, revocationFetcher: revocationFetcher, clock: { now }, logger: Self.silent))
             let today = evaluation.trust
             let failure = evaluation.failure
+            // Only the enforced pins (or default validation): nothing trialled, no revocation.
             var atHorizon = policy.policy
-            atHorizon.evaluator = Self.horizonEvaluator(policy)
-            let future = ResolvedHostPolicy(host: resolved.host, pattern: policy.pattern, policy: atHorizon)
+            if atHorizon.mode.pins != .enforced { atHorizon.pins = nil }
+            (atHorizon.revocation, atHorizon.canary, atHorizon.mode) = (nil, nil, .enforced)
+            let future = ResolvedHostPolicy.failingClosed(host: resolved.host, pattern: policy.pattern, policy: atHorizon)
                 .evaluate(presentedChain, in: TrustEvaluationContext(anchors: anchors, clock: { horizon }, logger: Self.silent)).failure
             let validated = (try? today.validatedChain()) ?? []
 
@@ -106,11 +108,11 @@ extension TrustAudit {
             func add(_ what: String, _ date: Date) {
                 expirations.append(Expiry(what: what, date: date, days: PinSet.days(from: now, to: date)))
             }
-            if let pinSet = policy.pinSet {
+            if let pinSet = policy.policy.pins {
                 for entry in pinSet.entries { if let date = entry.notAfter { add("pin \(entry)", date) } }
                 if let date = pinSet.expiration { add("pin set", date) }
             }
-            if let canary = policy.canary, let date = canary.effectiveExpiration { add("canary pin set", date) }
+            if let canary = policy.policy.canary, let date = canary.effectiveExpiration { add("canary pin set", date) }
             if let leaf = presentedChain.first { add("leaf certificate \(leaf.subject)", leaf.notValidAfter) }
             if let earliest = validated.dropFirst().min(by: { $0.notValidAfter < $1.notValidAfter }) {
                 add("issuer certificate \(earliest.subject)", earliest.notValidAfter)
@@ -119,16 +121,9 @@ extension TrustAudit {
             self.init(
                 policy: policy, host: host, status: failure != nil ? .fails : future != nil ? .failsWithinWarnDays : .ok,
                 failure: failure, failureAtWarnHorizon: failure == nil ? future : nil, findings: today.findings,
-                matchingPins: policy.pinSet.map { $0.matchingEntries(in: validated, at: now) } ?? [],
-                hasBackup: validated.isEmpty ? nil : policy.pinSet.map { $0.hasBackup(for: validated, at: now) },
+                matchingPins: policy.policy.pins.map { $0.matchingEntries(in: validated, at: now) } ?? [],
+                hasBackup: validated.isEmpty ? nil : policy.policy.pins.map { $0.hasBackup(for: validated, at: now) },
                 expirations: expirations.sorted { $0.date < $1.date }, note: nil)
-        }
-
-        private static func horizonEvaluator(_ policy: TrustPolicyFile.Host) -> any ServerTrustEvaluating {
-            guard policy.mode == .enforced, let pinSet = policy.pinSet, let pinned = try? PinSetTrustEvaluator(pinSet: pinSet) else {
-                return DefaultTrustEvaluator()
-            }
-            return pinned
         }
 
         private static let silent = Logger(label: TrustLogging.label, factory: { _ in SwiftLogNoOpLogHandler() })

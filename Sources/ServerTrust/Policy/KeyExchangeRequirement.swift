@@ -10,7 +10,7 @@ internal import COpenSSL
 /// `SecP256r1MLKEM768` and `SecP384r1MLKEM1024` (ML-KEM, FIPS 203, combined with a classical
 /// curve), so a server that supports one negotiates it without any configuration. OpenSSL 3.0
 /// offers none: a policy requiring one is refused when the manager is made there
-/// (``ServerTrustManager/init(policies:allHostsMustBeEvaluated:denyList:certificateTransparencyLogs:)``), naming the version.
+/// (``ServerTrustManager/init(policies:allHostsMustBeEvaluated:denyList:certificateTransparencyLogs:logger:)``), naming the version.
 public struct KeyExchangeRequirement: Hashable, Sendable, Comparable, CustomStringConvertible {
     private enum Base: Int, Hashable, Sendable { case any, postQuantum }
     private let base: Base

@@ -45,45 +45,26 @@ public import Logging
 /// docs/POLICY_FILE.md in the repository is the reference: every field with its type, default,
 /// range and errors, and a complete example that the tests parse.
 ///
-/// Each host becomes one ``HostRequirements`` (``Host/requirements``) and the ``HostPolicy``
-/// built from it (``Host/policy``), one to one, whose evaluator is made by
-/// ``HostRequirements/makeEvaluator(logger:)``: pins → ``PinSetTrustEvaluator``, none → default
-/// validation; with `revocation`, a ``RevocationTrustEvaluator`` after it; `informational` wraps
-/// all of that as `.composite([.default(), .informational(…)])`, so the host keeps default
-/// validation while the rest is trialled; `canary` wraps the result in a
-/// ``CanaryTrustEvaluator``.
+/// Each host becomes one ``HostPolicy`` (``Host/policy``), one to one, whose evaluator the
+/// manager compiles (``HostPolicy/makeEvaluator(logger:)``): pins → ``PinSetTrustEvaluator``,
+/// none → default validation; with `revocation`, a ``RevocationTrustEvaluator`` after it;
+/// `informational` trials all of that beside enforced default validation; `canary` wraps the
+/// result in a ``CanaryTrustEvaluator``.
 ///
 /// Loading fails closed: any problem — invalid JSON, a duplicate or unknown key, a wrong type,
 /// a malformed pin, date or pattern, a pin set the ``PinSet`` rules refuse — throws
 /// `TrustError.Code.invalidPolicyFile` whose reason names the file, line and field:
 /// `policy.json:14: hosts["api.example.com"].pins[1].pin: not a sha256/ pin: …`.
 public struct TrustPolicyFile: Sendable {
-    /// One host's entry, as read: the ``ServerTrust/HostPolicy`` it maps onto, and what the
-    /// file said to make it (for audits and reports).
+    /// One host's entry, as read: its pattern and the ``ServerTrust/HostPolicy`` it maps onto.
     public struct Host: Sendable {
         public let pattern: HostPattern
-        /// What the file requires of the host: the description ``policy``'s evaluator is
-        /// built from, and what a trust update's floor check compares.
-        public let requirements: HostRequirements
-        /// The host's policy, as the manager holds it for ``pattern``.
+        /// The host's policy, as the manager holds it for ``pattern``, and what a trust update's
+        /// floor check compares.
         public let policy: ServerTrust.HostPolicy
         /// The line of the host's key in the file.
         public let line: Int
-
-        public var mode: EnforcementMode { requirements.mode == .enforced ? .enforced : .informational }
-        public var pinSet: PinSet? { requirements.pins }
-        public var canary: PinSet? { requirements.canary }
-        public var revocation: RevocationOptions? { requirements.revocation }
-
-        /// The evaluator the manager holds for ``pattern`` (``policy``'s).
-        public var evaluator: any ServerTrustEvaluating { policy.evaluator }
-        /// This host's report URIs, or empty for the file's default ones (``policy``'s).
-        public var reportURIs: [URL] { policy.reportURIs }
     }
-
-    /// The former name of ``Host``.
-    @available(*, deprecated, renamed: "Host")
-    public typealias HostPolicy = Host
 
     /// The hosts, in file order.
     public let hosts: [Host]
@@ -97,12 +78,6 @@ public struct TrustPolicyFile: Sendable {
     public static let formatVersion = 1
     /// A manager holding every host's evaluator.
     public let manager: ServerTrustManager
-
-    /// Report URIs keyed by ``HostPattern/description``, for hosts that name their own — the
-    /// form a session's ``ServerTrustManager`` match reports its pattern in.
-    public var reportURIsByPattern: [String: [URL]] {
-        Dictionary(hosts.filter { !$0.reportURIs.isEmpty }.map { ($0.pattern.description, $0.reportURIs) }) { first, _ in first }
-    }
 
     /// Reads and validates `url`; errors name its last path component.
     ///
@@ -176,9 +151,9 @@ public struct TrustPolicyFile: Sendable {
         self.hosts = hosts
         do {
             manager = try ServerTrustManager(
-                policies: Dictionary(uniqueKeysWithValues: hosts.map { ($0.pattern.description, $0.policy) }),
-                allHostsMustBeEvaluated: allHostsMustBeEvaluated, certificateTransparencyLogs: certificateTransparencyLogs)
-        } catch let error as TrustError {
+                policies: Dictionary(uniqueKeysWithValues: hosts.map { ($0.pattern, $0.policy) }),
+                allHostsMustBeEvaluated: allHostsMustBeEvaluated, certificateTransparencyLogs: certificateTransparencyLogs, logger: logger)
+        } catch {
             throw reader.error(hostsField, error.reason)
         }
     }
@@ -217,11 +192,16 @@ public struct TrustPolicyFile: Sendable {
         if let field = fields["keyExchange"], let problem = keyExchange.unavailability { throw reader.error(field, problem) }
         let signedResponses = try fields["signedResponses"].map { try signedResponsePolicy($0, reader, signingKeys: signingKeys) }
         let certificateTransparency = try fields["certificateTransparency"].map { try certificateTransparencyRequirement($0, reader) }
-        let requirements = HostRequirements(
-            pins: pinSet, revocation: revocation, minimumTLSVersion: minimumTLSVersion, keyExchange: keyExchange, mode: HostRequirements.Enforcement(mode), canary: canary,
-            signedResponses: signedResponses, certificateTransparency: certificateTransparency)
-        let policy = try ServerTrust.HostPolicy(requirements: requirements, reportURIs: reportURIs, logger: logger)
-        return Host(pattern: pattern, requirements: requirements, policy: policy, line: field.line)
+        let policy = ServerTrust.HostPolicy(
+            pins: pinSet, revocation: revocation, mode: ServerTrust.HostPolicy.Enforcement(mode), canary: canary,
+            minimumTLSVersion: minimumTLSVersion, signedResponses: signedResponses, reportURIs: reportURIs, keyExchange: keyExchange,
+            certificateTransparency: certificateTransparency)
+        do {
+            _ = try policy.makeEvaluator(logger: logger)
+        } catch {
+            throw reader.error(field, error.reason)
+        }
+        return Host(pattern: pattern, policy: policy, line: field.line)
     }
 
     /// `certificateTransparency`: `{"mode": "enforced" | "reportOnly", "staleLogList": "failOpen" | "failClosed",

@@ -27,7 +27,7 @@ public struct Response: Sendable {
     /// The negotiated HTTP version, e.g. `HTTP/2`.
     public var httpVersion: String { head.httpVersion }
     /// Whether the response was proven to come from the server by its signatures
-    /// (``Session/Configuration/signedResponses``), redirect hops included.
+    /// (`HostPolicy.signedResponses`), redirect hops included.
     ///
     /// ``ResponseVerification/failed(_:)`` with the first failing hop's error when *any* hop
     /// failed — in informational mode a failing redirect hop is followed, and a response reached

@@ -126,13 +126,13 @@ extension PolicyRegistry {
             if let trustManager {
                 resolved = try trustManager.resolve(host, spelled: host.name)
             } else {
-                resolved = ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation)
+                resolved = .defaultValidation(for: host)
             }
         } catch {
             // A request's own evaluator replaces the manager's for the host, unmatched or not.
             guard override == nil else {
                 return makePolicy(
-                    ResolvedHostPolicy(host: host, pattern: nil, policy: .defaultValidation, denyList: trustManager?.denyList ?? KeyDenyList()),
+                    .defaultValidation(for: host, denyList: trustManager?.denyList ?? KeyDenyList()),
                     override, trust, parts)
             }
             throw SessionError(.trustEvaluationFailed, "No trust policy for \(host).", trustError: error)

@@ -77,7 +77,7 @@ final class TrustPolicy: Sendable {
         self.resolved = resolved
         normalizedHost = resolved.host
         self.signedResponses = signedResponses
-        evaluator = resolved.policy.evaluator
+        evaluator = resolved.evaluator
         context = TrustEvaluationContext(
             anchors: anchors, validationOptions: validationOptions, revocationFetcher: revocationFetcher, clock: clock,
             counters: counters, logger: logger)
@@ -86,8 +86,8 @@ final class TrustPolicy: Sendable {
         self.writesTLSSecretsToKeyLog = writesTLSSecretsToKeyLog
         self.clientIdentity = clientIdentity ?? resolved.policy.clientIdentity
         self.metrics = metrics
-        mayFetchRevocationData = resolved.policy.evaluator.mayFetchRevocationData
-        usesSignedCertificateTimestamps = resolved.policy.usesSignedCertificateTimestamps
+        mayFetchRevocationData = resolved.evaluator.mayFetchRevocationData
+        usesSignedCertificateTimestamps = resolved.usesSignedCertificateTimestamps
         handles = PolicyHandles(pool: handlePool)
     }
 
@@ -98,7 +98,9 @@ final class TrustPolicy: Sendable {
          writesTLSSecretsToKeyLog: Bool = false, clientIdentity: ClientIdentity? = nil, metrics: SessionMetrics? = nil,
          handlePool: PolicyHandles.Pool = PolicyHandles.Pool(idleCapacity: 0)) {
         self.init(
-            resolved: ResolvedHostPolicy(host: host, pattern: pattern.flatMap { try? HostPattern($0) }, policy: HostPolicy(evaluator: evaluator)),
+            resolved: ResolvedHostPolicy(
+                host: host, pattern: pattern.flatMap { try? HostPattern($0) }, policy: .custom(evaluator), evaluator: evaluator,
+                denyList: KeyDenyList(), certificateTransparencyLogs: nil),
             anchors: anchors, validationOptions: validationOptions, revocationFetcher: revocationFetcher, counters: counters, logger: logger,
             clock: clock, maximumConnectionLifetime: maximumConnectionLifetime, writesTLSSecretsToKeyLog: writesTLSSecretsToKeyLog,
             clientIdentity: clientIdentity, metrics: metrics, handlePool: handlePool)

@@ -39,21 +39,3 @@ extension Session {
         }
     }
 }
-
-extension Session {
-    /// Refuses report URIs by pattern set both in the trust manager's host policies
-    /// (``HostPolicy/reportURIs``) and in the reporter's ``TrustFailureReporter/Configuration/reportURIsByPattern``,
-    /// unless both say the same (a policy file's manager and `TrustFailureReporter.Configuration.apply(_:)`):
-    /// two different tables could send one host's reports by different patterns.
-    static func refuseTwoSourcesOfReportURIs(_ configuration: Configuration, _ trustManager: ServerTrustManager?) throws(SessionError) {
-        guard let reporter = configuration.failureReporter, !reporter.legacyReportURIs.isEmpty, let trustManager else { return }
-        let fromPolicies = Dictionary(
-            trustManager.table.entries.filter { !$0.value.reportURIs.isEmpty }.map { ($0.pattern, $0.value.reportURIs) }) { first, _ in first }
-        let fromReporter = Dictionary(reporter.legacyReportURIs.entries.map { ($0.pattern, $0.value) }) { first, _ in first }
-        guard !fromPolicies.isEmpty, fromPolicies != fromReporter else { return }
-        throw SessionError(
-            .invalidRequest,
-            "Report URIs by pattern are set both in the trust manager's host policies and in the failure reporter's "
-                + "reportURIsByPattern; set them in one place (HostPolicy.reportURIs).")
-    }
-}

@@ -27,24 +27,9 @@ import HTTPTypes
 public final class TrustFailureReporter: Sendable {
     /// Where and how reports go. The defaults are safe for production.
     public struct Configuration: Sendable {
-        /// Report URIs for every host whose pattern has none of its own. `https:` only.
-        /// Default: none.
+        /// Report URIs for every host whose policy names none of its own
+        /// (``HostPolicy/reportURIs``). `https:` only. Default: none.
         public var reportURIs: [URL] = []
-        /// Report URIs by host pattern (`"*.example.com"`); a report goes to the URIs of the
-        /// most specific pattern that matches its host — by the manager's rule: exact host, else
-        /// the deepest wildcard base, `*.` before `**.` — instead of ``reportURIs``. Patterns
-        /// are validated when the reporter is created.
-        ///
-        /// Deprecated: set `HostPolicy.reportURIs` on the trust manager's host policies. Until
-        /// this property is removed, a session folds each host's URIs from it into the host's
-        /// resolution when the host is first resolved.
-        @available(*, deprecated, message: "set reportURIs on HostPolicy (ServerTrustManager(policies:))")
-        public var reportURIsByPattern: [String: [URL]] {
-            get { legacyReportURIsByPattern }
-            set { legacyReportURIsByPattern = newValue }
-        }
-        /// ``reportURIsByPattern``' storage, read without the deprecation.
-        package var legacyReportURIsByPattern: [String: [URL]] = [:]
         /// Reports waiting to be sent at most; more are dropped and counted. Default 32.
         public var maximumQueuedReports: Int = 32
         /// An identical report is sent at most once within this interval. Default 24 hours.
@@ -93,9 +78,6 @@ public final class TrustFailureReporter: Sendable {
     public var counters: TrustCounters { configuration.counters }
 
     private let session: Session
-    /// ``Configuration/reportURIsByPattern``, validated: a session folds a host's URIs from it
-    /// into the host's resolution.
-    let legacyReportURIs: LegacyPatternSettings<[URL]>
     private let state = Locked(State())
 
     private struct Pending {
@@ -120,15 +102,10 @@ public final class TrustFailureReporter: Sendable {
     ///   with a host, or a non-positive queue bound; what ``Session/init(configuration:trustManager:)``
     ///   throws when the reporting session cannot be created.
     public init(_ configuration: Configuration) throws {
-        for uri in configuration.reportURIs + configuration.legacyReportURIsByPattern.values.flatMap({ $0 }) {
+        for uri in configuration.reportURIs {
             guard uri.scheme?.lowercased() == "https", let host = uri.host, !host.isEmpty else {
                 throw SessionError(.invalidRequest, "Report URI \(URLRedaction.redacted(uri)) is not an https: URL with a host.", url: uri.absoluteString)
             }
-        }
-        do {
-            legacyReportURIs = try LegacyPatternSettings(configuration.legacyReportURIsByPattern, subject: "Report URI")
-        } catch {
-            throw SessionError(.invalidRequest, error.reason)
         }
         guard configuration.maximumQueuedReports > 0 else {
             throw SessionError(.invalidRequest, "maximumQueuedReports must be at least 1 (it is \(configuration.maximumQueuedReports)).")
@@ -158,33 +135,10 @@ public final class TrustFailureReporter: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Where a report about `host` (matched by the manager's `pattern`) goes: the URIs of the
-    /// most specific ``Configuration/reportURIsByPattern`` pattern matching the host, else of
-    /// `pattern` itself, else the default ones.
-    func reportURIs(forHost host: String, matched pattern: HostPattern?) -> [URL] {
-        legacyReportURIs.match(NormalizedHost(host))?.value
-            ?? pattern.flatMap(legacyReportURIs.value(for:))
-            ?? configuration.reportURIs
-    }
-
-    /// ``reportURIs(forHost:matched:)`` for a pattern as text, in any spelling (the public
-    /// ``submit(_:pattern:)``'s).
-    func reportURIs(forHost host: String, pattern: String?) -> [URL] {
-        reportURIs(forHost: host, matched: pattern.flatMap { try? HostPattern($0) })
-    }
-
-    /// Queues `report` for the report URIs of the most specific ``Configuration/reportURIsByPattern``
-    /// pattern matching its host, else of `pattern` (the manager pattern that matched, in any
-    /// spelling), else the default ones. Never blocks.
+    /// Queues `report` for `hostURIs` (the host policy's, ``HostPolicy/reportURIs``), else for
+    /// the default ones (``Configuration/reportURIs``). Never blocks.
     @discardableResult
-    public func submit(_ report: TrustFailureReport, pattern: String? = nil) -> Submission {
-        submit(report, to: reportURIs(forHost: report.hostname, pattern: pattern))
-    }
-
-    /// Queues `report` for a session's hop: to the URIs its resolved host carries (the host
-    /// policy's, with the deprecated ``Configuration/reportURIsByPattern`` folded in), else the
-    /// default ones.
-    func submit(_ report: TrustFailureReport, hostURIs: [URL]) -> Submission {
+    public func submit(_ report: TrustFailureReport, hostURIs: [URL] = []) -> Submission {
         submit(report, to: hostURIs.isEmpty ? configuration.reportURIs : hostURIs)
     }
 

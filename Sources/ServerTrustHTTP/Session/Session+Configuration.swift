@@ -100,38 +100,6 @@ extension Session {
         /// Allow `http:` URLs, which carry no TLS and so no trust evaluation. Default `false`.
         /// - Warning: a plain-HTTP request has no protection against interception.
         public var allowsPlainHTTP: Bool = false
-        /// Signed-response policies by host pattern (`api.example.com`, `*.example.com`,
-        /// `**.example.com`; the most specific wins). A host no pattern matches is not checked.
-        /// Patterns are validated when the session is created. Default: none.
-        ///
-        /// Deprecated: set `HostPolicy.signedResponses` on the trust manager's host policies, so
-        /// a host's signed-response policy comes from the pattern that chose its evaluator. Until
-        /// this property is removed, each host's policy from it is folded into the host's
-        /// resolution when the host is first resolved.
-        @available(*, deprecated, message: "set signedResponses on HostPolicy (ServerTrustManager(policies:))")
-        public var signedResponses: [String: SignedResponsePolicy] {
-            get { legacySignedResponses }
-            set { legacySignedResponses = newValue }
-        }
-        /// Client certificates for mutual TLS, by host pattern (`api.example.com`, `*.example.com`,
-        /// `**.example.com`; the most specific wins). A connection to a host presents the
-        /// identity of the pattern its host matches, when the server asks for a certificate, and
-        /// no identity otherwise. Patterns are validated when the session is created
-        /// (`TrustError.Code.invalidHostPattern`). Default: none.
-        ///
-        /// Deprecated: set `HostPolicy.clientIdentity` on the trust manager's host policies
-        /// (<doc:MutualTLS>). Until this property is removed, each host's identity from it is
-        /// folded into the host's resolution when the host is first resolved.
-        @available(*, deprecated, message: "set clientIdentity on HostPolicy (ServerTrustManager(policies:))")
-        public var clientIdentities: [String: ClientIdentity] {
-            get { legacyClientIdentities }
-            set { legacyClientIdentities = newValue }
-        }
-        /// ``signedResponses``' storage, read by the session without the deprecation (and by the
-        /// `servertrust` command, until it is removed).
-        package var legacySignedResponses: [String: SignedResponsePolicy] = [:]
-        /// ``clientIdentities``' storage.
-        package var legacyClientIdentities: [String: ClientIdentity] = [:]
         /// Called, on the requesting task, for every response (final or redirect hop) that fails
         /// signature verification, in informational and enforced mode alike, before the session
         /// returns or throws. Keep it quick; it must not call back into the session. Default: none.

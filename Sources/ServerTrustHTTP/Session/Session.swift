@@ -61,12 +61,8 @@ public final class Session: Sendable {
     ///   OpenSSL; ``SessionError/Code/invalidRequest`` for a configuration value out of range
     ///   (``Configuration/maximumConnectionLifetime``, ``Configuration/maximumIdleHandles``,
     ///   ``Configuration/contentDecoding``, ``Configuration/retryPolicy``, a
-    ///   ``Configuration/proxy`` that is not `http://`) or report URIs by pattern set both in the
-    ///   host policies and in the ``Configuration/failureReporter``; a `TrustError` when the
-    ///   system anchors cannot be loaded, a pattern of the deprecated per-pattern settings is
-    ///   invalid, a setting is made both on the manager's host policies and in the deprecated
-    ///   ``Configuration/signedResponses`` or ``Configuration/clientIdentities``, or OpenSSL
-    ///   refuses a client identity; a `ResponseSignatureError` (`.invalidConfiguration`) for a
+    ///   ``Configuration/proxy`` that is not `http://`); a `TrustError` when the system anchors
+    ///   cannot be loaded or OpenSSL refuses a host policy's client identity; a `ResponseSignatureError` (`.invalidConfiguration`) for a
     ///   signed-response policy without roots.
     public convenience init(configuration: Configuration = Configuration(), trustManager: ServerTrustManager? = nil) throws {
         try self.init(configuration: configuration, source: trustManager.map(LiveTrustManager.init))

@@ -34,7 +34,7 @@ public struct TrustUpdateSchedule: Sendable, Hashable {
             delay = min(interval, retryAfterFailure * pow(2, exponent))
         }
         var deadlines = [status.policyExpires, status.metadataExpires].compactMap { $0 }
-        deadlines += policy?.hosts.compactMap { $0.pinSet?.expiration } ?? []
+        deadlines += policy?.hosts.compactMap { $0.policy.pins?.expiration } ?? []
         for deadline in deadlines {
             let due = deadline.timeIntervalSince(now) - refreshBeforeExpiry
             // Within the window: refresh at the retry pace until something new arrives.

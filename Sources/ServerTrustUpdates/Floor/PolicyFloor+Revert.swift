@@ -20,7 +20,7 @@ extension PolicyFloor {
     static func refusing(_ floor: ServerTrustManager) throws(TUFError) -> ServerTrustManager {
         do {
             return try ServerTrustManager(
-                policies: Dictionary(uniqueKeysWithValues: floor.policies.map { ($0.pattern.description, HostPolicy(evaluator: UntilFirstUpdate())) }),
+                policies: Dictionary(uniqueKeysWithValues: floor.policies.map { ($0.pattern, HostPolicy.custom(UntilFirstUpdate())) }),
                 allHostsMustBeEvaluated: true, denyList: floor.denyList)
         } catch {
             throw TUFError(

@@ -58,7 +58,7 @@ public enum PolicyFloor {
         floor: ServerTrustManager, delivered: TrustPolicyFile?, denyList: KeyDenyList?, permissions: TrustUpdateRules.Permissions,
         certificateTransparencyLogs: CertificateTransparencyLogs? = nil
     ) throws(Refusal) -> ServerTrustManager {
-        var policies = Dictionary(uniqueKeysWithValues: floor.policies.map { ($0.pattern.description, $0.policy) })
+        var policies = Dictionary(uniqueKeysWithValues: floor.policies.map { ($0.pattern, $0.policy) })
         var allHostsMustBeEvaluated = floor.allHostsMustBeEvaluated
         if let delivered {
             let weakenings = weakenings(of: delivered, against: floor).filter { !permissions.contains($0.permission) }
@@ -71,7 +71,7 @@ public enum PolicyFloor {
             for host in delivered.hosts {
                 var policy = host.policy
                 if policy.clientIdentity == nil { policy.clientIdentity = try clientIdentity(for: host.pattern, floor: floor) }
-                policies[host.pattern.description] = policy
+                policies[host.pattern] = policy
             }
             allHostsMustBeEvaluated = delivered.allHostsMustBeEvaluated
         }
@@ -79,10 +79,8 @@ public enum PolicyFloor {
             return try ServerTrustManager(
                 policies: policies, allHostsMustBeEvaluated: allHostsMustBeEvaluated, denyList: Self.denyList(floor: floor, delivered: denyList),
                 certificateTransparencyLogs: certificateTransparencyLogs ?? floor.certificateTransparencyLogs)
-        } catch let error as TrustError {
-            throw .unusable(error)
         } catch {
-            throw .unusable(TrustError(.invalidConfiguration, "\(error)"))
+            throw .unusable(error)
         }
     }
 
@@ -133,10 +131,9 @@ public enum PolicyFloor {
     ///
     /// Each delivered host is compared with every floor pattern it takes hosts from
     /// (`HostPattern.takesHosts(from:)`: the same pattern, or one it outranks for
-    /// some host they share), as two `HostRequirements`, field by field
-    /// (`HostRequirements.softenings(comparedWith:)`); each softening needs the
-    /// permission of its field. A floor policy whose evaluator ServerTrust cannot describe (a
-    /// custom evaluator) cannot be compared, so replacing it needs
+    /// some host they share), as two `HostPolicy` values, field by field
+    /// (`HostPolicy.softenings(comparedWith:)`); each softening needs the permission of its
+    /// field. A floor's custom evaluator cannot be compared, so replacing it needs
     /// ``TrustUpdateRules/Permissions/replaceCustomEvaluators``.
     public static func weakenings(of delivered: TrustPolicyFile, against floor: ServerTrustManager) -> [Weakening] {
         var found: [Weakening] = []
@@ -149,13 +146,7 @@ public enum PolicyFloor {
         for host in delivered.hosts {
             for (floorPattern, floorPolicy) in floorPolicies where host.pattern.takesHosts(from: floorPattern) {
                 let under = "the floor's \(floorPattern)"
-                guard let floorRequirements = floorPolicy.requirements else {
-                    found.append(Weakening(
-                        permission: .replaceCustomEvaluators,
-                        reason: "\(host.pattern) replaces \(under), whose evaluator \(floorPolicy.evaluator.name) cannot be compared"))
-                    continue
-                }
-                for softening in host.requirements.softenings(comparedWith: floorRequirements) {
+                for softening in host.policy.softenings(comparedWith: floorPolicy) {
                     found.append(Weakening(
                         permission: permission(for: softening.field), reason: "\(host.pattern) " + softening.reason(naming: under)))
                 }
@@ -165,7 +156,7 @@ public enum PolicyFloor {
     }
 
     /// The permission a softening of `field` needs.
-    static func permission(for field: HostRequirements.Softening.Field) -> TrustUpdateRules.Permissions {
+    static func permission(for field: HostPolicy.Softening.Field) -> TrustUpdateRules.Permissions {
         switch field {
         case .validation, .anchors, .pins, .canary: .unpinHosts
         case .revocation: .weakerRevocation
@@ -174,6 +165,7 @@ public enum PolicyFloor {
         case .mode: .reportOnly
         case .signedResponses: .weakerSignedResponses
         case .certificateTransparency: .weakerCertificateTransparency
+        case .custom: .replaceCustomEvaluators
         }
     }
 }

@@ -35,8 +35,8 @@ public struct TrustUpdateRules: Sendable {
         /// the floor requires a positive answer, no network fetches, wider clock skew or
         /// answer age, fewer leaves checked, no OCSP nonce.
         public static let weakerRevocation = Permissions(rawValue: 1 << 5)
-        /// A host whose floor policy is a custom evaluator (one ServerTrust cannot describe as
-        /// `HostRequirements`, so cannot compare) may get a delivered policy.
+        /// A host whose floor policy is a custom evaluator (`HostPolicy.custom`, which the floor
+        /// cannot see into, so cannot compare) may get a delivered policy.
         public static let replaceCustomEvaluators = Permissions(rawValue: 1 << 6)
 
         /// A host whose floor policy requires post-quantum key exchange may accept a classical

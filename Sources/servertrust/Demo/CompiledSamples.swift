@@ -18,7 +18,7 @@ enum CompiledSamples {
             let intermediate = try Certificate(base64Encoded: Certificates.sampleIntermediateDER)
             let root = try Certificate(base64Encoded: Certificates.sampleRootDER)
             let manager = try ServerTrustManager(policies: [
-                host: HostPolicy(evaluator: try PinnedKeyHashesTrustEvaluator([Certificates.sampleIntermediatePin, Certificates.sampleBackupPin]))
+                try HostPattern(host): .custom(try PinnedKeyHashesTrustEvaluator([Certificates.sampleIntermediatePin, Certificates.sampleBackupPin]))
             ])
             let context = TrustEvaluationContext(anchors: try TrustAnchors([root], origin: "compiled in"))
             let evaluation = try manager.resolve(host: host).evaluate([leaf, intermediate], in: context)

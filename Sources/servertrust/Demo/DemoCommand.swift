@@ -52,7 +52,7 @@ struct DemoCommand: AsyncParsableCommand {
                 options: RevocationOptions(methods: .crl, requirePositiveResponse: true, networkAccessDisabled: true, scope: .wholeChain),
                 cache: RevocationCache(), revocationLists: lab.revocationLists)
             let pinned = try CompositeTrustEvaluator([PinnedKeyHashesTrustEvaluator(pins: pins), revocation])
-            pinnedSession = try Session(configuration: configuration, trustManager: ServerTrustManager(evaluators: [host: pinned]))
+            pinnedSession = try Session(configuration: configuration, trustManager: ServerTrustManager(evaluators: [try HostPattern(host): pinned]))
             defaultSession = try Session(configuration: configuration)
         } catch {
             throw CommandFailure(status: CommandFailure.transfer, message: "error: the demo could not create its sessions: \(error)")

@@ -31,10 +31,10 @@ import ServerTrustHTTP
             configuration.anchors = .bundle(try root.trustAnchors())
             configuration.resolve = ["\(CertificateTransparencySessionTests.host):\(port):127.0.0.1"]
             configuration.requestTimeout = .seconds(300)
-            let policy = HostPolicy(evaluator: try PinnedKeyHashesTrustEvaluator(pins: [pin]), certificateTransparency: ct)
+            let policy = HostPolicy.custom(try PinnedKeyHashesTrustEvaluator(pins: [pin]), certificateTransparency: ct)
             return try Session(
                 configuration: configuration,
-                trustManager: ServerTrustManager(policies: [CertificateTransparencySessionTests.host: policy], certificateTransparencyLogs: logs))
+                trustManager: ServerTrustManager(policies: [try HostPattern(CertificateTransparencySessionTests.host): policy], certificateTransparencyLogs: logs))
         }
     }
 

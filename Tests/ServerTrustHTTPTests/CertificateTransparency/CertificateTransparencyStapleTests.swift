@@ -34,7 +34,7 @@ import Testing
         return try Session(
             configuration: configuration,
             trustManager: ServerTrustManager(
-                policies: [host: HostPolicy(evaluator: evaluator, certificateTransparency: ct)], certificateTransparencyLogs: fixture.logs))
+                policies: [try HostPattern(host): HostPolicy.custom(evaluator, certificateTransparency: ct)], certificateTransparencyLogs: fixture.logs))
     }
 
     static func get(_ session: Session, _ server: LocalTLSServer, _ path: String = "/status/200") async -> Result<Response, any Error> {

@@ -31,8 +31,8 @@ import Testing
         _ requirement: CertificateTransparencyRequirement?, sctsFrom signers: [TestCTLog], evaluator: any ServerTrustEvaluating = DefaultTrustEvaluator(),
         logs: CertificateTransparencyLogs? = nil
     ) throws -> TrustEvaluation {
-        let policy = HostPolicy(evaluator: evaluator, certificateTransparency: requirement)
-        let manager = try ServerTrustManager(policies: [Self.host: policy], certificateTransparencyLogs: logs ?? (try self.logs()))
+        let policy = HostPolicy.custom(evaluator, certificateTransparency: requirement)
+        let manager = try ServerTrustManager(policies: [try HostPattern(Self.host): policy], certificateTransparencyLogs: logs ?? (try self.logs()))
         let scts = signers.map { $0.sct(for: leaf.certificate, at: now.addingTimeInterval(-3600)) }
         let context = TrustEvaluationContext(anchors: try TrustAnchors([root.certificate]), clock: { [now] in now })
         return try manager.resolve(host: Self.host).evaluate(leaf.chain, handshake: HandshakeEvidence(signedCertificateTimestamps: scts), in: context)
@@ -110,13 +110,13 @@ import Testing
     }
 
     @Test func aHostRequiringCTAsksTheServerForSCTs() throws {
-        #expect(HostPolicy(evaluator: DefaultTrustEvaluator(), certificateTransparency: .reportOnly()).usesSignedCertificateTimestamps)
-        #expect(!HostPolicy(evaluator: DefaultTrustEvaluator()).usesSignedCertificateTimestamps)
+        #expect(HostPolicy(certificateTransparency: .reportOnly()).usesSignedCertificateTimestamps)
+        #expect(!HostPolicy().usesSignedCertificateTimestamps)
     }
 
     @Test func aManagerRequiringCTWithoutALogListIsNotMade() throws {
         let error = try #require(throws: TrustError.self) {
-            try ServerTrustManager(policies: [Self.host: HostPolicy(evaluator: DefaultTrustEvaluator(), certificateTransparency: .enforced())])
+            try ServerTrustManager(policies: [try HostPattern(Self.host): HostPolicy(certificateTransparency: .enforced())])
         }
         #expect(error.code == .invalidConfiguration)
         #expect(error.reason.contains("requires Certificate Transparency (enforced), and the manager has no CT log list"))
@@ -124,8 +124,8 @@ import Testing
 
     /// A resolution made without a manager has no list: an enforced host refuses with `noLogList`.
     @Test func anEvaluationWithoutAListFailsClosedWhenEnforced() throws {
-        let resolved = ResolvedHostPolicy(
-            host: NormalizedHost(Self.host), pattern: nil, policy: HostPolicy(evaluator: DefaultTrustEvaluator(), certificateTransparency: .enforced()))
+        let resolved = try ResolvedHostPolicy(
+            host: NormalizedHost(Self.host), pattern: nil, policy: HostPolicy(certificateTransparency: .enforced()))
         let context = TrustEvaluationContext(anchors: try TrustAnchors([root.certificate]))
         let evaluation = resolved.evaluate(leaf.chain, in: context)
         #expect(evaluation.failure?.code == .certificateTransparency)
@@ -139,7 +139,7 @@ import Testing
         let file = try TrustPolicyFile(data: Array(json.utf8), certificateTransparencyLogs: try logs())
         let requirement = try #require(file.hosts.first?.policy.certificateTransparency)
         #expect(requirement == .enforced(staleLogList: .failClosed, maximumLogListAge: 30 * 86_400))
-        #expect(file.hosts.first?.requirements.certificateTransparency == requirement)
+        #expect(file.hosts.first?.policy.certificateTransparency == requirement)
         #expect(file.manager.certificateTransparencyLogs != nil)
     }
 
@@ -176,7 +176,7 @@ import Testing
         ("olderList", "accepts a log list 90 days old, not 70"),
     ])
     func eachWeakerRequirementIsASoftening(change: String, reason: String) throws {
-        let floor = HostRequirements(certificateTransparency: .enforced(staleLogList: .failClosed))
+        let floor = HostPolicy(certificateTransparency: .enforced(staleLogList: .failClosed))
         var mine = floor
         switch change {
         case "dropped": mine.certificateTransparency = nil
@@ -190,16 +190,10 @@ import Testing
     }
 
     @Test func addingOrTighteningCTIsNotASoftening() throws {
-        let none = HostRequirements()
-        #expect(HostRequirements(certificateTransparency: .reportOnly()).softenings(comparedWith: none).isEmpty)
-        let reportOnly = HostRequirements(certificateTransparency: .reportOnly())
-        #expect(HostRequirements(certificateTransparency: .enforced(staleLogList: .failClosed, maximumLogListAge: 30 * 86_400))
+        let none = HostPolicy()
+        #expect(HostPolicy(certificateTransparency: .reportOnly()).softenings(comparedWith: none).isEmpty)
+        let reportOnly = HostPolicy(certificateTransparency: .reportOnly())
+        #expect(HostPolicy(certificateTransparency: .enforced(staleLogList: .failClosed, maximumLogListAge: 30 * 86_400))
             .softenings(comparedWith: reportOnly).isEmpty)
-    }
-
-    @Test func aPolicyDescribesItsRequirement() throws {
-        let policy = try HostPolicy(requirements: HostRequirements(certificateTransparency: .enforced()))
-        #expect(policy.certificateTransparency == .enforced())
-        #expect(policy.requirements?.certificateTransparency == .enforced())
     }
 }

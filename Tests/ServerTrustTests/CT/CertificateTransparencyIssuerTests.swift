@@ -26,8 +26,8 @@ import Testing
             logA.log(name: "Log A", operator: "Operator A", state: .usable(since)),
             logB.log(name: "Log B", operator: "Operator B", state: .usable(since)),
         ]))
-        let policy = HostPolicy(evaluator: evaluator, certificateTransparency: .enforced())
-        let manager = try ServerTrustManager(policies: [Self.host: policy], certificateTransparencyLogs: logs)
+        let policy = HostPolicy.custom(evaluator, certificateTransparency: .enforced())
+        let manager = try ServerTrustManager(policies: [try HostPattern(Self.host): policy], certificateTransparencyLogs: logs)
         let context = TrustEvaluationContext(anchors: try root.trustAnchors(), clock: { [now] in now })
         return try manager.resolve(host: Self.host).evaluate(presented, in: context)
     }

@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// let keys = try SigningKeySet(jwks: Array(Data(contentsOf: jwksURL)))
-/// configuration.signedResponses = ["api.example.com": .enforced(keys: keys)]
+/// let policy = HostPolicy(signedResponses: .enforced(keys: keys))
 /// ```
 ///
 /// The profile (docs/SIGNED_RESPONSES.md, "RFC 9421 profile"): the client sends

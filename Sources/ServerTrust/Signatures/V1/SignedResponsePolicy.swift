@@ -1,14 +1,10 @@
 
 /// Whether and how a client checks signed responses from the hosts of one pattern.
 ///
-/// Part of a host's ``HostPolicy`` (``HostPolicy/signedResponses``), or configured per host
-/// pattern in ServerTrustHTTP's `Session.Configuration.signedResponses`:
+/// Part of a host's ``HostPolicy`` (``HostPolicy/signedResponses``):
 ///
 /// ```swift
-/// configuration.signedResponses = [
-///     "api.example.com": .enforced(roots: [try SignedResponseRoot(base64: signedResponseRootKey)]),
-///     "**.cdn.example.com": .informational(roots: [try SignedResponseRoot(base64: signedResponseRootKey)]),
-/// ]
+/// let policy = HostPolicy(signedResponses: .enforced(roots: [try SignedResponseRoot(base64: signedResponseRootKey)]))
 /// ```
 ///
 /// A policy names the signature scheme it requires (``Scheme``): the v1 format

@@ -3,10 +3,10 @@ import Foundation
 import ServerTrustLab
 import Testing
 
-/// The declarative description of a host's requirements, the evaluators built from it, and the
-/// one "at least as strict" comparison a trust update's floor check rests on (fourth review,
-/// finding 1).
-@Suite struct HostRequirementsTests {
+/// A host's declaration (``HostPolicy``), the evaluator compiled from it, and the one "at least
+/// as strict" comparison a trust update's floor check rests on (fourth review, finding 1; fifth
+/// review, finding 1).
+@Suite struct HostPolicyComparisonTests {
     static let pinA = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
     static let pinB = "sha256/" + Data(repeating: 2, count: 32).base64EncodedString()
 
@@ -16,19 +16,20 @@ import Testing
 
     /// The floor of the review's reproduction: pins, and OCSP with a positive answer over the
     /// whole chain, fetched when not stapled.
-    static func floor() throws -> HostRequirements {
-        HostRequirements(
+    static func floor() throws -> HostPolicy {
+        HostPolicy(
             pins: try pins(), revocation: RevocationOptions(methods: .ocsp, requirePositiveResponse: true, scope: .wholeChain),
             minimumTLSVersion: .tls13)
     }
 
     // MARK: Completeness
 
-    /// Every stored property of HostRequirements is a field the comparison names (the
-    /// memberwise initializer in the comparison fails the build for a new one; this names it).
+    /// Every stored property of HostPolicy is a field the comparison names, but the two that
+    /// decide no verdict (the memberwise initializer in the comparison fails the build for a new
+    /// one; this names it).
     @Test func everyStoredPropertyIsAComparedField() {
-        let labels = Mirror(reflecting: HostRequirements()).children.compactMap(\.label)
-        #expect(labels == HostRequirements.Softening.Field.allCases.map(\.rawValue))
+        let labels = Mirror(reflecting: HostPolicy()).children.compactMap(\.label)
+        #expect(labels.filter { !["clientIdentity", "reportURIs"].contains($0) } == HostPolicy.Softening.Field.allCases.map(\.rawValue))
     }
 
     @Test func everyRevocationOptionIsCompared() {
@@ -106,10 +107,10 @@ import Testing
 
     /// Dropping a post-quantum key-exchange requirement is a softening of its own field.
     @Test func droppingPostQuantumKeyExchangeIsASoftening() {
-        let found = HostRequirements().softenings(comparedWith: HostRequirements(keyExchange: .postQuantum))
+        let found = HostPolicy().softenings(comparedWith: HostPolicy(keyExchange: .postQuantum))
         #expect(found.map(\.field) == [.keyExchange])
         #expect(found.map(\.reason) == ["accepts any key exchange, where the floor requires postQuantum"])
-        #expect(HostRequirements(keyExchange: .postQuantum).softenings(comparedWith: HostRequirements()).isEmpty)
+        #expect(HostPolicy(keyExchange: .postQuantum).softenings(comparedWith: HostPolicy()).isEmpty)
     }
 
     /// A floor with its own anchors: the client's anchors, or anchors it does not list, widen
@@ -117,10 +118,10 @@ import Testing
     @Test func wideningTheAnchorsIsASoftening() throws {
         let pki = try LabPKI.makeRoot(commonName: "Floor Root")
         let other = try LabPKI.makeRoot(commonName: "Other Root")
-        let floor = HostRequirements(anchors: try pki.trustAnchors())
-        #expect(HostRequirements().softenings(comparedWith: floor).map(\.field) == [.anchors])
-        #expect(HostRequirements(anchors: try other.trustAnchors()).softenings(comparedWith: floor).map(\.field) == [.anchors])
-        #expect(HostRequirements(anchors: try pki.trustAnchors()).softenings(comparedWith: floor).isEmpty)
+        let floor = HostPolicy(anchors: try pki.trustAnchors())
+        #expect(HostPolicy().softenings(comparedWith: floor).map(\.field) == [.anchors])
+        #expect(HostPolicy(anchors: try other.trustAnchors()).softenings(comparedWith: floor).map(\.field) == [.anchors])
+        #expect(HostPolicy(anchors: try pki.trustAnchors()).softenings(comparedWith: floor).isEmpty)
     }
 
     @Test func pinsThatFallBackToDefaultValidationSoftenPinnedFloors() throws {
@@ -132,7 +133,7 @@ import Testing
 
     @Test func widerSignedResponseWindowsAreSoftenings() throws {
         let root = try SignedResponseRoot(base64: "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
-        let floor = HostRequirements(signedResponses: .enforced(roots: [root]))
+        let floor = HostPolicy(signedResponses: .enforced(roots: [root]))
         var delivered = floor
         delivered.signedResponses?.freshnessWindow = .seconds(3_600)
         let found = delivered.softenings(comparedWith: floor)
@@ -142,51 +143,51 @@ import Testing
         #expect(delivered.softenings(comparedWith: floor).map(\.reason) == ["does not enforce signed responses, where the floor does"])
     }
 
-    // MARK: Description and construction
+    // MARK: Compilation
 
-    /// Every evaluator ServerTrust builds is described back as the requirements it was built
-    /// from; policies built in code from ServerTrust's evaluators are described too.
-    @Test func evaluatorsBuiltFromRequirementsDescribeThemBack() throws {
-        let cases: [HostRequirements] = [
-            HostRequirements(),
-            try Self.floor(),
-            HostRequirements(pins: try Self.pins(), mode: .informational),
-            HostRequirements(revocation: .hardFail, mode: .informational, canary: try Self.pins()),
-            HostRequirements(validation: .pinnedMaterialAsAnchors, pins: try Self.pins(), revocation: .softFail),
-            HostRequirements(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .enforced, revocation: .informational)),
-            HostRequirements(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .informational, revocation: .enforced)),
-            HostRequirements(anchors: nil, pins: try Self.pins(), revocation: .hardFail, mode: .informational),
-        ]
-        for requirements in cases {
-            let described = try #require(try HostPolicy(requirements: requirements).requirements)
-            #expect(described.softenings(comparedWith: requirements).isEmpty, "\(described)")
-            #expect(requirements.softenings(comparedWith: described).isEmpty, "\(described)")
-            #expect(described.pins == requirements.pins && described.revocation == requirements.revocation && described.mode == requirements.mode)
-            #expect(described.canary == requirements.canary && described.validation == requirements.validation)
+    /// The evaluator tree, by kind: what a declaration compiles to.
+    static func shape(_ evaluator: any ServerTrustEvaluating) -> String {
+        switch evaluator {
+        case let composite as CompositeTrustEvaluator: "Composite[" + composite.evaluators.map(shape).joined(separator: ", ") + "]"
+        case let trial as InformationalTrustEvaluator: "Informational(\(shape(trial.evaluator)))"
+        case let canary as CanaryTrustEvaluator: "Canary(\(shape(canary.enforced)), \(shape(canary.trial)))"
+        case let pins as PinSetTrustEvaluator: pins.core.performDefaultValidation ? "PinSet" : "PinSet(as anchors)"
+        case is DefaultTrustEvaluator: "Default"
+        case is RevocationTrustEvaluator: "Revocation"
+        default: evaluator.name
         }
-        let coded = try #require(HostPolicy(evaluator: .composite([.pinnedKeyHashes([Self.pinA]), RevocationTrustEvaluator(options: .hardFail)])).requirements)
-        #expect(coded.pins?.entries.map(\.pin) == [try Pin(Self.pinA)])
-        #expect(coded.revocation == .hardFail)
     }
 
-    /// Fifth review, finding 1: a trial inside a composite makes only what it wraps report-only;
-    /// a description is never looser than what it describes.
-    @Test func onlyWhatATrialWrapsIsDescribedAsTrialled() throws {
-        let pins = try PinSetTrustEvaluator(pinSet: Self.pins())
-        let revocation = RevocationTrustEvaluator(options: .hardFail)
-        let trialledRevocation = try #require(HostPolicy(evaluator: try CompositeTrustEvaluator([pins, .informational(revocation)])).requirements)
-        #expect(trialledRevocation.mode == HostRequirements.Enforcement(pins: .enforced, revocation: .informational))
-        #expect(trialledRevocation.validation == .anchors)
-        let trialledPins = try #require(
-            HostPolicy(evaluator: try CompositeTrustEvaluator([.default(), .informational(pins), revocation])).requirements)
-        #expect(trialledPins.mode == HostRequirements.Enforcement(pins: .informational, revocation: .enforced))
-        // Trialled pins without default validation do not make the pinned material the anchors:
-        // the enforced default validation beside them validates the path.
-        let anchorless = try PinSetTrustEvaluator(pinSet: Self.pins(), performDefaultValidation: false)
-        let trialledAnchorless = try #require(HostPolicy(evaluator: try CompositeTrustEvaluator([.default(), .informational(anchorless)])).requirements)
-        #expect(trialledAnchorless.validation == .anchors)
-        // Trialling its pins softens a floor that enforces them, in the mode field.
-        let found = trialledPins.softenings(comparedWith: HostRequirements(pins: try Self.pins(), revocation: .hardFail))
+    /// Each declaration compiles to the evaluator it says: only what a part's enforcement trials
+    /// runs inside a trial (fifth review, finding 1: "pins enforced, revocation trialled" is the
+    /// value `mode`, and `.composite([pinSet, .informational(revocation)])` is what it compiles to).
+    @Test(arguments: [
+        ("default", "Default"),
+        ("floor", "Composite[PinSet, Revocation]"),
+        ("pinsTrialled", "Composite[Default, Informational(PinSet)]"),
+        ("revocationTrialledWithCanary", "Canary(Composite[Default, Informational(Composite[Default, Revocation])], PinSet)"),
+        ("pinnedMaterial", "Composite[PinSet(as anchors), Revocation]"),
+        ("pinsEnforcedRevocationTrialled", "Composite[PinSet, Informational(Revocation)]"),
+        ("pinsTrialledRevocationEnforced", "Composite[Default, Revocation, Informational(PinSet)]"),
+    ])
+    func aDeclarationCompilesToTheEvaluatorItSays(name: String, shape: String) throws {
+        let policy: HostPolicy = switch name {
+        case "default": HostPolicy()
+        case "floor": try Self.floor()
+        case "pinsTrialled": HostPolicy(pins: try Self.pins(), mode: .informational)
+        case "revocationTrialledWithCanary": HostPolicy(revocation: .hardFail, mode: .informational, canary: try Self.pins())
+        case "pinnedMaterial": HostPolicy(validation: .pinnedMaterialAsAnchors, pins: try Self.pins(), revocation: .softFail)
+        case "pinsEnforcedRevocationTrialled":
+            HostPolicy(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .enforced, revocation: .informational))
+        default: HostPolicy(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .informational, revocation: .enforced))
+        }
+        #expect(Self.shape(try policy.makeEvaluator()) == shape)
+    }
+
+    /// Trialling one part softens a floor that enforces it, in the mode field, naming the part.
+    @Test func triallingOnePartSoftensAFloorThatEnforcesIt() throws {
+        let trialledPins = HostPolicy(pins: try Self.pins(), revocation: .hardFail, mode: .init(pins: .informational, revocation: .enforced))
+        let found = trialledPins.softenings(comparedWith: HostPolicy(pins: try Self.pins(), revocation: .hardFail))
         #expect(found.map(\.field) == [.mode])
         #expect(found.map(\.reason) == ["only trials its pins (report-only), where the floor enforces them"])
     }
@@ -195,16 +196,25 @@ import Testing
         func evaluate(_ trust: PeerTrust, forHost host: String) throws {}
     }
 
-    /// A custom evaluator cannot be described, so a comparison cannot vouch for replacing it.
-    @Test func aCustomEvaluatorIsNotDescribed() throws {
-        #expect(HostPolicy(evaluator: CustomEvaluator()).requirements == nil)
-        #expect(HostPolicy(evaluator: try CompositeTrustEvaluator([DefaultTrustEvaluator(), CustomEvaluator()])).requirements == nil)
+    /// A custom evaluator cannot be compared: replacing a floor's, or bringing one over a
+    /// declared floor, is a softening of its own field; the floor's own evaluator is not.
+    @Test func aCustomEvaluatorIsOpaqueToTheComparison() throws {
+        let custom = HostPolicy.custom(try PinnedKeyHashesTrustEvaluator([Self.pinA]))
+        let replaced = try Self.floor().softenings(comparedWith: custom)
+        #expect(replaced.map(\.field) == [.custom])
+        #expect(replaced.map(\.reason) == ["replaces the floor's custom evaluator PinnedKeyHashesTrustEvaluator, which cannot be compared"])
+        #expect(custom.softenings(comparedWith: HostPolicy()).map(\.field) == [.custom])
+        #expect(custom.softenings(comparedWith: custom).isEmpty)
     }
 
-    @Test func requirementsThatCannotMakeAnEvaluatorSaySo() {
-        #expect(throws: TrustError.invalidConfiguration) { try HostRequirements(validation: .disabled).makeEvaluator() }
-        #expect(throws: TrustError.invalidConfiguration) { try HostRequirements(validation: .pinnedMaterialAsAnchors).makeEvaluator() }
-        #expect(throws: TrustError.invalidConfiguration) { try HostRequirements(mode: .informational).makeEvaluator() }
+    @Test func policiesThatCannotMakeAnEvaluatorSaySo() throws {
+        #expect(throws: TrustError.invalidConfiguration) { try HostPolicy(validation: .disabled).makeEvaluator() }
+        #expect(throws: TrustError.invalidConfiguration) { try HostPolicy(validation: .pinnedMaterialAsAnchors).makeEvaluator() }
+        #expect(throws: TrustError.invalidConfiguration) { try HostPolicy(mode: .informational).makeEvaluator() }
+        var both = HostPolicy.custom(CustomEvaluator())
+        both.pins = try Self.pins()
+        let error = #expect(throws: TrustError.invalidConfiguration) { try both.makeEvaluator() }
+        #expect(error?.reason.contains("replaces the declared chain checks, and this policy also declares pins") == true)
     }
 
     // MARK: Which patterns a pattern takes hosts from
@@ -232,10 +242,10 @@ import Testing
         #expect(try HostPattern(pattern).takesHosts(from: HostPattern(other)) == takes)
         // The rule agrees with the manager's lookup for a host both patterns match.
         guard pattern != other else { return }
-        let manager = try ServerTrustManager(evaluators: [pattern: DefaultTrustEvaluator(), other: DefaultTrustEvaluator()])
+        let manager = try ServerTrustManager(evaluators: [try HostPattern(pattern): DefaultTrustEvaluator(), try HostPattern(other): DefaultTrustEvaluator()])
         for host in ["api.example.com", "x.api.example.com", "example.com", "x.a.b.example.com", "192.0.2.1"]
         where try HostPattern(pattern).matches(host) && HostPattern(other).matches(host) {
-            #expect(try (manager.match(forHost: host)?.pattern == HostPattern(pattern)) == takes, "\(host)")
+            #expect(try (manager.resolve(host: host).pattern == HostPattern(pattern)) == takes, "\(host)")
         }
     }
 }

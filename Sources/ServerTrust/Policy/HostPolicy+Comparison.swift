@@ -1,11 +1,11 @@
 import Foundation
 
-extension HostRequirements {
+extension HostPolicy {
     /// One way a description is less strict than another, in one field.
     public struct Softening: Sendable, Hashable, CustomStringConvertible {
-        /// The field of ``HostRequirements`` that softens.
+        /// The field of ``HostPolicy`` that softens.
         public enum Field: String, Sendable, Hashable, CaseIterable {
-            case validation, anchors, pins, revocation, minimumTLSVersion, keyExchange, mode, canary, signedResponses, certificateTransparency
+            case validation, anchors, pins, revocation, minimumTLSVersion, keyExchange, mode, canary, signedResponses, certificateTransparency, custom
         }
 
         public let field: Field
@@ -28,19 +28,20 @@ extension HostRequirements {
         public var description: String { reason }
     }
 
-    /// Every way these requirements are less strict than `floor`, field by field, with one rule:
-    /// each field must be at least as strict as the floor's. Replacing pins, keys or anchors
-    /// with others is not a softening (that is rotation); dropping them, or widening what is
-    /// accepted, is.
+    /// Every way this policy is less strict than `floor`, field by field, with one rule: each
+    /// field must be at least as strict as the floor's. Replacing pins, keys or anchors with
+    /// others is not a softening (that is rotation); dropping them, or widening what is
+    /// accepted, is. A custom evaluator cannot be compared: replacing one, or bringing one over
+    /// a declared floor, is a softening of ``Softening/Field/custom``.
     ///
-    /// - Parameter floor: the requirements to be at least as strict as.
-    /// - Returns: the softenings, in field order; empty when these are at least as strict.
-    public func softenings(comparedWith floor: HostRequirements) -> [Softening] {
+    /// - Parameter floor: the policy to be at least as strict as.
+    /// - Returns: the softenings, in field order; empty when this policy is at least as strict.
+    public func softenings(comparedWith floor: HostPolicy) -> [Softening] {
         var found: [Softening] = []
         // Built through the memberwise initializer, which has a parameter for each stored
-        // property and no defaults: a property added to HostRequirements is compared here, or
-        // this does not compile.
-        _ = HostRequirements(
+        // property and no defaults: a property added to HostPolicy is compared here, or this
+        // does not compile.
+        _ = HostPolicy(
             validation: compare(.validation, \.validation, floor, &found) { mine, floors in
                 mine < floors ? "uses \(mine), where %FLOOR% uses \(floors)" : nil
             },
@@ -74,8 +75,8 @@ extension HostRequirements {
                 mine < floors ? "accepts \(mine) key exchange, where %FLOOR% requires \(floors)" : nil
             },
             mode: compare(.mode, \.mode, floor, &found) { mine, floors in
-                // Part by part: a part the floor has and enforces, which these requirements
-                // have and only trial (a part they drop is its own field's softening).
+                // Part by part: a part the floor has and enforces, which this policy has
+                // and only trials (a part they drop is its own field's softening).
                 var trialled: [String] = []
                 if floor.pins != nil, pins != nil, floors.pins == .enforced, mine.pins != .enforced { trialled.append("pins") }
                 if floor.revocation != nil, revocation != nil, floors.revocation == .enforced, mine.revocation != .enforced {
@@ -91,13 +92,25 @@ extension HostRequirements {
             },
             signedResponses: compare(.signedResponses, \.signedResponses, floor, &found, SignedResponsePolicy.softening),
             certificateTransparency: compare(
-                .certificateTransparency, \.certificateTransparency, floor, &found, CertificateTransparencyRequirement.softening))
+                .certificateTransparency, \.certificateTransparency, floor, &found, CertificateTransparencyRequirement.softening),
+            // Not a softening: a delivered policy keeps the floor's client identity
+            // (PolicyFloor), and the policy file cannot name one (it holds a private key).
+            clientIdentity: clientIdentity,
+            // Not a softening: where reports go changes no verdict.
+            reportURIs: reportURIs,
+            custom: compare(.custom, \.custom, floor, &found) { mine, floors in
+                if let floors, (mine as AnyObject?) !== (floors as AnyObject) {
+                    return "replaces %FLOOR%'s custom evaluator \(floors.name), which cannot be compared"
+                }
+                if let mine, floors == nil { return "uses the custom evaluator \(mine.name), which cannot be compared with %FLOOR%'s declared checks" }
+                return nil
+            })
         return found
     }
 
     /// Compares one field: `rule(mine, floor's)` returns why mine is softer, or nil.
     private func compare<Value>(
-        _ field: Softening.Field, _ value: KeyPath<HostRequirements, Value>, _ floor: HostRequirements, _ found: inout [Softening],
+        _ field: Softening.Field, _ value: KeyPath<HostPolicy, Value>, _ floor: HostPolicy, _ found: inout [Softening],
         _ rule: (Value, Value) -> String?
     ) -> Value {
         if let reason = rule(self[keyPath: value], floor[keyPath: value]) { found.append(Softening(field: field, reason: reason)) }
