@@ -210,6 +210,35 @@ private let countingAllocator = ByteBufferAllocator(
         #expect(fixture.genuine.recentRequests.last?.headers(named: "Host") == ["\(VaporFixture.host):\(fixture.genuine.port)"])
     }
 
+    /// After `session.shutdown()` a request through the client (directly and through `req.client`)
+    /// fails with the session's `sessionShutDown`, and nothing reaches the upstream.
+    @Test func aRequestAfterTheSessionIsShutDownFailsWithSessionShutDown() async throws {
+        let fixture = try VaporFixture()
+        defer { fixture.stop() }
+        let session = try fixture.session()
+        let client = ServerTrustClient(session: session, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        let upstream = URI(string: fixture.url("/balance", on: fixture.genuine))
+        #expect(try await client.get(upstream).status == .ok)
+        let served = fixture.genuine.requestsServed
+
+        session.shutdown()
+        let direct = await thrownError { try await client.get(upstream) }
+        #expect((direct as? SessionError)?.code == .sessionShutDown, "\(String(describing: direct))")
+        try await withVaporApp(session: session, routes: { app in
+            app.get("after") { req async throws -> String in
+                do {
+                    _ = try await req.client.get(upstream)
+                    return "sent"
+                } catch let error as SessionError {
+                    return "\(error.code)"
+                }
+            }
+        }) { app in
+            try await app.test(.GET, "after") { #expect($0.body.string == "sessionShutDown") }
+        }
+        #expect(fixture.genuine.requestsServed == served)
+    }
+
     /// The future `Client.send(_:)` returns (from an async context the async overload would be chosen).
     static func future(_ client: any Client, _ request: ClientRequest) -> EventLoopFuture<ClientResponse> {
         client.send(request)
