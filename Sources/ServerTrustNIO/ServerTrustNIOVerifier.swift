@@ -10,7 +10,7 @@ public import ServerTrust
 ///
 /// ```swift
 /// let verifier = try ServerTrustNIOVerifier(trustManager: ServerTrustManager(evaluators: [
-///     "api.example.com": .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
+///     try HostPattern("api.example.com"): .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
 /// ]))
 /// var tls = TLSConfiguration.makeClientConfiguration()
 /// tls.minimumTLSVersion = .tlsv12  // swift-nio-ssl's default allows TLS 1.0, which is refused

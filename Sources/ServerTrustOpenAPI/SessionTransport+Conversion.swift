@@ -11,14 +11,15 @@ extension SessionTransport {
     ///
     /// Made by ServerTrustHTTP's `Request(_:uploadBody:…)` bridge, which refuses a request
     /// that makes no URL with a host (`SessionError.Code.invalidRequest`: a server URL without
-    /// a scheme or host, an operation path that is missing or does not start with `/`).
-    /// `Content-Length` and
-    /// `Transfer-Encoding` fields are dropped: the body's length decides the framing, so a
-    /// field that disagrees with it never reaches the wire.
+    /// a scheme or host, an operation path that is missing or does not start with `/`). The
+    /// header fields are then admitted by ServerTrustHTTP's one rule for every adapter
+    /// (`RequestAdmission`), a refusal being `invalidRequest` too: a `Host` naming another
+    /// server, a `Content-Length` that is no byte count or disagrees with the body's known
+    /// length, or `Transfer-Encoding`. A `Host` naming the URL's server and an agreeing
+    /// `Content-Length` are left out, the session framing the body itself; with a body of
+    /// unknown length a `Content-Length` declares it.
     static func sessionRequest(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL) throws(SessionError) -> Request {
         var target = request
-        target.headerFields[.contentLength] = nil
-        target.headerFields[.transferEncoding] = nil
         let base = URLComponents(url: baseURL, resolvingAgainstBaseURL: true)
         target.scheme = base?.scheme
         target.authority = base.flatMap(authority)
@@ -33,15 +34,27 @@ extension SessionTransport {
         } else {
             target.path = nil
         }
-        guard let body else { return try Request(target) }
+        var outgoing = try Request(target)
         let length: Int?
-        switch body.length {
-        case .unknown: length = nil
+        switch body?.length {
+        case nil: length = 0
+        case .unknown?: length = nil
         // A negative length is refused by the session (invalidRequest); one beyond Int is
         // clamped, and the stream, ending short of it, fails the upload.
-        case .known(let count): length = Int(clamping: count)
+        case .known(let count)?: length = Int(clamping: count)
         }
-        return try Request(target, uploadBody: .stream(body, length: length))
+        let url = outgoing.url.absoluteString
+        let admitted: RequestAdmission.Admitted
+        do throws(RequestAdmission.Refusal) {
+            admitted = try RequestAdmission.admit(
+                target: url, url: outgoing.url, fields: request.headerFields.lazy.map { (name: $0.name.rawName, value: $0.value) },
+                bodyLength: length)
+        } catch {
+            throw error.sessionError(url: url)
+        }
+        outgoing.headers = admitted.headers
+        if let body { outgoing.uploadBody = .stream(body, length: length ?? admitted.contentLength) }
+        return outgoing
     }
 
     /// `host[:port]` of a server URL, an IPv6 address in brackets; nil without a host. User

@@ -10,7 +10,7 @@ public import ServerTrustHTTP
 ///
 /// ```swift
 /// let session = try Session(trustManager: ServerTrustManager(evaluators: [
-///     "api.example.com": .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
+///     try HostPattern("api.example.com"): .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
 /// ]))
 /// let client = Client(serverURL: try Servers.Server1.url(), transport: SessionTransport(session: session))
 /// let greeting = try await client.getGreeting()

@@ -8,6 +8,9 @@ import ServerTrustHTTP
 
 /// A `URLRequest` as a `Request`.
 enum RequestMapping {
+    /// The header fields, the configuration's with them, are admitted by ServerTrustHTTP's one
+    /// rule for every adapter (`RequestAdmission`); a refusal is ``URLSessionAdapterError/Code/invalidRequest``.
+    ///
     /// - Parameter additionalHeaders: the configuration's `httpAdditionalHeaders`, sent unless
     ///   the request has a field of the same name (compared case-insensitively).
     static func request(for urlRequest: URLRequest, additionalHeaders: [String: String]) throws(URLSessionAdapterError) -> Request {
@@ -18,27 +21,23 @@ enum RequestMapping {
         guard let method = HTTPRequest.Method(methodName) else {
             throw URLSessionAdapterError(.invalidRequest, "\"\(methodName)\" is not a valid HTTP method.")
         }
-        var headers = HTTPFields()
-        var declaredLength: Int?
         // Sorted: URLRequest keeps header fields in a dictionary, and a stable order keeps
         // requests reproducible.
         let own = urlRequest.allHTTPHeaderFields ?? [:]
         let ownNames = Set(own.keys.map { $0.lowercased() })
         let added = additionalHeaders.filter { !ownNames.contains($0.key.lowercased()) }
-        for (name, value) in own.merging(added, uniquingKeysWith: { first, _ in first }).sorted(by: { $0.key < $1.key }) {
-            guard let fieldName = HTTPField.Name(name) else {
-                throw URLSessionAdapterError(.invalidRequest, "\"\(name)\" is not a valid header field name.")
-            }
-            // The session sets Content-Length from the body it sends; a second one could contradict it.
-            if fieldName == .contentLength {
-                guard let length = Int(value.trimmingCharacters(in: .whitespaces)), length >= 0 else {
-                    throw URLSessionAdapterError(.invalidRequest, "Content-Length \"\(value)\" is not a byte count.")
-                }
-                declaredLength = length
-                continue
-            }
-            headers.append(HTTPField(name: fieldName, value: value))
+        let fields = own.merging(added, uniquingKeysWith: { first, _ in first }).sorted(by: { $0.key < $1.key })
+        // A stream's length is unknown until it ends: a Content-Length declares it.
+        let bodyLength = urlRequest.httpBody.map(\.count) ?? (urlRequest.httpBodyStream == nil ? 0 : nil)
+        let admitted: RequestAdmission.Admitted
+        do throws(RequestAdmission.Refusal) {
+            admitted = try RequestAdmission.admit(
+                target: url.absoluteString, url: url, fields: fields.lazy.map { (name: $0.key, value: $0.value) }, bodyLength: bodyLength)
+        } catch {
+            throw URLSessionAdapterError(.invalidRequest, error.reason)
         }
+        let headers = admitted.headers
+        let declaredLength = admitted.contentLength
         let timeout = urlRequest.timeoutInterval.isFinite && urlRequest.timeoutInterval > 0
             ? Duration.milliseconds(max(1, Int64(min(urlRequest.timeoutInterval, 86_400 * 365) * 1000))) : nil
         if let body = urlRequest.httpBody {

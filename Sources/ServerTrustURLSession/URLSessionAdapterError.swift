@@ -19,9 +19,12 @@ public struct URLSessionAdapterError: Error, Hashable, Sendable, CustomStringCon
         /// A download, WebSocket, or upload task (whose separate body a protocol cannot see).
         /// URLError code `.unsupportedURL`.
         public static let unsupportedTask = Code(.unsupportedTask)
-        /// The `URLRequest` cannot be sent: no URL, an invalid method or header field name, or a
-        /// `Content-Length` that is not a byte count. URLError code `.badURL`. (A failing
-        /// `httpBodyStream` fails the request in the `Session`: `SessionError` `uploadFailed`.)
+        /// The `URLRequest` cannot be sent: no URL, an invalid method, or header fields that
+        /// ServerTrustHTTP's request admission (the rule every adapter applies) refuses — a name
+        /// that is no token, CR, LF or NUL in a value, a `Host` naming another server than the
+        /// URL, a `Content-Length` that is no byte count or not the body's, `Transfer-Encoding`.
+        /// URLError code `.badURL`. (A failing `httpBodyStream` fails the request in the
+        /// `Session`: `SessionError` `uploadFailed`.)
         public static let invalidRequest = Code(.invalidRequest)
 
         /// The code's name, e.g. `sessionNotFound`.

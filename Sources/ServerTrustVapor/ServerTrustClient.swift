@@ -13,7 +13,7 @@ public import Vapor
 ///
 /// ```swift
 /// let session = try Session(trustManager: ServerTrustManager(evaluators: [
-///     "api.example.com": .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
+///     try HostPattern("api.example.com"): .pinnedKeyHashes(["sha256/…", "sha256/…backup"]),
 /// ], allHostsMustBeEvaluated: true))
 /// app.clients.use(.serverTrust(session))
 ///
@@ -48,7 +48,8 @@ public import Vapor
 ///   answers must be proven: an `informational` policy's failure is not visible here.
 public struct ServerTrustClient: Client {
     /// The session every request goes through. The client never shuts it down: shut it down
-    /// (or let it go) when the application that uses it is done.
+    /// (or let it go) when the application that uses it is done. After `session.shutdown()`
+    /// every request fails with `SessionError.Code.sessionShutDown`, and nothing is sent.
     public let session: ServerTrustHTTP.Session
     /// The event loop on which every future the client returns completes.
     public let eventLoop: any EventLoop

@@ -1,4 +1,6 @@
 #if VaporClient
+import ServerTrustHTTP
+
 /// A Vapor `ClientRequest` that ``ServerTrustClient`` refused to send because it cannot be
 /// turned into a ServerTrustHTTP `Request` without changing what it says.
 ///
@@ -17,7 +19,8 @@ public struct ServerTrustClientError: Error, Hashable, Sendable, CustomStringCon
         let base: Base
         init(_ base: Base) { self.base = base }
 
-        /// The URL is not an absolute URL with a scheme and a host (`ClientRequest.url`).
+        /// The URL is not an absolute URL with a scheme and a host (`ClientRequest.url`), or it
+        /// holds CR, LF or NUL.
         public static let invalidURL = Code(.invalidURL)
         /// The method is not an RFC 9110 token (`HTTPMethod.RAW` with a space, say).
         public static let invalidMethod = Code(.invalidMethod)
@@ -26,13 +29,15 @@ public struct ServerTrustClientError: Error, Hashable, Sendable, CustomStringCon
         /// A header value holds CR, LF or NUL, which would end the field (swift-http-types would
         /// turn them into spaces, changing the value; the client refuses instead).
         public static let invalidHeaderValue = Code(.invalidHeaderValue)
-        /// A `Host` field names another authority than the URL: the URL decides which server is
+        /// A `Host` field names another server than the URL: the URL decides which server is
         /// reached and which policy evaluates it, so a request that would tell the server it is
-        /// for another host is refused. (A `Host` field copied from an inbound request is the
-        /// usual cause: do not forward it.)
+        /// for another host is refused. The same server is the URL's host, ASCII case ignored,
+        /// with the URL's port, or with none when that is the scheme's default (443 for https);
+        /// such a field is left out, the session sending the URL's authority. (A `Host` field
+        /// copied from an inbound request is the usual cause of a refusal: do not forward it.)
         public static let conflictingHost = Code(.conflictingHost)
-        /// A `Content-Length` field disagrees with the body's size. (One that agrees is left to
-        /// the session, which sends the body with its own.)
+        /// A `Content-Length` field is not a byte count, or disagrees with another or with the
+        /// body's size. (One that agrees is left to the session, which sends the body with its own.)
         public static let conflictingContentLength = Code(.conflictingContentLength)
         /// A `Transfer-Encoding` field: the body is sent whole from memory and its framing is the
         /// session's (`Content-Length` on HTTP/1.1, DATA frames on HTTP/2).
@@ -49,6 +54,19 @@ public struct ServerTrustClientError: Error, Hashable, Sendable, CustomStringCon
     init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
+    }
+
+    /// A refusal of ServerTrustHTTP's request admission, the rule every adapter applies, under
+    /// this client's code for its kind.
+    init(_ refusal: RequestAdmission.Refusal) {
+        switch refusal.kind {
+        case .invalidTarget: self.init(.invalidURL, refusal.reason)
+        case .invalidHeaderName: self.init(.invalidHeaderName, refusal.reason)
+        case .invalidHeaderValue: self.init(.invalidHeaderValue, refusal.reason)
+        case .conflictingHost: self.init(.conflictingHost, refusal.reason)
+        case .conflictingContentLength: self.init(.conflictingContentLength, refusal.reason)
+        case .transferEncoding: self.init(.transferEncoding, refusal.reason)
+        }
     }
 
     public static func == (lhs: ServerTrustClientError, rhs: ServerTrustClientError) -> Bool { lhs.code == rhs.code }

@@ -194,8 +194,9 @@ private let countingAllocator = ByteBufferAllocator(
         #expect(logs.at(.debug).contains { $0.metadata["servertrust.code"] == "\(expected)" }, "\(name)")
     }
 
-    /// A `Host` field naming the URL's own authority is sent as it is.
-    @Test func aHostFieldNamingTheURLsAuthorityIsSent() async throws {
+    /// A `Host` field naming the URL's own server (here in another case) is admitted and left
+    /// out: the server receives one `Host`, the URL's authority, as the session sends it.
+    @Test func aHostFieldNamingTheURLsServerIsAdmittedAndTheURLsAuthoritySent() async throws {
         let fixture = try VaporFixture()
         defer { fixture.stop() }
         let session = try fixture.session()
@@ -206,7 +207,36 @@ private let countingAllocator = ByteBufferAllocator(
         let response = try await client.get(URI(string: fixture.url("/balance", on: fixture.genuine)), headers: ["Host": authority])
 
         #expect(response.status == .ok)
-        #expect(fixture.genuine.recentRequests.last?.headers(named: "Host") == [authority])
+        #expect(fixture.genuine.recentRequests.last?.headers(named: "Host") == ["\(VaporFixture.host):\(fixture.genuine.port)"])
+    }
+
+    /// After `session.shutdown()` a request through the client (directly and through `req.client`)
+    /// fails with the session's `sessionShutDown`, and nothing reaches the upstream.
+    @Test func aRequestAfterTheSessionIsShutDownFailsWithSessionShutDown() async throws {
+        let fixture = try VaporFixture()
+        defer { fixture.stop() }
+        let session = try fixture.session()
+        let client = ServerTrustClient(session: session, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        let upstream = URI(string: fixture.url("/balance", on: fixture.genuine))
+        #expect(try await client.get(upstream).status == .ok)
+        let served = fixture.genuine.requestsServed
+
+        session.shutdown()
+        let direct = await thrownError { try await client.get(upstream) }
+        #expect((direct as? SessionError)?.code == .sessionShutDown, "\(String(describing: direct))")
+        try await withVaporApp(session: session, routes: { app in
+            app.get("after") { req async throws -> String in
+                do {
+                    _ = try await req.client.get(upstream)
+                    return "sent"
+                } catch let error as SessionError {
+                    return "\(error.code)"
+                }
+            }
+        }) { app in
+            try await app.test(.GET, "after") { #expect($0.body.string == "sessionShutDown") }
+        }
+        #expect(fixture.genuine.requestsServed == served)
     }
 
     /// The future `Client.send(_:)` returns (from an async context the async overload would be chosen).
