@@ -11,17 +11,18 @@ public enum ManagerFixtures {
     /// `count` patterns: half exact hosts, a quarter `*.` and a quarter `**.` wildcards, plus the
     /// two the looked-up hosts match.
     public static func manager(patterns count: Int) throws -> ServerTrustManager {
-        var evaluators: [String: any ServerTrustEvaluating] = [:]
+        var texts: [String] = []
         let evaluator = DefaultTrustEvaluator()
         for index in 0..<count {
             switch index % 4 {
-            case 0, 1: evaluators["host\(index).example.com"] = evaluator
-            case 2: evaluators["*.svc\(index).example.net"] = evaluator
-            default: evaluators["**.zone\(index).example.org"] = evaluator
+            case 0, 1: texts.append("host\(index).example.com")
+            case 2: texts.append("*.svc\(index).example.net")
+            default: texts.append("**.zone\(index).example.org")
             }
         }
-        evaluators[exactHost] = evaluator
-        evaluators["**.zone7.example.org"] = evaluator
+        texts += [exactHost, "**.zone7.example.org"]
+        var evaluators: [HostPattern: any ServerTrustEvaluating] = [:]
+        for text in texts { evaluators[try HostPattern(text)] = evaluator }
         return try ServerTrustManager(evaluators: evaluators)
     }
 }

@@ -43,8 +43,11 @@ public func fuzzPolicyFile(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         }
         let trust = PeerTrust(
             presentedChain: [Fixtures.leaf], anchors: Fixtures.anchors, validationTime: Fixtures.validationTime)
-        let accepted = (try? host.evaluator.evaluate(trust, forHost: "fuzz.servertrust.test")) != nil
-        if accepted, host.mode == .enforced, let pins = host.pinSet, host.canary == nil,
+        guard let evaluator = try? host.policy.makeEvaluator() else {
+            fatalError("fuzz invariant broken: \(host.pattern)'s policy loaded but makes no evaluator")
+        }
+        let accepted = (try? evaluator.evaluate(trust, forHost: "fuzz.servertrust.test")) != nil
+        if accepted, host.policy.mode == .enforced, let pins = host.policy.pins, host.policy.canary == nil,
             pins.expiryBehaviour == .failClosed, pins.entries.allSatisfy({ !chainPins.contains($0.pin) })
         {
             fatalError("fuzz invariant broken: \(host.pattern) is pinned to \(pins.entries.map(\.pin)) but accepted the fixture chain")

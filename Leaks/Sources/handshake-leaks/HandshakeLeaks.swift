@@ -45,9 +45,9 @@ struct HandshakeLeaks {
         configuration.httpVersion = .http1_1
         configuration.requestTimeout = .seconds(20)
         let url = "https://\(host):\(port)/"
-        let pinned = try ServerTrustManager(evaluators: [host: PinnedKeyHashesTrustEvaluator(pins: [leaf.spkiPin])])
+        let pinned = try ServerTrustManager(evaluators: [try HostPattern(host): PinnedKeyHashesTrustEvaluator(pins: [leaf.spkiPin])])
         let otherKey = try Pin("sha256/" + Data(repeating: 0xA5, count: 32).base64EncodedString())
-        let wrong = try ServerTrustManager(evaluators: [host: PinnedKeyHashesTrustEvaluator(pins: [otherKey])])
+        let wrong = try ServerTrustManager(evaluators: [try HostPattern(host): PinnedKeyHashesTrustEvaluator(pins: [otherKey])])
 
         let start = Date()
         var residentAfterWarmUp = 0
