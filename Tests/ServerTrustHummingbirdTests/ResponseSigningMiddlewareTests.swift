@@ -68,9 +68,10 @@ import Testing
         var configuration = Session.Configuration()
         configuration.allowsPlainHTTP = true
         configuration.redirectPolicy = .disallow
-        configuration.signedResponses = ["127.0.0.1": policy]
         configuration.onVerificationFailure = failures.hook
-        return try Session(configuration: configuration)
+        let manager = try ServerTrustManager(
+            policies: [try HostPattern("127.0.0.1"): HostPolicy(signedResponses: policy)], allHostsMustBeEvaluated: false)
+        return try Session(configuration: configuration, trustManager: manager)
     }
 
     final class FailureLog: Sendable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 
 /// Files a ``HostPolicy`` under each ``HostPattern`` and resolves each host to one of them.

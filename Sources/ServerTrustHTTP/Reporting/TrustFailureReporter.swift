@@ -12,7 +12,7 @@ import HTTPTypes
 /// (`DefaultTrustEvaluator` for every host), and no reporter of its own, so a failure to
 /// deliver a report is never itself reported.
 ///
-/// Delivery is asynchronous: ``submit(_:pattern:)`` only queues and returns at once. An
+/// Delivery is asynchronous: ``submit(_:hostURIs:)`` only queues and returns at once. An
 /// identical report (same `TrustFailureReport.deduplicationKey`: host, port, chain, evaluator,
 /// reason, mode, pins) is queued at most once per ``Configuration/deduplicationInterval``
 /// (24 hours); at most ``Configuration/maximumQueuedReports`` wait, further reports are dropped
@@ -28,7 +28,7 @@ public final class TrustFailureReporter: Sendable {
     /// Where and how reports go. The defaults are safe for production.
     public struct Configuration: Sendable {
         /// Report URIs for every host whose policy names none of its own
-        /// (``HostPolicy/reportURIs``). `https:` only. Default: none.
+        /// (`HostPolicy.reportURIs`). `https:` only. Default: none.
         public var reportURIs: [URL] = []
         /// Reports waiting to be sent at most; more are dropped and counted. Default 32.
         public var maximumQueuedReports: Int = 32
@@ -135,7 +135,7 @@ public final class TrustFailureReporter: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Queues `report` for `hostURIs` (the host policy's, ``HostPolicy/reportURIs``), else for
+    /// Queues `report` for `hostURIs` (the host policy's, `HostPolicy.reportURIs`), else for
     /// the default ones (``Configuration/reportURIs``). Never blocks.
     @discardableResult
     public func submit(_ report: TrustFailureReport, hostURIs: [URL] = []) -> Submission {

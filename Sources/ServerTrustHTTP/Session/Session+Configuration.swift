@@ -79,9 +79,10 @@ extension Session {
         /// ``Response/decodedContentEncodings`` says what was undone; the `Content-Encoding` and
         /// `Content-Length` header fields are kept as received.
         ///
-        /// Not for a host with an informational or enforced ``signedResponses`` policy: a v1
-        /// signature covers the body bytes but not `Content-Encoding`, so nothing is asked for
-        /// and the body is handed over exactly as signed and received
+        /// Not for a host with an informational or enforced signed-response policy
+        /// (`HostPolicy.signedResponses`): a v1 signature covers the body bytes
+        /// but not `Content-Encoding`, so nothing is asked for and the body is handed over
+        /// exactly as signed and received
         /// (``Response/undecodedContentEncodings`` names any coding on it).
         public var contentDecoding: [ContentCoding] = []
         /// The largest streamed or file request body (``Request/Body``) sent to a host with a
