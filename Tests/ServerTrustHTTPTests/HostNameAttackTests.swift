@@ -134,7 +134,7 @@ import ServerTrustTestSupport
 
     /// Evaluators that check no host themselves (third review, finding 1).
     enum HostBlindEvaluator: String, CaseIterable, CustomTestStringConvertible {
-        case standaloneRevocation, canaryAroundRevocation, customAcceptingEverything, pinningWithValidateHostFalse
+        case standaloneRevocation, canaryAroundRevocation, customAcceptingEverything
 
         var testDescription: String { rawValue }
 
@@ -144,8 +144,6 @@ import ServerTrustTestSupport
             case .canaryAroundRevocation:
                 CanaryTrustEvaluator(enforced: RevocationTrustEvaluator(options: .softFail, cache: RevocationCache()), trial: DefaultTrustEvaluator())
             case .customAcceptingEverything: AcceptsEverything()
-            // The deprecated `validateHost: false`, on purpose: it must switch the check off on no path.
-            case .pinningWithValidateHostFalse: try PinnedKeyHashesTrustEvaluator(pins: [leaf.spkiPin], validateHost: false)
             }
         }
 

@@ -27,12 +27,10 @@ import Testing
         case standaloneRevocation
         case canaryAroundRevocation
         case customAcceptingEverything
-        case pinningWithValidateHostFalse
 
         var testDescription: String { rawValue }
 
-        /// The evaluator, pinning `leaf`'s key where it pins (the deprecated `validateHost: false`
-        /// is used on purpose: it must switch the host check off on no path).
+        /// The evaluator (`leaf` is the certificate the test serves).
         func make(pinning leaf: Certificate) throws -> any ServerTrustEvaluating {
             switch self {
             case .standaloneRevocation:
@@ -41,8 +39,6 @@ import Testing
                 CanaryTrustEvaluator(enforced: RevocationTrustEvaluator(options: .softFail, cache: RevocationCache()), trial: DefaultTrustEvaluator())
             case .customAcceptingEverything:
                 AcceptsEverything()
-            case .pinningWithValidateHostFalse:
-                try PinnedKeyHashesTrustEvaluator(pins: [leaf.spkiPin], validateHost: false)
             }
         }
     }

@@ -36,7 +36,7 @@ private final class Probe: ServerTrustEvaluating {
     @Test func theFirstFailureIsThrownNamingItsEvaluatorAndLaterOnesDoNotRun() throws {
         let later = Probe()
         let composite = try CompositeTrustEvaluator([
-            DefaultTrustEvaluator(validateHost: false),
+            Probe(),
             PinnedKeyHashesTrustEvaluator(pins: [LabKey.ecP256().pin]),
             DefaultTrustEvaluator(),  // would fail too: the host is wrong
             later,

@@ -72,11 +72,6 @@ import Testing
         #expect(error?.evidence.chain.map(\.pin) == [leaf.certificate.spkiPin])
     }
 
-    @Test func hostValidationCanBeTurnedOff() throws {
-        let leaf = try intermediate.issueLeaf(dnsNames: ["www.example.com"])
-        try DefaultTrustEvaluator(validateHost: false).evaluate(leaf.serverTrust(), forHost: "api.example.com")
-    }
-
     @Test(arguments: ["192.0.2.7", "2001:db8::1", "[2001:db8::1]", "2001:0db8:0000::0001"])
     func anIPAddressMatchesAnIPAddressSubjectAltName(host: String) throws {
         let leaf = try intermediate.issueLeaf(ipAddresses: ["192.0.2.7", "2001:db8::1"])
@@ -201,6 +196,5 @@ import Testing
         let evaluator: DefaultTrustEvaluator = .default()
         #expect(evaluator.name == "DefaultTrustEvaluator")
         #expect(throws: TrustError.hostMismatch) { try evaluator.evaluate(leaf.serverTrust(), forHost: "api.example.com") }
-        try DefaultTrustEvaluator.default(validateHost: false).evaluate(leaf.serverTrust(), forHost: "api.example.com")
     }
 }

@@ -19,8 +19,6 @@ import ServerTrustTestSupport
             RevocationTrustEvaluator(options: .softFail, cache: RevocationCache()),
             CanaryTrustEvaluator(enforced: RevocationTrustEvaluator(options: .softFail, cache: RevocationCache()), trial: DefaultTrustEvaluator()),
             AcceptsEverything(),
-            try PinnedKeyHashesTrustEvaluator(pins: [site.leaf.certificate.spkiPin], validateHost: false),
-            DefaultTrustEvaluator(validateHost: false),
         ]
         for evaluator in evaluators {
             try evaluator.evaluate(try site.trust(), forHost: SitePKI.host)

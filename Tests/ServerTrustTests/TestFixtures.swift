@@ -45,18 +45,18 @@ enum PinningKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// An evaluator pinning `pinned` — their SPKI hashes, their keys or the certificates themselves.
     func evaluator(
-        pinning pinned: [Certificate], performDefaultValidation: Bool = true, validateHost: Bool = true
+        pinning pinned: [Certificate], performDefaultValidation: Bool = true
     ) throws -> any ServerTrustEvaluating {
         switch self {
         case .keyHashes:
             try PinnedKeyHashesTrustEvaluator(
-                pins: pinned.map(\.spkiPin), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+                pins: pinned.map(\.spkiPin), performDefaultValidation: performDefaultValidation)
         case .publicKeys:
             try PublicKeysTrustEvaluator(
-                keys: pinned.map(\.publicKey), performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+                keys: pinned.map(\.publicKey), performDefaultValidation: performDefaultValidation)
         case .certificates:
             try PinnedCertificatesTrustEvaluator(
-                certificates: pinned, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+                certificates: pinned, performDefaultValidation: performDefaultValidation)
         }
     }
 }

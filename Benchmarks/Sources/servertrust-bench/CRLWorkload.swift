@@ -58,7 +58,7 @@ enum CRLWorkload {
                 let start = ContinuousClock.now
                 let crl = try CertificateRevocationList(bytes: bytes)
                 evaluator = try CompositeTrustEvaluator([
-                    DefaultTrustEvaluator(validateHost: false),
+                    DefaultTrustEvaluator(),
                     RevocationTrustEvaluator(
                         options: RevocationOptions(
                             methods: .crl, requirePositiveResponse: true, networkAccessDisabled: true, scope: .wholeChain,

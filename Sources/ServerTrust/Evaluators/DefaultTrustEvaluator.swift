@@ -14,17 +14,6 @@ public final class DefaultTrustEvaluator: ServerTrustEvaluating {
         self.init(anchors: anchors, checksHost: true)
     }
 
-    /// - Parameters:
-    ///   - anchors: the CAs to trust; `nil` (the default) trusts the anchors the trust carries.
-    ///   - validateHost: whether this evaluator checks the host name or IP address itself when
-    ///     called directly. It no longer switches the check off on a client: every client path
-    ///     checks the host against the leaf whatever this says
-    ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public convenience init(anchors: TrustAnchors? = nil, validateHost: Bool) {
-        self.init(anchors: anchors, checksHost: validateHost)
-    }
-
     /// `checksHost: false` is for the library's offline reports that judge a chain without a host.
     init(anchors: TrustAnchors?, checksHost: Bool) {
         self.anchors = anchors
@@ -43,12 +32,5 @@ extension ServerTrustEvaluating where Self == DefaultTrustEvaluator {
     /// Standard validation: chain to the anchors, validity, server purpose, host.
     public static func `default`(anchors: TrustAnchors? = nil) -> DefaultTrustEvaluator {
         DefaultTrustEvaluator(anchors: anchors)
-    }
-
-    /// Standard validation, with the deprecated `validateHost` (see
-    /// ``DefaultTrustEvaluator/init(anchors:validateHost:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public static func `default`(anchors: TrustAnchors? = nil, validateHost: Bool) -> DefaultTrustEvaluator {
-        DefaultTrustEvaluator(anchors: anchors, checksHost: validateHost)
     }
 }

@@ -29,7 +29,7 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
     ///   - pinSet: the pins and their dates.
     ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
     ///     When `false` the pinned keys act as the anchors, under the rule of
-    ///     ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``:
+    ///     ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:)``:
     ///     the presented certificate carrying a pinned key is the anchor only when it is the
     ///     leaf or that key signed it itself (verified), never an intermediate whose validity and
     ///     constraints only its unpinned issuer vouches for.
@@ -38,23 +38,6 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
         pinSet: PinSet, performDefaultValidation: Bool = true, logger: Logger = TrustLogging.defaultLogger
     ) throws {
         try self.init(pinSet: pinSet, performDefaultValidation: performDefaultValidation, checksHost: true, logger: logger)
-    }
-
-    /// With the deprecated `validateHost`.
-    ///
-    /// - Parameters:
-    ///   - pinSet: the pins and their dates.
-    ///   - performDefaultValidation: as in ``init(pinSet:performDefaultValidation:logger:)``.
-    ///   - validateHost: whether this evaluator checks the host name itself when called
-    ///     directly. It no longer switches the check off on a client: every client path checks
-    ///     the host against the leaf whatever this says
-    ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
-    ///   - logger: where warnings and expiry errors go. Default `Logger(label: "servertrust")`.
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public convenience init(
-        pinSet: PinSet, performDefaultValidation: Bool = true, validateHost: Bool, logger: Logger = TrustLogging.defaultLogger
-    ) throws {
-        try self.init(pinSet: pinSet, performDefaultValidation: performDefaultValidation, checksHost: validateHost, logger: logger)
     }
 
     private init(pinSet: PinSet, performDefaultValidation: Bool, checksHost: Bool, logger: Logger) throws {
@@ -147,14 +130,5 @@ extension ServerTrustEvaluating where Self == PinSetTrustEvaluator {
         _ pinSet: PinSet, performDefaultValidation: Bool = true, logger: Logger = TrustLogging.defaultLogger
     ) throws -> PinSetTrustEvaluator {
         try PinSetTrustEvaluator(pinSet: pinSet, performDefaultValidation: performDefaultValidation, logger: logger)
-    }
-
-    /// Pinning with a ``PinSet``, with the deprecated `validateHost` (see
-    /// ``PinSetTrustEvaluator/init(pinSet:performDefaultValidation:validateHost:logger:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public static func pinSet(
-        _ pinSet: PinSet, performDefaultValidation: Bool = true, validateHost: Bool, logger: Logger = TrustLogging.defaultLogger
-    ) throws -> PinSetTrustEvaluator {
-        try PinSetTrustEvaluator(pinSet: pinSet, performDefaultValidation: performDefaultValidation, validateHost: validateHost, logger: logger)
     }
 }

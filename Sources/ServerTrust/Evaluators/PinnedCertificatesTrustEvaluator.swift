@@ -17,20 +17,6 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
         try self.init(certificates: certificates, performDefaultValidation: performDefaultValidation, checksHost: true)
     }
 
-    /// With the deprecated `validateHost`.
-    ///
-    /// - Parameters:
-    ///   - certificates: the pinned certificates; must not be empty.
-    ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
-    ///   - validateHost: whether this evaluator checks the host name itself when called
-    ///     directly. It no longer switches the check off on a client: every client path checks
-    ///     the host against the leaf whatever this says
-    ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public convenience init(certificates: [Certificate], performDefaultValidation: Bool = true, validateHost: Bool) throws {
-        try self.init(certificates: certificates, performDefaultValidation: performDefaultValidation, checksHost: validateHost)
-    }
-
     private init(certificates: [Certificate], performDefaultValidation: Bool, checksHost: Bool) throws {
         self.certificates = Set(certificates)
         core = try PinningCore(
@@ -50,15 +36,5 @@ extension ServerTrustEvaluating where Self == PinnedCertificatesTrustEvaluator {
         _ certificates: [Certificate], performDefaultValidation: Bool = true
     ) throws -> PinnedCertificatesTrustEvaluator {
         try PinnedCertificatesTrustEvaluator(certificates: certificates, performDefaultValidation: performDefaultValidation)
-    }
-
-    /// Certificate pinning, with the deprecated `validateHost` (see
-    /// ``PinnedCertificatesTrustEvaluator/init(certificates:performDefaultValidation:validateHost:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public static func pinnedCertificates(
-        _ certificates: [Certificate], performDefaultValidation: Bool = true, validateHost: Bool
-    ) throws -> PinnedCertificatesTrustEvaluator {
-        try PinnedCertificatesTrustEvaluator(
-            certificates: certificates, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
     }
 }

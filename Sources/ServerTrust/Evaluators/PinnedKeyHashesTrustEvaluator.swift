@@ -22,21 +22,6 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
         try self.init(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: true)
     }
 
-    /// With the deprecated `validateHost`.
-    ///
-    /// - Parameters:
-    ///   - pins: SPKI pins; must not be empty.
-    ///   - performDefaultValidation: as in ``init(pins:performDefaultValidation:)``.
-    ///   - validateHost: whether this evaluator checks the host name itself when called
-    ///     directly. It no longer switches the check off on a client: every client path checks
-    ///     the host against the leaf whatever this says
-    ///     (``ServerTrustEvaluating/evaluateAsPolicy(_:forHost:)``).
-    /// - Throws: `TrustError.Code.invalidConfiguration` for an empty pin set.
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public convenience init(pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool) throws {
-        try self.init(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: validateHost)
-    }
-
     /// `checksHost: false` is for the library's offline reports that judge a chain without a host.
     init(pins: [Pin], performDefaultValidation: Bool, checksHost: Bool) throws {
         self.pins = Set(pins)
@@ -51,14 +36,6 @@ public final class PinnedKeyHashesTrustEvaluator: ServerTrustEvaluating {
         try self.init(pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation)
     }
 
-    /// Parses `sha256/<base64>` strings, with the deprecated `validateHost` (see
-    /// ``init(pins:performDefaultValidation:validateHost:)``).
-    /// - Throws: `TrustError.Code.malformedPin` or `.unsupportedPinAlgorithm` naming the bad pin.
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public convenience init(_ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool) throws {
-        try self.init(pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, checksHost: validateHost)
-    }
-
     public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
         try core.evaluate(trust, host: host) { pins.contains($0.spkiPin) }
     }
@@ -70,27 +47,8 @@ extension ServerTrustEvaluating where Self == PinnedKeyHashesTrustEvaluator {
         try PinnedKeyHashesTrustEvaluator(pins, performDefaultValidation: performDefaultValidation)
     }
 
-    /// SPKI-hash pinning, with the deprecated `validateHost` (see
-    /// ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public static func pinnedKeyHashes(
-        _ pins: [String], performDefaultValidation: Bool = true, validateHost: Bool
-    ) throws -> PinnedKeyHashesTrustEvaluator {
-        try PinnedKeyHashesTrustEvaluator(
-            pins: pins.map(Pin.init), performDefaultValidation: performDefaultValidation, checksHost: validateHost)
-    }
-
     /// SPKI-hash pinning with parsed pins.
     public static func pinnedKeyHashes(_ pins: [Pin], performDefaultValidation: Bool = true) throws -> PinnedKeyHashesTrustEvaluator {
         try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: performDefaultValidation)
-    }
-
-    /// SPKI-hash pinning with parsed pins, with the deprecated `validateHost` (see
-    /// ``PinnedKeyHashesTrustEvaluator/init(pins:performDefaultValidation:validateHost:)``).
-    @available(*, deprecated, message: "validateHost no longer turns the host check off: every client path checks the host against the leaf (evaluateAsPolicy). Remove the argument.")
-    public static func pinnedKeyHashes(
-        _ pins: [Pin], performDefaultValidation: Bool = true, validateHost: Bool
-    ) throws -> PinnedKeyHashesTrustEvaluator {
-        try PinnedKeyHashesTrustEvaluator(pins: pins, performDefaultValidation: performDefaultValidation, checksHost: validateHost)
     }
 }

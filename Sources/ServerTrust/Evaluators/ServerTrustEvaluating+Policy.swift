@@ -7,7 +7,7 @@ extension ServerTrustEvaluating {
     /// grpc-swift through it), and the `servertrust` commands that judge a host. The host check
     /// belongs to the policy, never to whichever evaluator was picked: an evaluator that checks
     /// no host — ``RevocationTrustEvaluator`` on its own, a ``CanaryTrustEvaluator`` around one,
-    /// a custom evaluator, pinning made with the deprecated `validateHost: false` — would
+    /// a custom evaluator — would
     /// otherwise accept a certificate a trusted CA issued for another domain (the attacker's
     /// own), and the request with its credentials would go to the attacker (third review,
     /// finding 1). An evaluator's own host check, where it has one, runs first and its error
