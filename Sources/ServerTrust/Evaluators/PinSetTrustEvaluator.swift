@@ -19,7 +19,6 @@ public import Logging
 public final class PinSetTrustEvaluator: ServerTrustEvaluating {
     public let pinSet: PinSet
     let core: PinningCore
-    private let validateHost: Bool
     private let logger: Logger
     /// Warnings already logged (keys: pin, "set", "backup"), so a warning is not repeated on
     /// every handshake.
@@ -34,19 +33,14 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
     ///     leaf or that key signed it itself (verified), never an intermediate whose validity and
     ///     constraints only its unpinned issuer vouches for.
     ///   - logger: where warnings and expiry errors go. Default `Logger(label: "servertrust")`.
-    public convenience init(
+    public init(
         pinSet: PinSet, performDefaultValidation: Bool = true, logger: Logger = TrustLogging.defaultLogger
     ) throws {
-        try self.init(pinSet: pinSet, performDefaultValidation: performDefaultValidation, checksHost: true, logger: logger)
-    }
-
-    private init(pinSet: PinSet, performDefaultValidation: Bool, checksHost: Bool, logger: Logger) throws {
         self.pinSet = pinSet
-        self.validateHost = checksHost
         self.logger = logger
         core = try PinningCore(
             evaluatorName: "PinSetTrustEvaluator", configuredPins: pinSet.entries.map(\.pin).sorted(),
-            performDefaultValidation: performDefaultValidation, validateHost: checksHost)
+            performDefaultValidation: performDefaultValidation, validateHost: true)
     }
 
     public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
@@ -111,7 +105,7 @@ public final class PinSetTrustEvaluator: ServerTrustEvaluating {
         trust.record(TrustFinding(error: finding, mode: .informational, isLogged: true))
         try attributing(host: host) {
             let chain = try trust.validatedChain()
-            if validateHost { try HostNameVerifier.verify(chain[0], host: host) }
+            try HostNameVerifier.verify(chain[0], host: host)
         }
     }
 

@@ -13,16 +13,12 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     /// - Parameters:
     ///   - certificates: the pinned certificates; must not be empty.
     ///   - performDefaultValidation: validate the chain to the anchors first. Default `true`.
-    public convenience init(certificates: [Certificate], performDefaultValidation: Bool = true) throws {
-        try self.init(certificates: certificates, performDefaultValidation: performDefaultValidation, checksHost: true)
-    }
-
-    private init(certificates: [Certificate], performDefaultValidation: Bool, checksHost: Bool) throws {
+    public init(certificates: [Certificate], performDefaultValidation: Bool = true) throws {
         self.certificates = Set(certificates)
         core = try PinningCore(
             evaluatorName: "PinnedCertificatesTrustEvaluator", configuredPins: Array(Set(certificates.map(\.spkiPin))).sorted(),
             pinnedCertificates: certificates,
-            performDefaultValidation: performDefaultValidation, validateHost: checksHost)
+            performDefaultValidation: performDefaultValidation, validateHost: true)
     }
 
     public func evaluate(_ trust: PeerTrust, forHost host: String) throws {

@@ -14,15 +14,11 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     ///     the presented certificate carrying a pinned key is the anchor only when it is the
     ///     leaf or that key signed it itself (verified), never an intermediate whose validity and
     ///     constraints only its unpinned issuer vouches for.
-    public convenience init(keys: [PublicKey], performDefaultValidation: Bool = true) throws {
-        try self.init(keys: keys, performDefaultValidation: performDefaultValidation, checksHost: true)
-    }
-
-    private init(keys: [PublicKey], performDefaultValidation: Bool, checksHost: Bool) throws {
+    public init(keys: [PublicKey], performDefaultValidation: Bool = true) throws {
         self.keys = Set(keys.map(\.subjectPublicKeyInfoDER))
         core = try PinningCore(
             evaluatorName: "PublicKeysTrustEvaluator", configuredPins: Array(Set(keys.map(\.pin))).sorted(),
-            performDefaultValidation: performDefaultValidation, validateHost: checksHost)
+            performDefaultValidation: performDefaultValidation, validateHost: true)
     }
 
     public func evaluate(_ trust: PeerTrust, forHost host: String) throws {
