@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Everything an inspection shows about one certificate: one element of the `presentedChain`
 /// and `validatedChain` arrays of `servertrust inspect --json`.
@@ -8,28 +8,28 @@ public import Foundation
 /// `dnsNames`, `ipAddresses`, `keyType`, `keySize`, `signatureAlgorithm`, `spkiPin`
 /// (`sha256/<base64>`), `sha256` (the certificate's fingerprint, lowercase hex), `ocspURLs`,
 /// `crlURLs`, `selfIssued`.
-public struct CertificateInspection: Sendable, Encodable {
-    public let subject: String
-    public let issuer: String
-    public let serialNumber: String
-    public let notBefore: Date
-    public let notAfter: Date
-    public let daysLeft: Int
-    public let dnsNames: [String]
-    public let ipAddresses: [String]
-    public let keyType: String
-    public let keySize: Int
-    public let signatureAlgorithm: String
-    public let spkiPin: String
-    public let sha256: String
-    public let ocspURLs: [String]
-    public let crlURLs: [String]
-    public let selfIssued: Bool
+package struct CertificateInspection: Sendable, Encodable {
+    package let subject: String
+    package let issuer: String
+    package let serialNumber: String
+    package let notBefore: Date
+    package let notAfter: Date
+    package let daysLeft: Int
+    package let dnsNames: [String]
+    package let ipAddresses: [String]
+    package let keyType: String
+    package let keySize: Int
+    package let signatureAlgorithm: String
+    package let spkiPin: String
+    package let sha256: String
+    package let ocspURLs: [String]
+    package let crlURLs: [String]
+    package let selfIssued: Bool
 
     /// - Parameters:
     ///   - certificate: the certificate to describe.
     ///   - now: the instant days left are counted from.
-    public init(_ certificate: Certificate, now: Date) {
+    package init(_ certificate: Certificate, now: Date) {
         subject = certificate.subject
         issuer = certificate.issuer
         serialNumber = certificate.serialNumber

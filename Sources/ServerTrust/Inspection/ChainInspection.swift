@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// What a server presents and how default validation judges it, check by check, without
 /// rejecting anything: what `servertrust inspect` and `pins` show.
@@ -12,20 +12,20 @@ public import Foundation
 /// `presentedChain` (``CertificateInspection``, as sent) and `validatedChain` (leaf to anchor,
 /// each with `presentedIndex`, its index in the presented chain, or `null` for a certificate
 /// the anchors supplied). Days left are counted from `validationTime`.
-public struct ChainInspection: Sendable, Encodable {
+package struct ChainInspection: Sendable, Encodable {
     /// The outcome of one check.
-    public enum Check: Sendable, Encodable {
+    package enum Check: Sendable, Encodable {
         case passed(String)
         case failed(TrustError)
         case notChecked(String)
 
-        public var passed: Bool {
+        package var passed: Bool {
             if case .passed = self { return true }
             return false
         }
 
         /// `passed`, `failed` or `notChecked`: the JSON `result`.
-        public var identifier: String {
+        package var identifier: String {
             switch self {
             case .passed: "passed"
             case .failed: "failed"
@@ -34,7 +34,7 @@ public struct ChainInspection: Sendable, Encodable {
         }
 
         /// The one-line explanation: the JSON `detail`.
-        public var detail: String {
+        package var detail: String {
             switch self {
             case .passed(let detail), .notChecked(let detail): detail
             case .failed(let error): error.reason
@@ -47,7 +47,7 @@ public struct ChainInspection: Sendable, Encodable {
 
         /// `{result, detail}`, and for a failure `code`, `openSSLVerifyError` (OpenSSL's text)
         /// and `depth` where known.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(identifier, forKey: .result)
             try container.encode(detail, forKey: .detail)
@@ -59,35 +59,35 @@ public struct ChainInspection: Sendable, Encodable {
         }
     }
 
-    public let host: String
-    public let validationTime: Date
+    package let host: String
+    package let validationTime: Date
     /// As sent, leaf first.
-    public let presentedChain: [Certificate]
+    package let presentedChain: [Certificate]
     /// Leaf to anchor; empty when the chain check failed.
-    public let validatedChain: [Certificate]
+    package let validatedChain: [Certificate]
     /// Chain to the anchors: signatures, validity at ``validationTime``, serverAuth purpose.
-    public let chain: Check
+    package let chain: Check
     /// The leaf against the host name or IP address.
-    public let hostName: Check
+    package let hostName: Check
     /// The stapled OCSP response, if any, verified for the leaf. Informational: default
     /// validation does not require one.
-    public let stapledOCSP: Check
+    package let stapledOCSP: Check
     /// The stapled OCSP response as received.
-    public let stapledOCSPResponse: [UInt8]?
+    package let stapledOCSPResponse: [UInt8]?
     /// What the handshake negotiated: protocol, cipher suite, key-exchange group, ALPN.
-    public let handshake: HandshakeEvidence
+    package let handshake: HandshakeEvidence
 
     /// Whether a client with default validation would accept the server.
-    public var passesDefaultValidation: Bool { chain.passed && hostName.passed }
+    package var passesDefaultValidation: Bool { chain.passed && hostName.passed }
 
     /// For each certificate of the validated chain, its index in the presented chain, `nil`
     /// for one the server did not send.
-    public var presentedIndices: [Int?] {
+    package var presentedIndices: [Int?] {
         validatedChain.map { certificate in presentedChain.firstIndex(of: certificate) }
     }
 
     /// Runs each default check on `trust` for `host` and records its outcome.
-    public init(trust: PeerTrust, host: String) {
+    package init(trust: PeerTrust, host: String) {
         self.host = host
         validationTime = trust.validationTime
         presentedChain = trust.presentedChain
@@ -201,7 +201,7 @@ public struct ChainInspection: Sendable, Encodable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(host, forKey: .host)
         try container.encode(validationTime, forKey: .validationTime)

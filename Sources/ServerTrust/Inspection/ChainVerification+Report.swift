@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 extension ChainVerification {
     /// The outcome of one verification: the JSON object of `servertrust verify --json`.
@@ -15,24 +15,24 @@ extension ChainVerification {
     ///   path); absent without pins;
     /// - `revocation`: see ``Revocation``;
     /// - `error`: on a rejection, see ``Failure``.
-    public struct Report: Sendable, Encodable {
+    package struct Report: Sendable, Encodable {
         /// One certificate of the validated chain.
-        public struct Entry: Sendable, Encodable {
-            public let subject: String
+        package struct Entry: Sendable, Encodable {
+            package let subject: String
             /// `sha256/<base64>` of its SubjectPublicKeyInfo.
-            public let pin: String
+            package let pin: String
         }
 
         /// A certificate the pins matched (``PinMatch``).
-        public struct MatchedPin: Sendable, Encodable {
-            public let subject: String
+        package struct MatchedPin: Sendable, Encodable {
+            package let subject: String
             /// `sha256/<base64>` of its SubjectPublicKeyInfo.
-            public let pin: String
+            package let pin: String
             /// Its position in `validatedChain`, 0 for the leaf.
-            public let depth: Int
+            package let depth: Int
             /// Whether it is an anchor above the validated path, added because the path's top is
             /// an anchor it issued.
-            public let anchorExtension: Bool
+            package let anchorExtension: Bool
 
             init(_ match: PinMatch) {
                 subject = match.subject
@@ -43,17 +43,17 @@ extension ChainVerification {
         }
 
         /// The revocation outcome for the leaf.
-        public struct Revocation: Sendable, Encodable {
+        package struct Revocation: Sendable, Encodable {
             /// `good`, `revoked`, `unknown`, or `notChecked`.
-            public let status: String
+            package let status: String
             /// For `unknown` and `notChecked`, why (`badSignature`, `tooOld`, `notRequested`,
             /// `chainValidationFailed`…); for `revoked`, the CRLReason when the responder gave one.
-            public let reason: String?
-            public var explanation: String?
-            public var revokedAt: Date?
+            package let reason: String?
+            package var explanation: String?
+            package var revokedAt: Date?
             /// thisUpdate and nextUpdate of the response the status comes from.
-            public var thisUpdate: Date?
-            public var nextUpdate: Date?
+            package var thisUpdate: Date?
+            package var nextUpdate: Date?
 
             init(status: String, reason: String?) {
                 self.status = status
@@ -79,18 +79,18 @@ extension ChainVerification {
         }
 
         /// Why the chain was rejected.
-        public struct Failure: Sendable, Encodable {
+        package struct Failure: Sendable, Encodable {
             /// The `TrustError.Code`, e.g. `pinMismatch`.
-            public let code: String
-            public let reason: String
+            package let code: String
+            package let reason: String
             /// The whole message, with the evidence.
-            public let message: String
+            package let message: String
             /// OpenSSL's `X509_V_ERR_*` number, when path validation failed.
-            public let openSSLVerifyError: Int?
-            public let depth: Int?
-            public let configuredPins: [String]?
+            package let openSSLVerifyError: Int?
+            package let depth: Int?
+            package let configuredPins: [String]?
             /// The chain the check ran against, `[{pin, subject}]`.
-            public let chain: [Entry]?
+            package let chain: [Entry]?
 
             init(_ error: TrustError) {
                 code = error.code.description
@@ -103,19 +103,19 @@ extension ChainVerification {
             }
         }
 
-        public let trusted: Bool
-        public let evaluator: String
-        public let host: String?
-        public let validatedChain: [Entry]
+        package let trusted: Bool
+        package let evaluator: String
+        package let host: String?
+        package let validatedChain: [Entry]
         /// With pins, the certificates they matched; nil without pins.
-        public let matchedPins: [MatchedPin]?
-        public let revocation: Revocation
-        public let error: Failure?
+        package let matchedPins: [MatchedPin]?
+        package let revocation: Revocation
+        package let error: Failure?
         /// The rejection itself, for callers that want the typed error.
-        public let failure: TrustError?
+        package let failure: TrustError?
         /// The Certificate Transparency outcome, when the verification checked CT
         /// (``ChainVerification/certificateTransparency``) and the chain validated; absent otherwise.
-        public internal(set) var certificateTransparency: CertificateTransparencyReport?
+        package internal(set) var certificateTransparency: CertificateTransparencyReport?
 
         init(
             evaluator: String, host: String?, validatedChain: [Certificate], matchedPins: [PinMatch]?, failure: TrustError?,

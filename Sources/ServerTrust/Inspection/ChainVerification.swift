@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Verifies a presented chain offline, as a client with this policy would in the handshake:
 /// path validation to the anchors, the host, the pins, and optionally the stapled OCSP
@@ -8,16 +8,16 @@ public import Foundation
 /// ``DefaultTrustEvaluator`` without pins, ``PinnedKeyHashesTrustEvaluator`` with them, and a
 /// ``RevocationTrustEvaluator`` composed after either when a staple is to be judged — so an
 /// offline verdict is the verdict a ``ServerTrustManager`` with the same policy would give.
-public struct ChainVerification: Sendable {
+package struct ChainVerification: Sendable {
     /// How the stapled OCSP response is judged: revocation checking from the staple alone, never
     /// the network.
-    public struct StapleCheck: Sendable {
+    package struct StapleCheck: Sendable {
         /// The DER response, treated as stapled; `nil` to judge a server that stapled nothing.
-        public var response: [UInt8]?
+        package var response: [UInt8]?
         /// ``RevocationOptions/stapleRequired`` (hard-fail) or ``RevocationOptions/ocspStapled``
         /// (soft-fail: REVOKED rejects, UNKNOWN is accepted and reported, but rejects a
         /// must-staple leaf), with the maximum response age chosen.
-        public var options: RevocationOptions
+        package var options: RevocationOptions
 
         /// - Parameters:
         ///   - response: the DER response, or `nil` for none.
@@ -25,7 +25,7 @@ public struct ChainVerification: Sendable {
         ///   - maximumAge: the oldest response accepted, by thisUpdate; default 7 days.
         /// - Throws: `TrustError.Code.invalidConfiguration` for a maximum age that is not
         ///   positive.
-        public init(response: [UInt8]?, required: Bool, maximumAge: TimeInterval = 7 * 24 * 60 * 60) throws {
+        package init(response: [UInt8]?, required: Bool, maximumAge: TimeInterval = 7 * 24 * 60 * 60) throws {
             guard maximumAge > 0 else {
                 throw TrustError(.invalidConfiguration, "The maximum OCSP response age must be a positive number of seconds, not \(maximumAge).")
             }
@@ -35,24 +35,24 @@ public struct ChainVerification: Sendable {
         }
     }
 
-    public var presentedChain: [Certificate]
-    public var anchors: TrustAnchors
-    public var validationTime: Date
+    package var presentedChain: [Certificate]
+    package var anchors: TrustAnchors
+    package var validationTime: Date
     /// SPKI pins any certificate of the validated chain may match — the anchors above the
     /// validated path that issued its top included (``PeerTrust/validatedChain()``); empty for
     /// no pinning.
-    public var pins: [Pin]
+    package var pins: [Pin]
     /// The staple to judge; `nil` for no revocation check.
-    public var staple: StapleCheck?
+    package var staple: StapleCheck?
     /// Certificate Transparency to check once the chain validates: the list's store and the
     /// requirement (an enforced one rejects, `TrustError.Code.certificateTransparency`); nil
     /// (the default) for none. The leaf's embedded SCTs are verified with the chain's issuer,
     /// and the staple's SCTs too.
-    public var certificateTransparency: (logs: CTLogStore, requirement: CertificateTransparencyRequirement)?
+    package var certificateTransparency: (logs: CTLogStore, requirement: CertificateTransparencyRequirement)?
     /// Whether ``validationTime`` is the clock's rather than a time chosen to judge at
     /// (`servertrust verify --at`). For a chosen time, a CT log list dated after it is no sign of
     /// a wrong clock: each log is judged by the state it had entered by then. Default true.
-    public var validationTimeIsTheClock = true
+    package var validationTimeIsTheClock = true
 
     /// - Parameters:
     ///   - presentedChain: as the server would send it, leaf first.
@@ -60,7 +60,7 @@ public struct ChainVerification: Sendable {
     ///   - validationTime: default now.
     ///   - pins: default none.
     ///   - staple: default `nil`, no revocation check.
-    public init(
+    package init(
         presentedChain: [Certificate], anchors: TrustAnchors, validationTime: Date = Date(), pins: [Pin] = [],
         staple: StapleCheck? = nil
     ) {
@@ -76,7 +76,7 @@ public struct ChainVerification: Sendable {
     ///
     /// - Parameter host: the host or IP address the leaf must be valid for; `nil` skips the
     ///   host check.
-    public func verify(host: String?) -> Report {
+    package func verify(host: String?) -> Report {
         let trust = PeerTrust(
             presentedChain: presentedChain, anchors: anchors, validationTime: validationTime,
             stapledOCSPResponse: staple?.response)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Logging
 
 extension TrustAudit {
@@ -9,30 +9,30 @@ extension TrustAudit {
     /// (`{code, reason, evaluator}`), `findings` (report-only failures,
     /// `{mode, code, reason, evaluator}`), `matchingPins` (`{pin, label}`), `hasBackup` (absent
     /// without a pin set or a validated chain) and `expirations` (``Expiry``, soonest first).
-    public struct HostReport: Sendable, Encodable {
-        public let pattern: HostPattern
-        public let mode: EnforcementMode
+    package struct HostReport: Sendable, Encodable {
+        package let pattern: HostPattern
+        package let mode: EnforcementMode
         /// The policy's line in its file.
-        public let line: Int
+        package let line: Int
         /// Whether the policy pins keys (and so has matching pins and a backup to report).
-        public let isPinned: Bool
+        package let isPinned: Bool
         /// The host connected to, or `nil` when skipped.
-        public let host: String?
-        public let status: Status
+        package let host: String?
+        package let status: Status
         /// Today's rejection, if any.
-        public let failure: TrustError?
+        package let failure: TrustError?
         /// The rejection at the horizon, if any (and none today).
-        public let failureAtWarnHorizon: TrustError?
+        package let failureAtWarnHorizon: TrustError?
         /// Report-only failures and canary disagreements today.
-        public let findings: [TrustFinding]
+        package let findings: [TrustFinding]
         /// The configured pins found in the validated chain.
-        public let matchingPins: [PinSet.Entry]
+        package let matchingPins: [PinSet.Entry]
         /// Whether an active pin is *not* in the chain; `nil` without a pin set or a validated chain.
-        public let hasBackup: Bool?
+        package let hasBackup: Bool?
         /// Soonest first.
-        public let expirations: [Expiry]
+        package let expirations: [Expiry]
         /// Why the host was skipped or unreachable.
-        public let note: String?
+        package let note: String?
 
         private init(
             policy: TrustPolicyFile.Host, host: String?, status: Status, failure: TrustError? = nil,
@@ -55,12 +55,12 @@ extension TrustAudit {
         }
 
         /// A wildcard pattern with no host to probe.
-        public static func skipped(_ policy: TrustPolicyFile.Host, note: String) -> HostReport {
+        package static func skipped(_ policy: TrustPolicyFile.Host, note: String) -> HostReport {
             HostReport(policy: policy, host: nil, status: .skipped, note: note)
         }
 
         /// A host whose server could not be reached: `note` says why.
-        public static func unreachable(_ policy: TrustPolicyFile.Host, host: String, note: String) -> HostReport {
+        package static func unreachable(_ policy: TrustPolicyFile.Host, host: String, note: String) -> HostReport {
             HostReport(policy: policy, host: host, status: .unreachable, note: note)
         }
 
@@ -83,7 +83,7 @@ extension TrustAudit {
         ///     answers unknown.
         ///   - now: the instant the chain is judged at today.
         ///   - warnDays: how many days after `now` the horizon lies.
-        public init(
+        package init(
             policy: TrustPolicyFile.Host, host: String, presentedChain: [Certificate], stapledOCSPResponse: [UInt8]?,
             anchors: TrustAnchors, revocationFetcher: (any RevocationFetcher)?, now: Date, warnDays: Int
         ) {
@@ -155,7 +155,7 @@ extension TrustAudit {
             let label: String
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(pattern.description, forKey: .pattern)
             try container.encode(mode.description, forKey: .mode)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A pin-rotation audit: each host of a policy file judged against the chain its server
 /// presents, today and at a warning horizon, with the backup situation and the dates that
@@ -8,20 +8,20 @@ public import Foundation
 /// Fetching the chains is the caller's (`servertrust audit` connects with `ServerTrustHTTP`);
 /// the judgement is here, with the policy's own evaluators, and live revocation queries go
 /// through the ``RevocationFetcher`` given.
-public enum TrustAudit {
+package enum TrustAudit {
     /// The whole audit: the JSON object of `servertrust audit --json`.
     ///
     /// Fields: `policy` (the policy file), `date` (the audit's "today", RFC 3339),
     /// `warnDays`, `hosts` (``HostReport``, in the policy's order) and `passed`.
-    public struct Report: Sendable, Encodable {
-        public let policy: String
-        public let date: Date
-        public let warnDays: Int
-        public let hosts: [HostReport]
+    package struct Report: Sendable, Encodable {
+        package let policy: String
+        package let date: Date
+        package let warnDays: Int
+        package let hosts: [HostReport]
         /// Whether no host fails today or at the horizon, and every host was reached.
-        public var passed: Bool { !hosts.contains { $0.status.isFailure || $0.status == .unreachable } }
+        package var passed: Bool { !hosts.contains { $0.status.isFailure || $0.status == .unreachable } }
 
-        public init(policy: String, date: Date, warnDays: Int, hosts: [HostReport]) {
+        package init(policy: String, date: Date, warnDays: Int, hosts: [HostReport]) {
             self.policy = policy
             self.date = date
             self.warnDays = warnDays
@@ -32,7 +32,7 @@ public enum TrustAudit {
             case policy, date, warnDays, hosts, passed
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(policy, forKey: .policy)
             try container.encode(date, forKey: .date)
@@ -43,7 +43,7 @@ public enum TrustAudit {
     }
 
     /// The verdict on one host.
-    public enum Status: String, Sendable, Encodable {
+    package enum Status: String, Sendable, Encodable {
         /// Passes today and at the warning horizon.
         case ok
         /// Passes today, fails at the horizon (a pin, the set or a certificate expires first).
@@ -56,13 +56,13 @@ public enum TrustAudit {
         case skipped
 
         /// A rejection, today or at the horizon.
-        public var isFailure: Bool { self == .failsWithinWarnDays || self == .fails }
+        package var isFailure: Bool { self == .failsWithinWarnDays || self == .fails }
     }
 
     /// One dated item and the whole days left until it: `{what, date, days}`.
-    public struct Expiry: Sendable, Encodable {
-        public let what: String
-        public let date: Date
-        public let days: Int
+    package struct Expiry: Sendable, Encodable {
+        package let what: String
+        package let date: Date
+        package let days: Int
     }
 }
