@@ -4,8 +4,19 @@
 // (a target here defines only LLVMFuzzerTestOneInput). Build and run with scripts/fuzz.sh.
 import PackageDescription
 
+import Foundation
+
+/// The name SwiftPM gives the parent package's modules as `-package-name`: its identity (the
+/// checkout's folder name, lowercased) as a C99 identifier. The parsers fuzzed here (the TUF
+/// client's canonical JSON and metadata) are `package` declarations, not public API; a harness
+/// compiled under the same package name reaches them as the parent package's own tests do.
+let parentPackageName = String(
+    URL(fileURLWithPath: #file).deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.lastPathComponent
+        .lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
+)
+
 /// libFuzzer supplies `main`; `-parse-as-library` keeps the compiler from making one.
-let fuzzTarget: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+let fuzzTarget: [SwiftSetting] = [.unsafeFlags(["-parse-as-library", "-package-name", parentPackageName])]
 
 let package = Package(
     name: "ServerTrustFuzz",

@@ -5,9 +5,9 @@
 /// is UTF-8 byte order); no whitespace; strings in raw UTF-8 with only `\` and `"` escaped (a
 /// control character is written as the raw byte, as securesystemslib does); integers in
 /// decimal; `true`, `false`, `null`.
-public enum CanonicalJSON {
+package enum CanonicalJSON {
     /// The canonical encoding of `value`.
-    public static func encode(_ value: JSONValue) -> [UInt8] {
+    package static func encode(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(4096)
         write(value, into: &output)

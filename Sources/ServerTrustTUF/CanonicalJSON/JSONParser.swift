@@ -7,22 +7,22 @@
 /// surrogates, invalid UTF-8, a byte-order mark, nesting deeper than ``maximumDepth`` and
 /// integers outside 64 bits. Keys are compared as Swift strings (canonical equivalence), so two
 /// keys that differ only in Unicode normalization are refused as duplicates too.
-public struct JSONParser: Sendable {
+package struct JSONParser: Sendable {
     /// The deepest nesting of arrays and objects accepted; TUF metadata needs 6.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
     /// The most bytes accepted.
-    public var maximumLength: Int
+    package var maximumLength: Int
 
     /// - Parameters:
     ///   - maximumDepth: default 64.
     ///   - maximumLength: default 16 MiB (python-tuf's largest default download limit is 5 MB).
-    public init(maximumDepth: Int = 64, maximumLength: Int = 16 << 20) {
+    package init(maximumDepth: Int = 64, maximumLength: Int = 16 << 20) {
         self.maximumDepth = maximumDepth
         self.maximumLength = maximumLength
     }
 
     /// Parses one JSON document; whitespace may surround it, nothing else may follow it.
-    public func parse(_ bytes: [UInt8]) throws(TUFError) -> JSONValue {
+    package func parse(_ bytes: [UInt8]) throws(TUFError) -> JSONValue {
         guard bytes.count <= maximumLength else {
             throw TUFError(.malformedJSON, "\(bytes.count) bytes, over the \(maximumLength)-byte limit")
         }

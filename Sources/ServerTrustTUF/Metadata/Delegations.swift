@@ -1,10 +1,10 @@
 /// The roles a targets role delegates to, with their keys: a list of named roles, or succinct
 /// hash bins.
-public struct Delegations: Sendable {
-    public let keys: [String: TUFKey]
+package struct Delegations: Sendable {
+    package let keys: [String: TUFKey]
     /// Named delegated roles, in priority order; nil when ``succinctRoles`` is used.
-    public let roles: [DelegatedRole]?
-    public let succinctRoles: SuccinctRoles?
+    package let roles: [DelegatedRole]?
+    package let succinctRoles: SuccinctRoles?
 
     init(_ value: JSONValue, _ path: String) throws(TUFError) {
         let fields = try Fields(value, path)
@@ -56,12 +56,12 @@ public struct Delegations: Sendable {
 
 /// A named delegation: the role's keys, threshold, terminating flag, and the target paths it is
 /// trusted for (glob patterns or SHA-256 hash prefixes).
-public struct DelegatedRole: Sendable {
-    public let name: String
-    public let role: TUFRole
-    public let terminating: Bool
-    public let paths: [String]?
-    public let pathHashPrefixes: [String]?
+package struct DelegatedRole: Sendable {
+    package let name: String
+    package let role: TUFRole
+    package let terminating: Bool
+    package let paths: [String]?
+    package let pathHashPrefixes: [String]?
 
     init(_ value: JSONValue, _ path: String) throws(TUFError) {
         let fields = try Fields(value, path)
@@ -94,10 +94,10 @@ public struct DelegatedRole: Sendable {
 
 /// Succinct hash-bin delegation (TAP 15): `2^bitLength` roles named `prefix-<hex bin>`, a target
 /// going to the bin of the first `bitLength` bits of its path's SHA-256.
-public struct SuccinctRoles: Sendable {
-    public let role: TUFRole
-    public let bitLength: Int
-    public let namePrefix: String
+package struct SuccinctRoles: Sendable {
+    package let role: TUFRole
+    package let bitLength: Int
+    package let namePrefix: String
 
     init(_ value: JSONValue, _ path: String) throws(TUFError) {
         let fields = try Fields(value, path)

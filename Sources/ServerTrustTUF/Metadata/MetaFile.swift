@@ -1,9 +1,9 @@
 /// What referring metadata says of a file: its version, and optionally its length and hashes.
-public struct MetaFile: Sendable {
-    public let version: Int64
-    public let length: Int64?
+package struct MetaFile: Sendable {
+    package let version: Int64
+    package let length: Int64?
     /// Algorithm and hex digest, in document order.
-    public let hashes: [(algorithm: String, digest: String)]?
+    package let hashes: [(algorithm: String, digest: String)]?
 
     init(_ value: JSONValue, _ path: String) throws(TUFError) {
         let fields = try Fields(value, path)

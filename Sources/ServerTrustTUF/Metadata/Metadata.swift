@@ -1,18 +1,18 @@
 /// The four top-level role types.
-public enum RoleType: String, Sendable {
+package enum RoleType: String, Sendable {
     case root, timestamp, snapshot, targets
 }
 
 /// One metadata document: the `signed` part parsed, its canonical bytes, and the signatures.
-public struct Metadata<Signed: SignedMetadata>: Sendable {
-    public let signed: Signed
+package struct Metadata<Signed: SignedMetadata>: Sendable {
+    package let signed: Signed
     /// The canonical JSON of `signed`, the bytes the signatures are over.
-    public let signedBytes: [UInt8]
+    package let signedBytes: [UInt8]
     /// Signature hex by key ID.
-    public let signatures: [String: String]
+    package let signatures: [String: String]
 
     /// Parses `bytes` as metadata of `Signed`'s role type.
-    public init(bytes: [UInt8], parser: JSONParser = JSONParser()) throws(TUFError) {
+    package init(bytes: [UInt8], parser: JSONParser = JSONParser()) throws(TUFError) {
         let document = try parser.parse(bytes)
         let fields = try Fields(document, "metadata")
         let signedValue = try fields.required("signed")
@@ -38,12 +38,12 @@ public struct Metadata<Signed: SignedMetadata>: Sendable {
 }
 
 /// `_type`, `spec_version`, `version` and `expires`, common to every role.
-public struct CommonFields: Sendable {
-    public let specVersion: String
-    public let version: Int64
+package struct CommonFields: Sendable {
+    package let specVersion: String
+    package let version: Int64
     /// `expires` as seconds since the Unix epoch.
-    public let expires: Int64
-    public let expiresText: String
+    package let expires: Int64
+    package let expiresText: String
 
     init(_ fields: Fields) throws(TUFError) {
         specVersion = try fields.string("spec_version")
@@ -64,25 +64,25 @@ public struct CommonFields: Sendable {
 }
 
 /// A role's `signed` part.
-public protocol SignedMetadata: Sendable {
+package protocol SignedMetadata: Sendable {
     static var type: RoleType { get }
     var common: CommonFields { get }
     init(common: CommonFields, fields: Fields) throws(TUFError)
 }
 
 extension SignedMetadata {
-    public var version: Int64 { common.version }
+    package var version: Int64 { common.version }
 }
 
 /// Root: the keys and thresholds of the top-level roles.
-public struct Root: SignedMetadata {
-    public static let type = RoleType.root
-    public let common: CommonFields
-    public let consistentSnapshot: Bool
-    public let keys: [String: TUFKey]
-    public let roles: [RoleType: TUFRole]
+package struct Root: SignedMetadata {
+    package static let type = RoleType.root
+    package let common: CommonFields
+    package let consistentSnapshot: Bool
+    package let keys: [String: TUFKey]
+    package let roles: [RoleType: TUFRole]
 
-    public init(common: CommonFields, fields: Fields) throws(TUFError) {
+    package init(common: CommonFields, fields: Fields) throws(TUFError) {
         self.common = common
         if let value = fields.optional("consistent_snapshot") {
             guard case .bool(let flag) = value else { throw TUFError(.malformedMetadata, "signed.consistent_snapshot is not a boolean") }
@@ -118,24 +118,24 @@ public struct Root: SignedMetadata {
 }
 
 /// Timestamp: the version (and optionally length and hashes) of the current snapshot.
-public struct Timestamp: SignedMetadata {
-    public static let type = RoleType.timestamp
-    public let common: CommonFields
-    public let snapshotMeta: MetaFile
+package struct Timestamp: SignedMetadata {
+    package static let type = RoleType.timestamp
+    package let common: CommonFields
+    package let snapshotMeta: MetaFile
 
-    public init(common: CommonFields, fields: Fields) throws(TUFError) {
+    package init(common: CommonFields, fields: Fields) throws(TUFError) {
         self.common = common
         snapshotMeta = try MetaFile(try fields.object("meta").required("snapshot.json"), "signed.meta.snapshot.json")
     }
 }
 
 /// Snapshot: the version of every targets metadata file.
-public struct Snapshot: SignedMetadata {
-    public static let type = RoleType.snapshot
-    public let common: CommonFields
-    public let meta: [String: MetaFile]
+package struct Snapshot: SignedMetadata {
+    package static let type = RoleType.snapshot
+    package let common: CommonFields
+    package let meta: [String: MetaFile]
 
-    public init(common: CommonFields, fields: Fields) throws(TUFError) {
+    package init(common: CommonFields, fields: Fields) throws(TUFError) {
         self.common = common
         var meta: [String: MetaFile] = [:]
         for member in try fields.object("meta").members { meta[member.key] = try MetaFile(member.value, "signed.meta.\(member.key)") }
@@ -144,13 +144,13 @@ public struct Snapshot: SignedMetadata {
 }
 
 /// Targets (top-level or delegated): target files and further delegations.
-public struct Targets: SignedMetadata {
-    public static let type = RoleType.targets
-    public let common: CommonFields
-    public let targets: [String: TargetFile]
-    public let delegations: Delegations?
+package struct Targets: SignedMetadata {
+    package static let type = RoleType.targets
+    package let common: CommonFields
+    package let targets: [String: TargetFile]
+    package let delegations: Delegations?
 
-    public init(common: CommonFields, fields: Fields) throws(TUFError) {
+    package init(common: CommonFields, fields: Fields) throws(TUFError) {
         self.common = common
         var targets: [String: TargetFile] = [:]
         for member in try fields.object("targets").members {

@@ -4,10 +4,10 @@ internal import ServerTrustCertificates
 ///
 /// A key of a type or scheme the client does not support still parses — as in python-tuf, a
 /// root may list keys some clients cannot use — and simply never verifies a signature.
-public struct TUFKey: Sendable {
-    public let keyType: String
-    public let scheme: String
-    public let publicValue: String
+package struct TUFKey: Sendable {
+    package let keyType: String
+    package let scheme: String
+    package let publicValue: String
     /// The verifier and algorithm, or nil when the key cannot be used.
     let verifier: (key: SignaturePublicKey, algorithm: SignatureAlgorithm)?
 
@@ -45,7 +45,7 @@ public struct TUFKey: Sendable {
     /// Whether this client can verify signatures with the key: a supported type and scheme
     /// (`ed25519`, `ecdsa-sha2-nistp256`, `rsassa-pss-sha256`, `rsa-pkcs1v15-sha256`) and a
     /// public value that parses as one (RSA of at least 2,048 bits).
-    public var isSupported: Bool { verifier != nil }
+    package var isSupported: Bool { verifier != nil }
 
     /// Whether `signatureHex` is this key's signature of `payload`.
     func verifies(signatureHex: String, payload: [UInt8]) -> Bool {
@@ -55,9 +55,9 @@ public struct TUFKey: Sendable {
 }
 
 /// The keys and threshold trusted for one role.
-public struct TUFRole: Sendable {
-    public let keyIDs: [String]
-    public let threshold: Int
+package struct TUFRole: Sendable {
+    package let keyIDs: [String]
+    package let threshold: Int
 
     init(keyIDs: [String], threshold: Int64, path: String) throws(TUFError) {
         guard Set(keyIDs).count == keyIDs.count else { throw TUFError(.malformedMetadata, "\(path).keyids are not unique") }

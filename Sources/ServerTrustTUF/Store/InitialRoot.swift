@@ -16,25 +16,25 @@ public struct InitialRoot: Sendable {
     /// The exact bytes, as they are written to the store.
     public let bytes: [UInt8]
     /// The parsed, verified root.
-    public let metadata: Metadata<Root>
+    package let metadata: Metadata<Root>
 
     /// Verifies `bytes` as a trusted root.
     ///
     /// - Throws: ``TUFError`` `malformedJSON` or `malformedMetadata` for bytes that are not root
     ///   metadata, `unsignedMetadata` for fewer valid root signatures than the root threshold.
-    public init(bytes: [UInt8], parser: JSONParser = JSONParser()) throws(TUFError) {
-        metadata = try TrustedMetadataSet.verifiedRoot(bytes, parser: parser)
+    public init(bytes: [UInt8]) throws(TUFError) {
+        metadata = try TrustedMetadataSet.verifiedRoot(bytes, parser: JSONParser())
         self.bytes = bytes
     }
 
     /// Decodes and verifies a root compiled in as base64, e.g. `Certificates.updatesTUFRoot`.
     ///
     /// - Throws: ``TUFError`` `malformedMetadata` for text that is not standard, padded base64,
-    ///   and what ``init(bytes:parser:)`` throws.
-    public init(base64: String, parser: JSONParser = JSONParser()) throws(TUFError) {
+    ///   and what ``init(bytes:)`` throws.
+    public init(base64: String) throws(TUFError) {
         guard let bytes = StrictBase64.decode(Array(base64.utf8)) else {
             throw TUFError(.malformedMetadata, "the compiled-in root is not base64")
         }
-        try self.init(bytes: bytes, parser: parser)
+        try self.init(bytes: bytes)
     }
 }

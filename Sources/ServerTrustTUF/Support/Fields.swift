@@ -1,6 +1,6 @@
 /// Typed reads of metadata fields, each failure a ``TUFError/Code/malformedMetadata`` naming the
 /// field's path.
-public struct Fields {
+package struct Fields {
     let members: [(key: String, value: JSONValue)]
     let path: String
 
