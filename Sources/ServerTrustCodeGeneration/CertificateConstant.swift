@@ -1,23 +1,23 @@
 import Foundation
-public import ServerTrustCertificates
+package import ServerTrustCertificates
 
 /// One certificate file, parsed and named, ready to be written out as Swift constants.
 ///
 /// A file holds exactly one certificate, PEM or DER, whatever its extension says: a bundle is
 /// refused rather than half-compiled (name it `.pem.txt` to keep it out), and so is a file with
 /// a private key in it, which must never end up in a binary.
-public struct CertificateConstant: Sendable {
+package struct CertificateConstant: Sendable {
     /// The file name, e.g. `sample-leaf.pem`.
-    public let fileName: String
+    package let fileName: String
     /// The Swift name derived from ``fileName``, e.g. `sampleLeaf` (see ``ConstantName``).
-    public let name: String
-    public let certificate: Certificate
+    package let name: String
+    package let certificate: Certificate
 
     /// Parses the contents of one file.
     ///
     /// - Throws: ``CodeGenerationError`` naming the file: no usable name, empty, a private key,
     ///   no certificate, more than one, or one OpenSSL cannot parse.
-    public init(fileName: String, contents: [UInt8]) throws(CodeGenerationError) {
+    package init(fileName: String, contents: [UInt8]) throws(CodeGenerationError) {
         func failure(_ reason: String) -> CodeGenerationError { CodeGenerationError(file: fileName, reason: reason) }
         guard let name = ConstantName.identifier(forFileName: fileName) else {
             throw failure("the file name has no letter or digit to name a Swift constant after; rename it, e.g. server-leaf.pem")
@@ -48,11 +48,11 @@ public struct CertificateConstant: Sendable {
     }
 
     /// The member holding the DER encoding in base64, e.g. `sampleLeafDER`.
-    public var derConstantName: String { name + "DER" }
+    package var derConstantName: String { name + "DER" }
     /// The member holding the SPKI pin, e.g. `sampleLeafPin`.
-    public var pinConstantName: String { name + "Pin" }
+    package var pinConstantName: String { name + "Pin" }
     /// The base64 of the DER encoding.
-    public var derBase64: String { Data(certificate.derEncoded).base64EncodedString() }
+    package var derBase64: String { Data(certificate.derEncoded).base64EncodedString() }
     /// The SPKI pin, `sha256/<base64>`.
-    public var pin: Pin { certificate.spkiPin }
+    package var pin: Pin { certificate.spkiPin }
 }

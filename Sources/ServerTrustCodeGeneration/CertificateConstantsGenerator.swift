@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import ServerTrustCertificates
 
 /// Turns a folder of certificates into one Swift file of constants: for each file its DER in
@@ -22,28 +22,28 @@ import ServerTrustCertificates
 ///
 /// The generated file imports nothing, so it compiles in any target; the constants are plain
 /// strings for `Certificate(base64Encoded:)` and `Pin(_:)` or `.pinnedKeyHashes([…])`.
-public struct CertificateConstantsGenerator: Sendable {
+package struct CertificateConstantsGenerator: Sendable {
     /// The access level of the generated declarations.
-    public enum AccessLevel: String, Sendable, CaseIterable {
+    package enum AccessLevel: String, Sendable, CaseIterable {
         case `internal`, `public`
     }
 
     /// Extensions compiled in, compared case-insensitively. Anything else in the folder (a README,
     /// a script, `chain.pem.txt`) is ignored.
-    public static let fileExtensions: Set<String> = ["pem", "der", "cer", "crt"]
+    package static let fileExtensions: Set<String> = ["pem", "der", "cer", "crt"]
 
     /// The name of the generated struct that describes one certificate, nested in the namespace.
-    public static let entryTypeName = "PinnedCertificateConstant"
+    package static let entryTypeName = "PinnedCertificateConstant"
     /// The name of the generated array of every entry.
-    public static let allMemberName = "all"
+    package static let allMemberName = "all"
 
     /// The generated namespace, an `enum`. Default `Certificates`.
-    public let typeName: String
+    package let typeName: String
     /// Default `internal`.
-    public let accessLevel: AccessLevel
+    package let accessLevel: AccessLevel
 
     /// - Throws: ``CodeGenerationError`` when `typeName` is not a plain Swift type name.
-    public init(typeName: String = "Certificates", accessLevel: AccessLevel = .internal) throws(CodeGenerationError) {
+    package init(typeName: String = "Certificates", accessLevel: AccessLevel = .internal) throws(CodeGenerationError) {
         guard let first = typeName.first, first.isASCII, first.isLetter || first == "_",
             typeName.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
             ConstantName.spelled(typeName) == typeName, typeName != Self.entryTypeName
@@ -55,7 +55,7 @@ public struct CertificateConstantsGenerator: Sendable {
     }
 
     /// Whether `fileName` is compiled in: a certificate extension and not a hidden file.
-    public static func isCertificateFile(_ fileName: String) -> Bool {
+    package static func isCertificateFile(_ fileName: String) -> Bool {
         guard !fileName.hasPrefix("."), let dot = fileName.lastIndex(of: ".") else { return false }
         return fileExtensions.contains(fileName[fileName.index(after: dot)...].lowercased())
     }
@@ -66,7 +66,7 @@ public struct CertificateConstantsGenerator: Sendable {
     /// - Parameter now: the time a TUF root's expiry is judged against (default: now).
     /// - Throws: ``CodeGenerationError`` listing every file that fails, or the folder when it
     ///   cannot be read or holds neither a certificate file nor a TUF root.
-    public func constants(inDirectory directory: URL, now: Date = Date()) throws(CodeGenerationError) -> GeneratedConstants {
+    package func constants(inDirectory directory: URL, now: Date = Date()) throws(CodeGenerationError) -> GeneratedConstants {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -101,7 +101,7 @@ public struct CertificateConstantsGenerator: Sendable {
     /// - Parameter now: the time a TUF root's expiry is judged against (default: now).
     /// - Throws: ``CodeGenerationError`` listing every file that fails to parse or verify and
     ///   every pair of files whose names give the same Swift name.
-    public func constants(files: [(name: String, contents: [UInt8])], now: Date = Date()) throws(CodeGenerationError) -> GeneratedConstants {
+    package func constants(files: [(name: String, contents: [UInt8])], now: Date = Date()) throws(CodeGenerationError) -> GeneratedConstants {
         var certificates: [CertificateConstant] = []
         var tufRoots: [TUFRootConstant] = []
         var problems: [CodeGenerationError.Problem] = []
@@ -123,7 +123,7 @@ public struct CertificateConstantsGenerator: Sendable {
     }
 
     /// The Swift source for `generated`, in the order given.
-    public func source(for generated: GeneratedConstants) -> String {
+    package func source(for generated: GeneratedConstants) -> String {
         let constants = generated.certificates
         let access = accessLevel.rawValue
         let tufRootCount = generated.tufRoots.count
@@ -198,7 +198,7 @@ public struct CertificateConstantsGenerator: Sendable {
     }
 
     /// Reads `directory` and returns the Swift source for it.
-    public func source(forDirectory directory: URL) throws(CodeGenerationError) -> String {
+    package func source(forDirectory directory: URL) throws(CodeGenerationError) -> String {
         source(for: try constants(inDirectory: directory))
     }
 

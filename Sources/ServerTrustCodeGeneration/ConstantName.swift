@@ -5,9 +5,9 @@
 /// Words are runs of ASCII letters and digits; the first word is lower-cased (`ISRG-root.pem` →
 /// `isrgRoot`), later words keep their case with the first letter raised. A name starting with a
 /// digit gets a `certificate` prefix (`2024-root.pem` → `certificate2024Root`).
-public enum ConstantName {
+package enum ConstantName {
     /// The identifier for `fileName`, or nil when the name has no letter or digit to build one from.
-    public static func identifier(forFileName fileName: String) -> String? {
+    package static func identifier(forFileName fileName: String) -> String? {
         var stem = Substring(fileName)
         if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = stem[..<dot] }
         let words = stem.split { !isASCIIAlphanumeric($0) }.map(String.init)
@@ -19,7 +19,7 @@ public enum ConstantName {
 
     /// `name` as it must be written in a declaration or an expression: in backquotes when it is a
     /// Swift keyword (`default`, `class`…).
-    public static func spelled(_ name: String) -> String {
+    package static func spelled(_ name: String) -> String {
         keywords.contains(name) ? "`\(name)`" : name
     }
 

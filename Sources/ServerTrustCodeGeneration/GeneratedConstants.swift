@@ -1,16 +1,16 @@
 /// What one folder compiles into: its certificates and its TUF roots, each sorted by file name.
-public struct GeneratedConstants: Sendable {
-    public let certificates: [CertificateConstant]
-    public let tufRoots: [TUFRootConstant]
+package struct GeneratedConstants: Sendable {
+    package let certificates: [CertificateConstant]
+    package let tufRoots: [TUFRootConstant]
 
-    public init(certificates: [CertificateConstant], tufRoots: [TUFRootConstant] = []) {
+    package init(certificates: [CertificateConstant], tufRoots: [TUFRootConstant] = []) {
         self.certificates = certificates
         self.tufRoots = tufRoots
     }
 
     /// Every warning, as `(file name, reason)`, in file-name order: the files compile, but a
     /// person should look (an expired TUF root…).
-    public var warnings: [(file: String, reason: String)] {
+    package var warnings: [(file: String, reason: String)] {
         tufRoots.flatMap { root in root.warnings.map { (root.fileName, $0) } }
     }
 }

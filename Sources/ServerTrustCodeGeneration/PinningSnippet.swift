@@ -1,31 +1,31 @@
-public import ServerTrustCertificates
+package import ServerTrustCertificates
 
 /// A `ServerTrustManager` entry for one host, with the SPKI pins of its chain as named
 /// constants: the Swift that `servertrust pins --swift` prints, for an app to paste.
 ///
 /// Any one matching pin admits the server, so the snippet names each pin's level (leaf,
 /// intermediate, root) and leaves a place for the backup pin it must not ship without.
-public struct PinningSnippet: Sendable {
+package struct PinningSnippet: Sendable {
     /// One certificate's pin and its place in the chain.
-    public struct Entry: Sendable {
-        public enum Role: String, Sendable {
+    package struct Entry: Sendable {
+        package enum Role: String, Sendable {
             case leaf, intermediate, root
         }
 
-        public let role: Role
+        package let role: Role
         /// The Swift constant name: `leaf`, `intermediate` (`intermediate1`, `intermediate2`…
         /// when there are several), `root`.
-        public let constantName: String
-        public let certificate: Certificate
+        package let constantName: String
+        package let certificate: Certificate
     }
 
-    public let host: String
+    package let host: String
     /// Where the chain was read from, e.g. the URL; named in the snippet's first comment.
-    public let source: String
+    package let source: String
     /// What the chain was validated against (for the comment), or `nil` when it failed default
     /// validation: the snippet then says so in a warning.
-    public let validatedAgainst: String?
-    public let entries: [Entry]
+    package let validatedAgainst: String?
+    package let entries: [Entry]
 
     /// - Parameters:
     ///   - host: the host the entry is for.
@@ -35,7 +35,7 @@ public struct PinningSnippet: Sendable {
     ///     the root; a chain as sent has no root role.
     ///   - validatedAgainst: the anchors' origin when the chain passed default validation for
     ///     `host`, else `nil`.
-    public init(host: String, source: String, chain: [Certificate], endsAtAnchor: Bool, validatedAgainst: String?) {
+    package init(host: String, source: String, chain: [Certificate], endsAtAnchor: Bool, validatedAgainst: String?) {
         self.host = host
         self.source = source
         self.validatedAgainst = validatedAgainst
@@ -51,7 +51,7 @@ public struct PinningSnippet: Sendable {
 
     /// The enum name for the pins: `api.example.com` → `ApiExampleComPins`; a name that would
     /// not start with a letter gets `Host` in front (`10.0.0.1` → `Host10_0_0_1Pins`).
-    public var namespace: String {
+    package var namespace: String {
         let words = host.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }.map(String.init)
         let name = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }
             .joined(separator: words.allSatisfy { $0.allSatisfy(\.isNumber) } ? "_" : "")
@@ -59,7 +59,7 @@ public struct PinningSnippet: Sendable {
     }
 
     /// The Swift source: the pins as constants of ``namespace`` and the manager entry using them.
-    public var swiftSource: String {
+    package var swiftSource: String {
         var lines = [
             "// SPKI pins of \(host), read from \(source)",
             validatedAgainst.map { "// and validated against \($0)." }

@@ -1,6 +1,6 @@
-public import Foundation
+package import Foundation
 import ServerTrustCertificates
-public import ServerTrustTUF
+package import ServerTrustTUF
 
 /// One TUF root metadata file (`*.tufroot.json`), checked as the TUF client checks the root it
 /// starts from, ready to be written out as a Swift constant holding its exact bytes.
@@ -15,22 +15,22 @@ public import ServerTrustTUF
 /// An expired root is compiled in with a warning, not refused: the client starts from an expired
 /// root as from any other (only the final root of a refresh must be unexpired), so a root the
 /// repository has rotated past still works — and a build must not start failing on a date.
-public struct TUFRootConstant: Sendable {
+package struct TUFRootConstant: Sendable {
     /// The file-name suffix that marks a TUF root: `updates.tufroot.json`.
-    public static let fileSuffix = ".tufroot.json"
+    package static let fileSuffix = ".tufroot.json"
 
     /// The file name, e.g. `updates.tufroot.json`.
-    public let fileName: String
+    package let fileName: String
     /// The Swift name derived from the file name without ``fileSuffix``, e.g. `updates`.
-    public let name: String
+    package let name: String
     /// The verified root and its exact bytes.
-    public let root: InitialRoot
+    package let root: InitialRoot
     /// What compiles but deserves attention: an expired root, keys the client cannot use.
-    public let warnings: [String]
+    package let warnings: [String]
 
     /// Whether `fileName` is a TUF root to compile in: `<name>.tufroot.json` (any case), not a
     /// hidden file.
-    public static func isTUFRootFile(_ fileName: String) -> Bool {
+    package static func isTUFRootFile(_ fileName: String) -> Bool {
         !fileName.hasPrefix(".") && fileName.count > fileSuffix.count && fileName.lowercased().hasSuffix(fileSuffix)
     }
 
@@ -40,7 +40,7 @@ public struct TUFRootConstant: Sendable {
     /// - Throws: ``CodeGenerationError`` naming the file: no usable name, empty, not JSON the
     ///   client accepts, not root metadata, a private key, below the root threshold, or a role
     ///   whose threshold the supported keys cannot reach.
-    public init(fileName: String, contents: [UInt8], now: Date = Date()) throws(CodeGenerationError) {
+    package init(fileName: String, contents: [UInt8], now: Date = Date()) throws(CodeGenerationError) {
         func failure(_ reason: String) -> CodeGenerationError { CodeGenerationError(file: fileName, reason: reason) }
         guard let name = ConstantName.identifier(forFileName: String(fileName.dropLast(".json".count))) else {
             throw failure("the file name has no letter or digit to name a Swift constant after; rename it, e.g. updates.tufroot.json")
@@ -81,11 +81,11 @@ public struct TUFRootConstant: Sendable {
     }
 
     /// The member holding the file's bytes in base64, e.g. `updatesTUFRoot`.
-    public var constantName: String { name + "TUFRoot" }
+    package var constantName: String { name + "TUFRoot" }
     /// The base64 of the file's exact bytes, for `InitialRoot(base64:)`.
-    public var base64: String { StrictBase64.encode(root.bytes) }
+    package var base64: String { StrictBase64.encode(root.bytes) }
     /// The SHA-256 of the file's bytes, in hex.
-    public var sha256Hex: String { Digest.hex(Digest.sha256(root.bytes)) }
+    package var sha256Hex: String { Digest.hex(Digest.sha256(root.bytes)) }
 
     /// The ID of the first key of `signed.keys` whose `keyval` has a non-empty `private` member
     /// (securesystemslib's old key format), which the client ignores but a binary would carry.

@@ -5,20 +5,20 @@ internal import COpenSSL
 ///
 /// OpenSSL's CRL processing in path validation verifies every CRL's signature again on every
 /// validation, so its cost grows with the CRL (about 17 ms a handshake at 1,000,000 entries).
-/// This runs ``CRLVerifier`` instead — the engine of ``RevocationTrustEvaluator``: a CRL's
+/// This runs `CRLVerifier` instead — the engine of ``RevocationTrustEvaluator``: a CRL's
 /// signature verified once, then a binary search — over a chain OpenSSL validated without CRLs,
 /// and it may only *accept*. It says `true` when every certificate of the chain, the anchor too
 /// (as `X509_V_FLAG_CRL_CHECK_ALL` checks it), is shown not revoked by the one CRL of its issuer,
 /// in a case where OpenSSL would select that same CRL and judge it the same way. Anything else —
 /// a revoked certificate; a missing, stale, future or badly signed CRL; and all that
-/// ``CRLVerifier`` does not implement (indirect CRLs, delta CRLs, reason partitions, CRLs signed
+/// `CRLVerifier` does not implement (indirect CRLs, delta CRLs, reason partitions, CRLs signed
 /// by another key of the CA, several CRLs of one issuer) or judges otherwise than OpenSSL
 /// (critical extensions, clock skew) — says `false`, and the attempt runs OpenSSL's full RFC 5280
 /// processing as before, whose verdict and error are the answer. Verdicts are OpenSSL's; only
 /// the cost of the common case changes (<doc:RevocationBehaviour>, "Two CRL engines").
 final class PathCRLShortcut: Sendable {
     private let revocationLists: [ProfiledCRL]
-    /// CRLs whose critical extensions OpenSSL would refuse and ``CRLVerifier`` would not.
+    /// CRLs whose critical extensions OpenSSL would refuse and `CRLVerifier` would not.
     private let refusedByOpenSSL: Set<ObjectIdentifier>
     /// Clock skew 0: OpenSSL allows none.
     private let verifier = CRLVerifier(clockSkewTolerance: 0)
@@ -68,7 +68,7 @@ final class PathCRLShortcut: Sendable {
 
     /// OpenSSL refuses a CRL with a critical extension other than issuingDistributionPoint,
     /// authorityKeyIdentifier and deltaCRLIndicator, or an entry with a critical extension other
-    /// than certificateIssuer (`crl_cb`, `crl_set_issuers`); ``CRLVerifier`` also processes
+    /// than certificateIssuer (`crl_cb`, `crl_set_issuers`); `CRLVerifier` also processes
     /// cRLNumber, reasonCode and invalidityDate.
     private static func hasCriticalExtensionOpenSSLRefuses(_ crl: OpaquePointer) -> Bool {
         let understood: Set<Int32> = [NID_issuing_distribution_point, NID_authority_key_identifier, NID_delta_crl]

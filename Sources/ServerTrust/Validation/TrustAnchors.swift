@@ -26,12 +26,12 @@ public final class TrustAnchors: Sendable {
     ///     This is the path-level CRL engine (OpenSSL's `X509_V_FLAG_CRL_CHECK_ALL`): it gives
     ///     no per-certificate status, only a chain that validates or not, but it is the one
     ///     that implements all of RFC 5280 §6.3 — indirect CRLs, CRLs signed by another key of
-    ///     the CA, reason partitions — which ``CRLVerifier`` does not; `servertrust verify --crl`
+    ///     the CA, reason partitions — which `CRLVerifier` does not; `servertrust verify --crl`
     ///     and the PKITS score rely on it (<doc:RevocationBehaviour>, "Two CRL engines").
     ///
     ///     Cost: a chain whose every certificate one complete, direct CRL of its issuer shows
     ///     unrevoked is accepted at constant cost — the CRLs are read once here, each signature is
-    ///     verified once, and a serial is a binary search, ``CRLVerifier``'s lookup — because
+    ///     verified once, and a serial is a binary search, `CRLVerifier`'s lookup — because
     ///     OpenSSL would give the same verdict. Everything else (a revoked certificate, a missing
     ///     or stale CRL, delta and indirect CRLs, reason partitions) is OpenSSL's to decide, and
     ///     OpenSSL verifies every CRL's signature again on each such validation (about 17 ms

@@ -175,7 +175,7 @@ public struct OCSPResponseBuilder: Sendable {
 
     /// A DER SEQUENCE header announcing `count` bytes followed by that many zero bytes: larger
     /// than any response should be.
-    public static func oversized(count: Int = OCSPResponse.maximumDERSize + 1) -> [UInt8] {
+    package static func oversized(count: Int = OCSPResponse.maximumDERSize + 1) -> [UInt8] {
         DERWriter.sequence(header: count) + [UInt8](repeating: 0, count: count)
     }
 

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 internal import COpenSSL
 
 /// Establishes one certificate's revocation status from a CRL, offline, at an explicit time.
@@ -36,17 +36,17 @@ internal import COpenSSL
 /// unknown, never good. On PKITS that costs 23 valid chains compared with the path-level
 /// engine, and accepts none it refuses, which is why both engines are kept
 /// (<doc:RevocationBehaviour>, "Two CRL engines").
-public struct CRLVerifier: Hashable, Sendable {
+package struct CRLVerifier: Hashable, Sendable {
     /// How far the issuer's clock and ours may disagree. Default 300 seconds.
     /// - Warning: a larger tolerance accepts CRLs that are further out of date.
-    public var clockSkewTolerance: TimeInterval
+    package var clockSkewTolerance: TimeInterval
     /// How old a CRL *without* nextUpdate may be, by thisUpdate. Default 7 days.
-    public var maximumAgeWithoutNextUpdate: TimeInterval
+    package var maximumAgeWithoutNextUpdate: TimeInterval
 
     /// - Parameters:
     ///   - clockSkewTolerance: default 300 seconds.
     ///   - maximumAgeWithoutNextUpdate: default 604,800 seconds (7 days).
-    public init(clockSkewTolerance: TimeInterval = 300, maximumAgeWithoutNextUpdate: TimeInterval = 7 * 24 * 60 * 60) {
+    package init(clockSkewTolerance: TimeInterval = 300, maximumAgeWithoutNextUpdate: TimeInterval = 7 * 24 * 60 * 60) {
         self.clockSkewTolerance = clockSkewTolerance
         self.maximumAgeWithoutNextUpdate = maximumAgeWithoutNextUpdate
     }
@@ -59,7 +59,7 @@ public struct CRLVerifier: Hashable, Sendable {
     ///   - certificate: the certificate whose status is wanted.
     ///   - issuer: the certificate that issued it, from the validated chain.
     ///   - time: the validation time; the clock is never read.
-    public func verify(
+    package func verify(
         _ crl: CertificateRevocationList,
         delta: CertificateRevocationList? = nil,
         for certificate: Certificate,
@@ -247,20 +247,20 @@ public struct CRLVerifier: Hashable, Sendable {
     }
 }
 
-/// What ``CRLVerifier`` concluded about one certificate, with the evidence.
-public struct CRLVerificationResult: Hashable, Sendable, CustomStringConvertible {
+/// What `CRLVerifier` concluded about one certificate, with the evidence.
+package struct CRLVerificationResult: Hashable, Sendable, CustomStringConvertible {
     /// The status. `good` only when a current, verified, covering CRL does not list the certificate.
-    public let status: RevocationStatus
+    package let status: RevocationStatus
     /// One or two sentences on why, naming the dates, the CRL number, or what failed.
-    public let explanation: String
+    package let explanation: String
     /// thisUpdate of the complete CRL.
-    public let thisUpdate: Date?
+    package let thisUpdate: Date?
     /// nextUpdate of the complete CRL, if it has one.
-    public let nextUpdate: Date?
+    package let nextUpdate: Date?
     /// cRLNumber of the complete CRL in hexadecimal, if it has one.
-    public let crlNumber: String?
+    package let crlNumber: String?
 
-    public var description: String { "\(status): \(explanation)" }
+    package var description: String { "\(status): \(explanation)" }
 }
 
 private func format(_ date: Date) -> String { date.formatted(.iso8601) }

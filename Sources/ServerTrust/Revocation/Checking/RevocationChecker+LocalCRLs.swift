@@ -1,7 +1,7 @@
 import Foundation
 
 /// Round 1, the application's CRLs (``RevocationTrustEvaluator``'s `revocationLists`), checked
-/// by ``CRLVerifier`` whatever the methods say.
+/// by `CRLVerifier` whatever the methods say.
 extension RevocationChecker {
     /// Every decisive answer of the application's own CRLs for `certificate`. CRLs are matched to
     /// the issuer by DER name and, where both carry one, by authority key identifier.

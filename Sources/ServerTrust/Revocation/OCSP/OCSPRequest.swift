@@ -4,25 +4,25 @@ internal import COpenSSL
 /// An OCSP request for one certificate (RFC 6960 §4.1), optionally with a nonce.
 ///
 /// Built for live queries: send ``derEncoded`` to the responder, then pass this request to
-/// ``OCSPVerifier/verify(_:for:issuedBy:at:request:)`` so the response must echo the nonce,
+/// `OCSPVerifier.verify(_:for:issuedBy:at:request:)` so the response must echo the nonce,
 /// which proves it was produced for this query and not replayed. The certificate ID uses SHA-1,
 /// the one hash every responder supports (RFC 5019 §2.1.1).
 ///
 /// Owns exactly one `OCSP_REQUEST*`, freed in `deinit`; immutable, so `@unchecked Sendable`.
-public final class OCSPRequest: @unchecked Sendable {
+package final class OCSPRequest: @unchecked Sendable {
     /// The nonce length used by default: 32 bytes, the most RFC 8954 lets a responder require.
-    public static let defaultNonceLength = 32
+    package static let defaultNonceLength = 32
 
     let request: OpaquePointer
 
     /// The nonce the request carries, `nil` for none.
-    public let nonce: [UInt8]?
+    package let nonce: [UInt8]?
 
     deinit { OCSP_REQUEST_free(request) }
 
     /// What nonce a request carries.
-    public enum Nonce: Hashable, Sendable {
-        /// ``OCSPRequest/defaultNonceLength`` bytes from OpenSSL's CSPRNG (the default).
+    package enum Nonce: Hashable, Sendable {
+        /// `OCSPRequest.defaultNonceLength` bytes from OpenSSL's CSPRNG (the default).
         case random
         /// These bytes (1 to 32, RFC 8954 §2.1); for tests and for replaying a known query.
         case bytes([UInt8])
@@ -38,7 +38,7 @@ public final class OCSPRequest: @unchecked Sendable {
     ///   - nonce: default ``Nonce/random``.
     /// - Throws: `TrustError.Code.invalidConfiguration` for a nonce of a bad length,
     ///   `TrustError.Code.openSSLFailure` if OpenSSL cannot build the request or draw random bytes.
-    public init(certificate: Certificate, issuer: Certificate, nonce: Nonce = .random) throws {
+    package init(certificate: Certificate, issuer: Certificate, nonce: Nonce = .random) throws {
         var nonceBytes: [UInt8]?
         switch nonce {
         case .random:
@@ -81,7 +81,7 @@ public final class OCSPRequest: @unchecked Sendable {
     }
 
     /// The DER encoding, to POST as `application/ocsp-request`.
-    public var derEncoded: [UInt8] {
+    package var derEncoded: [UInt8] {
         let length = i2d_OCSP_REQUEST(request, nil)
         guard length > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: Int(length))

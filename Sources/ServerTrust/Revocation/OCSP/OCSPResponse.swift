@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 internal import COpenSSL
 
 /// A DER-encoded OCSP response (RFC 6960 §4.2.1) parsed by OpenSSL, not yet verified.
@@ -6,22 +6,22 @@ internal import COpenSSL
 /// Parsing checks the structure only: a defined response status and, when it is
 /// `OCSPResponseStatus.successful`, a body of type id-pkix-ocsp-basic that decodes. Nothing
 /// here says the response is authentic or about any particular certificate: that is
-/// ``OCSPVerifier``'s job.
+/// `OCSPVerifier`'s job.
 ///
 /// Owns exactly one `OCSP_RESPONSE*`, freed in `deinit`; the decoded basic response is a
 /// separate owner. Instances are immutable and OpenSSL only reads a parsed response when
 /// verifying it, so the class is `@unchecked Sendable`.
-public final class OCSPResponse: @unchecked Sendable {
+package final class OCSPResponse: @unchecked Sendable {
     /// The largest response accepted. Real responses are a few kilobytes (a signature, a
     /// handful of single responses, perhaps a responder certificate); more is not a response.
-    public static let maximumDERSize = 1 << 20
+    package static let maximumDERSize = 1 << 20
 
     let response: OpaquePointer
     /// The decoded basic response; `nil` exactly when the status is not `successful`.
     let basic: BasicOCSPResponse?
 
     /// The responder's status: only `successful` responses carry certificate statuses.
-    public let responseStatus: OCSPResponseStatus
+    package let responseStatus: OCSPResponseStatus
 
     deinit { OCSP_RESPONSE_free(response) }
 
@@ -30,7 +30,7 @@ public final class OCSPResponse: @unchecked Sendable {
     /// - Throws: `TrustError.Code.malformedOCSPResponse` if the bytes are empty, over
     ///   ``maximumDERSize``, not an OCSP response, followed by trailing data, carry a status
     ///   RFC 6960 does not define, or are `successful` without a decodable basic response.
-    public init(derEncoded der: [UInt8]) throws {
+    package init(derEncoded der: [UInt8]) throws {
         guard !der.isEmpty else {
             throw TrustError(.malformedOCSPResponse, "The OCSP response is empty.")
         }
@@ -83,7 +83,7 @@ public final class OCSPResponse: @unchecked Sendable {
     ///
     /// - Throws: `TrustError.Code.unreadableInput` when the file cannot be read, else as
     ///   ``init(derEncoded:)``, with the path in the reason.
-    public convenience init(contentsOfFile path: String) throws {
+    package convenience init(contentsOfFile path: String) throws {
         let bytes = try readFile(path)
         do {
             try self.init(derEncoded: bytes)
@@ -93,7 +93,7 @@ public final class OCSPResponse: @unchecked Sendable {
     }
 
     /// The DER encoding.
-    public var derEncoded: [UInt8] {
+    package var derEncoded: [UInt8] {
         let length = i2d_OCSP_RESPONSE(response, nil)
         guard length > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: Int(length))
@@ -105,5 +105,5 @@ public final class OCSPResponse: @unchecked Sendable {
     }
 
     /// When the responder signed the response (unverified); `nil` unless `successful`.
-    public var producedAt: Date? { basic?.producedAt }
+    package var producedAt: Date? { basic?.producedAt }
 }

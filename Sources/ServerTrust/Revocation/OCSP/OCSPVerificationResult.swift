@@ -1,22 +1,22 @@
-public import Foundation
+package import Foundation
 
-/// What ``OCSPVerifier`` concluded about one certificate from one response, with the evidence.
-public struct OCSPVerificationResult: Hashable, Sendable, CustomStringConvertible {
+/// What `OCSPVerifier` concluded about one certificate from one response, with the evidence.
+package struct OCSPVerificationResult: Hashable, Sendable, CustomStringConvertible {
     /// The status. `good` only for a verified, fresh response about the certificate.
-    public let status: RevocationStatus
+    package let status: RevocationStatus
     /// One or two sentences on why, naming the dates, signer or extension involved.
-    public let explanation: String
+    package let explanation: String
     /// The subject of the certificate that signed the response, once the signature verified.
-    public let signer: String?
+    package let signer: String?
     /// producedAt of the response, when it was parsed.
-    public let producedAt: Date?
+    package let producedAt: Date?
     /// thisUpdate of the single response the status comes from.
-    public let thisUpdate: Date?
+    package let thisUpdate: Date?
     /// nextUpdate of that single response, if it had one.
-    public let nextUpdate: Date?
+    package let nextUpdate: Date?
     /// Until when a cache may reuse this result: the earlier of nextUpdate and thisUpdate plus
     /// the maximum age. `nil` for an unknown status, which is never worth caching as an answer.
-    public let freshUntil: Date?
+    package let freshUntil: Date?
 
     init(
         status: RevocationStatus, explanation: String, signer: String? = nil, producedAt: Date? = nil,
@@ -31,5 +31,5 @@ public struct OCSPVerificationResult: Hashable, Sendable, CustomStringConvertibl
         self.freshUntil = freshUntil
     }
 
-    public var description: String { "\(status): \(explanation)" }
+    package var description: String { "\(status): \(explanation)" }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 internal import COpenSSL
 
 /// Verifies an OCSP response about one certificate, offline, at an explicit time.
@@ -24,8 +24,8 @@ internal import COpenSSL
 ///
 /// Not checked: the revocation status of a delegated responder's own certificate (RFC 6960
 /// §4.2.2.2.1 leaves it to the responder's id-pkix-ocsp-nocheck or to local policy).
-public struct OCSPVerifier: Hashable, Sendable {
-    public var configuration: Configuration
+package struct OCSPVerifier: Hashable, Sendable {
+    package var configuration: Configuration
 
     /// Critical response extensions we process: the nonce (checked when a request is given).
     private static let understoodResponseExtensions: Set<Int32> = [NID_id_pkix_OCSP_Nonce]
@@ -34,7 +34,7 @@ public struct OCSPVerifier: Hashable, Sendable {
     private static let understoodSingleExtensions: Set<Int32> = [NID_ct_cert_scts]
 
     /// - Parameter configuration: time tolerances; see ``Configuration`` for the defaults.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
@@ -48,7 +48,7 @@ public struct OCSPVerifier: Hashable, Sendable {
     ///   - request: the request the response answers, for a live query. When it carries a nonce
     ///     the response must echo it (`RevocationStatus.UnknownReason.nonceMismatch` if not).
     ///     Pass `nil` for stapled and cached responses.
-    public func verify(
+    package func verify(
         _ response: OCSPResponse,
         for certificate: Certificate,
         issuedBy issuer: Certificate,
@@ -66,7 +66,7 @@ public struct OCSPVerifier: Hashable, Sendable {
     /// Parses and verifies a DER response; bytes that do not parse give
     /// `RevocationStatus.UnknownReason.malformed`, since a bad response from a server is
     /// an unknown status, not an error of the caller.
-    public func verify(
+    package func verify(
         derEncoded der: [UInt8],
         for certificate: Certificate,
         issuedBy issuer: Certificate,

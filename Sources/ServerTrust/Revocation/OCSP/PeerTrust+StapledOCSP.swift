@@ -11,7 +11,7 @@ extension PeerTrust {
     ///
     /// - Throws: what ``validatedChain()`` throws: path validation runs first, and a status is
     ///   only worth having for a chain that validates.
-    public func stapledOCSPStatus(using verifier: OCSPVerifier = OCSPVerifier()) throws -> OCSPVerificationResult {
+    package func stapledOCSPStatus(using verifier: OCSPVerifier = OCSPVerifier()) throws -> OCSPVerificationResult {
         let chain = try validatedChain()
         return stapledOCSPStatus(ofValidatedChain: chain, using: verifier)
     }
