@@ -24,9 +24,9 @@ internal import COpenSSL
 /// lock-held set of verified SCTs, and OpenSSL only reads a store while validating
 /// (`CTLOG_STORE_get0_log_by_id`), hence `@unchecked Sendable`: one store serves every
 /// concurrent handshake.
-public final class CTLogStore: @unchecked Sendable {
+package final class CTLogStore: @unchecked Sendable {
     /// The list the store was made from.
-    public let list: CTLogList
+    package let list: CTLogList
     private let store: OpaquePointer
     /// SCTs verified by OpenSSL with this store; emptied when it holds ``verifiedCapacity``.
     // Fast path: docs/PERFORMANCE.md#fast-paths, "Verified-SCT cache".
@@ -51,7 +51,7 @@ public final class CTLogStore: @unchecked Sendable {
     ///
     /// - Throws: `TrustError.Code.openSSLFailure` when the temporary file cannot be written or
     ///   OpenSSL refuses it, naming OpenSSL's error.
-    public init(_ list: CTLogList) throws {
+    package init(_ list: CTLogList) throws {
         guard let store = CTLOG_STORE_new() else { throw TrustError(.openSSLFailure, "CTLOG_STORE_new failed.") }
         self.list = list
         self.store = store
@@ -85,7 +85,7 @@ public final class CTLogStore: @unchecked Sendable {
     ///   - time: the evaluation time: an SCT issued after it is refused
     ///     (``SCTObservation/Status/timestampInFuture``), as OpenSSL refuses it.
     /// - Returns: one observation per SCT, in order.
-    public func verify(_ scts: [SignedCertificateTimestamp], leaf: Certificate, issuer: Certificate?, at time: Date) -> [SCTObservation] {
+    package func verify(_ scts: [SignedCertificateTimestamp], leaf: Certificate, issuer: Certificate?, at time: Date) -> [SCTObservation] {
         guard let context = CT_POLICY_EVAL_CTX_new() else {
             return scts.map { SCTObservation(sct: $0, log: list.log(id: $0.logID), status: .verificationFailed) }
         }

@@ -8,24 +8,24 @@ import Foundation
 /// evaluation after it — on every manager sharing this object, whichever client path — uses
 /// the new list, while an evaluation in progress finishes with the list it started with
 /// (``current`` is read once per evaluation). The list is loaded into OpenSSL
-/// (``CTLogStore``) once per replacement, not per handshake.
+/// (`CTLogStore`) once per replacement, not per handshake.
 ///
-/// Thread-safe: the current store is behind a lock, and a ``CTLogStore`` is immutable.
+/// Thread-safe: the current store is behind a lock, and a `CTLogStore` is immutable.
 public final class CertificateTransparencyLogs: Sendable {
     private let store: Locked<CTLogStore>
 
     /// - Parameter list: the first list.
-    /// - Throws: what ``CTLogStore/init(_:)`` throws.
+    /// - Throws: what `CTLogStore.init(_:)` throws.
     public init(_ list: CTLogList) throws {
         store = Locked(try CTLogStore(list))
     }
 
     /// The list and its OpenSSL store in force now.
-    public var current: CTLogStore { store.withLock { $0 } }
+    package var current: CTLogStore { store.withLock { $0 } }
 
     /// Replaces the list for every evaluation that starts after this call.
     ///
-    /// - Throws: what ``CTLogStore/init(_:)`` throws; the list in force is kept.
+    /// - Throws: what `CTLogStore.init(_:)` throws; the list in force is kept.
     public func replace(with list: CTLogList) throws {
         let loaded = try CTLogStore(list)
         store.withLock { $0 = loaded }

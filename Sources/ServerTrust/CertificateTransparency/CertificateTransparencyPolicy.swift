@@ -26,7 +26,7 @@ public enum CertificateTransparencyPolicy {
     /// Judges observations against the policy.
     ///
     /// - Parameters:
-    ///   - observations: every SCT seen, verified (``CTLogStore/verify(_:leaf:issuer:at:)``).
+    ///   - observations: every SCT seen, verified (`CTLogStore.verify(_:leaf:issuer:at:)`).
     ///   - notValidBefore: the leaf's notBefore.
     ///   - notValidAfter: the leaf's notAfter.
     ///   - list: the log list the SCTs were verified with.

@@ -2,7 +2,7 @@ internal import COpenSSL
 
 extension PeerTrust {
     /// The leaf and its issuer as Certificate Transparency verifies embedded SCTs with them
-    /// (``CTLogStore/evaluate(_:handshake:requirement:at:timeIsTheClock:)``).
+    /// (`CTLogStore.evaluate(_:handshake:requirement:at:timeIsTheClock:)`).
     ///
     /// The validated path is the one an enforcing evaluator may adopt (`adoptableValidatedPath`),
     /// never one only a report-only evaluator built (``validatedChainIfComputed`` may be that

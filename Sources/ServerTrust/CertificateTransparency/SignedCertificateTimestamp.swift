@@ -8,7 +8,7 @@ internal import CServerTrustShims
 /// A server delivers SCTs in three places (``Source``): embedded in its certificate (signed over
 /// the precertificate), in the TLS `signed_certificate_timestamp` extension, or in the stapled
 /// OCSP response (both signed over the certificate itself). Parsing is OpenSSL's (`o2i_SCT`);
-/// verification against a log's key is ``CTLogStore/verify(_:leaf:issuer:at:)``.
+/// verification against a log's key is `CTLogStore.verify(_:leaf:issuer:at:)`.
 public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConvertible {
     /// Where the server delivered an SCT, which decides what the log signed.
     public enum Source: String, Hashable, Sendable, CustomStringConvertible {
@@ -31,19 +31,19 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     public let timestampMilliseconds: UInt64
     /// The SCT's extensions, signed with it: the static-ct-api logs (Sunlight, TesseraCT) put
     /// a `leaf_index` here; empty for most RFC 6962 logs.
-    public let extensions: [UInt8]
+    package let extensions: [UInt8]
     /// The log's signature (the `digitally-signed` body, DER for ECDSA).
-    public let signature: [UInt8]
+    package let signature: [UInt8]
     /// The signature algorithm by OpenSSL's name (`ecdsa-with-SHA256`,
     /// `sha256WithRSAEncryption`), or nil for a pair RFC 6962 does not allow.
     public let signatureAlgorithm: String?
     /// Where it was delivered.
     public let source: Source
-    /// The SCT in its TLS encoding (`i2o_SCT`), what ``CTLogStore`` verifies.
-    public let encoded: [UInt8]
+    /// The SCT in its TLS encoding (`i2o_SCT`), what `CTLogStore` verifies.
+    package let encoded: [UInt8]
 
     /// The largest SCT list accepted: a TLS extension or an X.509 extension is at most 64 KiB.
-    public static let maximumListSize = 1 << 16
+    package static let maximumListSize = 1 << 16
 
     /// When the log issued the SCT.
     public var timestamp: Date { Date(timeIntervalSince1970: TimeInterval(timestampMilliseconds) / 1000) }
@@ -61,7 +61,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     ///   - bytes: the SCT, as `i2o_SCT` writes it and `HandshakeEvidence` carries it.
     ///   - source: where the server delivered it.
     /// - Throws: `TrustError.Code.unreadableInput` when the bytes are not one whole SCT.
-    public init(tlsEncoded bytes: [UInt8], source: Source) throws {
+    package init(tlsEncoded bytes: [UInt8], source: Source) throws {
         guard !bytes.isEmpty, bytes.count <= Self.maximumListSize else {
             throw TrustError(.unreadableInput, "An SCT is 1 to \(Self.maximumListSize) bytes, not \(bytes.count).")
         }
@@ -116,7 +116,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     ///   - source: where the server delivered it.
     /// - Throws: `TrustError.Code.unreadableInput` when the list does not parse, is empty, or
     ///   has trailing data.
-    public static func list(tlsEncoded bytes: [UInt8], source: Source) throws -> [SignedCertificateTimestamp] {
+    package static func list(tlsEncoded bytes: [UInt8], source: Source) throws -> [SignedCertificateTimestamp] {
         guard !bytes.isEmpty, bytes.count <= maximumListSize + 2 else {
             throw TrustError(.unreadableInput, "An SCT list is 1 to \(maximumListSize + 2) bytes, not \(bytes.count).")
         }
@@ -144,7 +144,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     /// - Throws: `TrustError.Code.malformedCertificate` when the extension appears twice or
     ///   does not parse: a certificate that garbles its own SCTs is refused, not read as
     ///   having none.
-    public static func embedded(in certificate: Certificate) throws -> [SignedCertificateTimestamp] {
+    package static func embedded(in certificate: Certificate) throws -> [SignedCertificateTimestamp] {
         try certificate.withX509 { x509 in
             clearOpenSSLErrors()
             var critical: Int32 = 0
@@ -173,7 +173,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable, CustomStringConver
     ///
     /// - Throws: `TrustError.Code.malformedOCSPResponse` when the response, or an SCT
     ///   extension in it, does not parse.
-    public static func stapled(inOCSPResponse der: [UInt8]) throws -> [SignedCertificateTimestamp] {
+    package static func stapled(inOCSPResponse der: [UInt8]) throws -> [SignedCertificateTimestamp] {
         let response = try OCSPResponse(derEncoded: der)
         guard let basic = response.basic?.pointer else { return [] }
         var found: [SignedCertificateTimestamp] = []

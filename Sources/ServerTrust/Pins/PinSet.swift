@@ -73,14 +73,14 @@ public struct PinSet: Hashable, Sendable {
     }
 
     /// Something that expires soon, as logged and audited.
-    public struct ExpiryNotice: Hashable, Sendable, CustomStringConvertible {
+    package struct ExpiryNotice: Hashable, Sendable, CustomStringConvertible {
         /// The pin that expires, or nil for the set itself.
-        public let entry: Entry?
-        public let date: Date
+        package let entry: Entry?
+        package let date: Date
         /// Whole days from the evaluation time to `date`, rounded down.
-        public let daysRemaining: Int
+        package let daysRemaining: Int
 
-        public var description: String {
+        package var description: String {
             let what = entry.map { "pin \($0)" } ?? "pin set"
             return "\(what) expires in \(daysRemaining) day\(daysRemaining == 1 ? "" : "s") (\(PinSet.format(date)))"
         }
@@ -134,7 +134,7 @@ public struct PinSet: Hashable, Sendable {
     }
 
     /// The pins that still match at `time`.
-    public func activeEntries(at time: Date) -> [Entry] { entries.filter { $0.isActive(at: time) } }
+    package func activeEntries(at time: Date) -> [Entry] { entries.filter { $0.isActive(at: time) } }
 
     /// Whether the set is expired at `time`: past ``expiration``, or no pin is active.
     public func isExpired(at time: Date) -> Bool {
@@ -144,7 +144,7 @@ public struct PinSet: Hashable, Sendable {
 
     /// The set's effective expiration: ``expiration``, or the last pin's not-after date when
     /// every pin has one (RFC 7469's effective-expiration-date).
-    public var effectiveExpiration: Date? {
+    package var effectiveExpiration: Date? {
         let pinDates = entries.map(\.notAfter)
         let lastPin = pinDates.contains(nil) ? nil : pinDates.compactMap { $0 }.max()
         switch (expiration, lastPin) {
@@ -156,7 +156,7 @@ public struct PinSet: Hashable, Sendable {
     }
 
     /// The pins and the set that expire within ``warningDays`` of `time` but have not yet.
-    public func expiryNotices(at time: Date) -> [ExpiryNotice] {
+    package func expiryNotices(at time: Date) -> [ExpiryNotice] {
         let window = TimeInterval(warningDays) * 86_400
         var notices: [ExpiryNotice] = []
         for entry in entries {
@@ -170,7 +170,7 @@ public struct PinSet: Hashable, Sendable {
     }
 
     /// The active entries whose pin is the SPKI of a certificate in `chain`.
-    public func matchingEntries(in chain: [Certificate], at time: Date) -> [Entry] {
+    package func matchingEntries(in chain: [Certificate], at time: Date) -> [Entry] {
         let pins = Set(chain.map(\.spkiPin))
         return activeEntries(at: time).filter { pins.contains($0.pin) }
     }
@@ -178,19 +178,19 @@ public struct PinSet: Hashable, Sendable {
     /// Whether at least one active pin is *not* in `chain` — a backup the server could move to.
     /// False when every pin matches the current chain (pinning a leaf and its issuer is not a
     /// backup: both change hands with the same CA account) or when nothing matches.
-    public func hasBackup(for chain: [Certificate], at time: Date) -> Bool {
+    package func hasBackup(for chain: [Certificate], at time: Date) -> Bool {
         let active = activeEntries(at: time)
         let matching = matchingEntries(in: chain, at: time)
         return !matching.isEmpty && matching.count < active.count
     }
 
     /// Whole days from `start` to `end`, rounded down (negative when `end` is earlier).
-    public static func days(from start: Date, to end: Date) -> Int {
+    package static func days(from start: Date, to end: Date) -> Int {
         Int((end.timeIntervalSince(start) / 86_400).rounded(.down))
     }
 
     /// An ISO 8601 UTC timestamp, as logs, reports and audits print dates.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle())
     }
 }

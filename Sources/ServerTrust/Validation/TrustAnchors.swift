@@ -57,7 +57,7 @@ public final class TrustAnchors: Sendable {
     }
 
     /// Files where Linux distributions keep the system CA bundle, in the order tried.
-    public static let systemBundlePaths = [
+    package static let systemBundlePaths = [
         "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Alpine
         "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL
         "/etc/ssl/ca-bundle.pem",  // openSUSE

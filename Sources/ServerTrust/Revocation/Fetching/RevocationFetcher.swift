@@ -73,18 +73,18 @@ public struct RevocationFetchRequest: Hashable, Sendable, CustomStringConvertibl
     public var acceptedContentType: String { kind == .ocsp ? "application/ocsp-response" : "application/pkix-crl" }
 
     /// An OCSP request sent by POST (RFC 6960 A.1).
-    public static func ocspPOST(url: String, body: [UInt8], maximumSize: Int) -> RevocationFetchRequest {
+    package static func ocspPOST(url: String, body: [UInt8], maximumSize: Int) -> RevocationFetchRequest {
         RevocationFetchRequest(kind: .ocsp, url: url, body: body, maximumSize: maximumSize)
     }
 
     /// An OCSP request sent by GET, already encoded into `url` (RFC 6960 A.1, RFC 5019 §5):
     /// cacheable by HTTP caches.
-    public static func ocspGET(url: String, maximumSize: Int) -> RevocationFetchRequest {
+    package static func ocspGET(url: String, maximumSize: Int) -> RevocationFetchRequest {
         RevocationFetchRequest(kind: .ocsp, url: url, body: nil, maximumSize: maximumSize)
     }
 
     /// A CRL download.
-    public static func crl(url: String, maximumSize: Int) -> RevocationFetchRequest {
+    package static func crl(url: String, maximumSize: Int) -> RevocationFetchRequest {
         RevocationFetchRequest(kind: .crl, url: url, body: nil, maximumSize: maximumSize)
     }
 
@@ -129,11 +129,11 @@ public struct RevocationFetchError: Error, Hashable, Sendable, CustomStringConve
     public static func unsupportedURL(_ detail: String = "") -> RevocationFetchError { .init(.unsupportedURL, detail) }
 
     /// Whether this is a timeout.
-    public var isTimeout: Bool { kind == .timedOut }
+    package var isTimeout: Bool { kind == .timedOut }
     /// Whether the body was too large.
-    public var isTooLarge: Bool { kind == .tooLarge }
+    package var isTooLarge: Bool { kind == .tooLarge }
     /// The HTTP status of an ``httpStatus(_:_:)`` error.
-    public var httpStatus: Int? {
+    package var httpStatus: Int? {
         if case .httpStatus(let status) = kind { return status }
         return nil
     }

@@ -29,11 +29,11 @@ public struct IntermediateKeyCertificate: Hashable, Sendable, CustomStringConver
     /// After this instant the intermediate signs nothing the client accepts.
     public var expires: Date { Date(timeIntervalSince1970: TimeInterval(expiresAt)) }
     /// ``expires`` in seconds since 1970.
-    public let expiresAt: Int64
+    package let expiresAt: Int64
     /// The `VerificationKey.keyID` of the root that signed this certificate.
-    public let rootKeyID: [UInt8]
+    package let rootKeyID: [UInt8]
     /// The root's signature.
-    public let signature: [UInt8]
+    package let signature: [UInt8]
 
     /// The signed part: bytes 0–48.
     private var signedPart: [UInt8] {

@@ -37,7 +37,7 @@ public struct SignatureChallenge: Hashable, Sendable {
     public let path: String
     public let query: String
     /// SHA-256 of the request body.
-    public let requestBodyDigest: [UInt8]
+    package let requestBodyDigest: [UInt8]
 
     static let nonceLengths = 16...64
     static let clientNonceLength = 32
@@ -163,7 +163,7 @@ public struct SignatureChallenge: Hashable, Sendable {
 
     /// SHA-256 over `"ServerTrust-Request-v1" 0x00` and the length-prefixed method, host, port
     /// (2 bytes, big-endian), path, query and request-body digest.
-    public var requestDigest: [UInt8] {
+    package var requestDigest: [UInt8] {
         sha256(SignedFields.message(
             domain: Self.requestDigestDomain,
             [Array(method.utf8), Array(host.utf8), SignedFields.uint16(UInt16(port)), Array(path.utf8), Array(query.utf8), requestBodyDigest]))
