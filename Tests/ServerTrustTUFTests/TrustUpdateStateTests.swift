@@ -75,17 +75,30 @@ import Testing
         }
         var refusedAtStart = try State(floorDenyList: floor.denyList, floorLogList: floorLogList)
         _ = try refusedAtStart.handle(.verified(weakeningWithTheDenyListInForce), floorDenyList: floor.denyList, rules: TrustUpdateRules())
-        return try [
-            ("floorNoUpdateYet", State(floorDenyList: floor.denyList, floorLogList: floorLogList)),
-            ("floorNoUpdateYet after a refused state", refusedAtStart),
-            ("refusingUntilFirstUpdate", State(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList, floorLogList: floorLogList)),
-            ("delivered", delivered),
-            ("deliveredPolicyExpired", with(.deliveredPolicyExpired)),
-            ("deliveredMetadataExpired", with(.deliveredMetadataExpired)),
-            ("floorPolicyExpired", with(.floorPolicyExpired, reverted: true)),
-            ("floorMetadataExpired", with(.floorMetadataExpired, reverted: true)),
-            ("floorStoreInterrupted", with(.floorStoreInterrupted, reverted: true)),
-        ]
+        // Every case, by an exhaustive switch: a state added later is covered here or the
+        // tests do not build.
+        return try InForce.allCases.flatMap { inForce throws -> [(String, State)] in
+            switch inForce {
+            case .floorNoUpdateYet:
+                return [
+                    ("floorNoUpdateYet", try State(floorDenyList: floor.denyList, floorLogList: floorLogList)),
+                    ("floorNoUpdateYet after a refused state", refusedAtStart),
+                ]
+            case .refusingUntilFirstUpdate:
+                return [("refusingUntilFirstUpdate", try State(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList, floorLogList: floorLogList))]
+            case .delivered: return [("delivered", delivered)]
+            case .deliveredPolicyExpired, .deliveredMetadataExpired: return [(inForce.rawValue, with(inForce))]
+            case .floorPolicyExpired, .floorMetadataExpired, .floorStoreInterrupted: return [(inForce.rawValue, with(inForce, reverted: true))]
+            }
+        }
+    }
+
+    /// The in-force states are each covered once, and the floor's first state twice (fresh, and
+    /// after a refused state).
+    @Test func everyInForceStateIsCovered() throws {
+        let covered = try Self.states().map(\.1.status.inForce)
+        #expect(Set(covered) == Set(InForce.allCases))
+        #expect(covered.count == InForce.allCases.count + 1)
     }
 
     /// The effect, comparable.

@@ -5,7 +5,7 @@ import ServerTrust
 /// refreshes went. `servertrust updates show` prints it; `TrustUpdateClient.status` reads it.
 public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     /// Which policy is in force.
-    public enum InForce: String, Sendable, Codable, Hashable {
+    public enum InForce: String, Sendable, Codable, Hashable, CaseIterable {
         /// The compiled-in floor: no update was ever applied (or none could be restored). When a
         /// verified policy was refused (``Outcome/refused``), the deny-list verified with it is
         /// joined to the floor's.
