@@ -62,10 +62,10 @@ import Testing
     }
 
     @Test func malformedKeysAreRefusedWithTheirKind() {
-        let pem = #expect(throws: SignatureKeyError.self) { try SignaturePublicKey(pem: "not a key") }
-        #expect(pem?.code == .malformedKey)
-        let raw = #expect(throws: SignatureKeyError.self) { try SignaturePublicKey(ed25519RawRepresentation: [1, 2, 3]) }
-        #expect(raw?.code == .malformedKey)
+        let pem = #expect(throws: TrustError.self) { try SignaturePublicKey(pem: "not a key") }
+        #expect(pem?.code == .malformedPublicKey)
+        let raw = #expect(throws: TrustError.self) { try SignaturePublicKey(ed25519RawRepresentation: [1, 2, 3]) }
+        #expect(raw?.code == .malformedPublicKey)
     }
 
     @Test func rawECDSASignaturesAreReencodedAsDER() {

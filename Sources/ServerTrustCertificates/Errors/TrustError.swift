@@ -38,6 +38,8 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case deniedKey
             case keyExchangeBelowPolicy
             case certificateTransparency
+            case unsupportedKey
+            case weakKey
         }
 
         private let base: Base
@@ -112,6 +114,11 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         /// begins with what was missing (`notEnoughSCTs`, `notEnoughOperators`, `unknownLog`,
         /// `badSCTSignature`, `staleLogList`); `TrustEvaluation.certificateTransparency` has it typed.
         public static let certificateTransparency = Code(.certificateTransparency)
+        /// A signature key (signed responses, TUF, a CT log) of a type or curve that is not
+        /// accepted — Ed25519, EC P-256 and RSA verify — or an algorithm the key cannot sign with.
+        public static let unsupportedKey = Code(.unsupportedKey)
+        /// An RSA signature key shorter than 2,048 bits.
+        public static let weakKey = Code(.weakKey)
 
         public var description: String { base.rawValue }
     }
@@ -186,6 +193,12 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             evidence: evidence, file: file, line: line)
     }
 
+    /// Whether this is why a signature key could not be made (`SignaturePublicKey`,
+    /// `SignaturePrivateKey`): malformed, of a kind not accepted, or too weak.
+    package var isKeyRefusal: Bool {
+        [Code.malformedPublicKey, .malformedPrivateKey, .unsupportedKey, .weakKey].contains(code)
+    }
+
     public static func == (lhs: TrustError, rhs: TrustError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
@@ -218,6 +231,8 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let tlsVersionBelowPolicy = TrustError(.tlsVersionBelowPolicy, "")
     public static let keyExchangeBelowPolicy = TrustError(.keyExchangeBelowPolicy, "")
     public static let certificateTransparency = TrustError(.certificateTransparency, "")
+    public static let unsupportedKey = TrustError(.unsupportedKey, "")
+    public static let weakKey = TrustError(.weakKey, "")
 
     public var description: String {
         var text = ""

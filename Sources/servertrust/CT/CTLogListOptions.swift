@@ -44,7 +44,7 @@ struct CTLogListOptions: ParsableArguments {
         let key: SignaturePublicKey
         do {
             key = try SignaturePublicKey(pem: String(decoding: try read(keyPath, "CT log list key"), as: UTF8.self))
-        } catch let error as SignatureKeyError {
+        } catch let error as TrustError where error.isKeyRefusal {
             throw TrustError(.invalidConfiguration, "--ct-log-list-key \(keyPath): \(error.reason)")
         }
         let signature = ctLogListSignature ?? (path.hasSuffix(".json") ? String(path.dropLast(5)) : path) + ".sig"

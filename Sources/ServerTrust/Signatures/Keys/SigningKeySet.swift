@@ -89,7 +89,7 @@ public struct SigningKeySet: Sendable {
                 case let other:
                     throw reader.error(ktyField, "key type \(other.debugDescription) is not accepted (OKP, EC, RSA)")
                 }
-            } catch let error as SignatureKeyError {
+            } catch let error as TrustError where error.isKeyRefusal {
                 throw reader.error(element, "key \(kid.debugDescription): \(error.reason)")
             }
         }

@@ -18,10 +18,10 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
     private let pointer: OpaquePointer
 
     /// Adopts `pointer`, an `EVP_PKEY` holding a private key; it is freed on failure too.
-    package init(takingOwnership pointer: OpaquePointer) throws(SignatureKeyError) {
+    package init(takingOwnership pointer: OpaquePointer) throws(TrustError) {
         guard let der = withMemoryBIO({ i2d_PUBKEY_bio($0, pointer) == 1 }) else {
             EVP_PKEY_free(pointer)
-            throw SignatureKeyError(.malformedKey, "OpenSSL cannot export the public half: " + drainOpenSSLErrors().joined(separator: "; "))
+            throw TrustError(.malformedPrivateKey, "OpenSSL cannot export the public half: " + drainOpenSSLErrors().joined(separator: "; "))
         }
         do {
             publicKey = try SignaturePublicKey(subjectPublicKeyInfoDER: der)
@@ -36,8 +36,8 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
     deinit { EVP_PKEY_free(pointer) }
 
     /// A fresh key from OpenSSL's random generator; RSA keys have 3,072 bits.
-    /// - Throws: `SignatureKeyError` when OpenSSL fails.
-    public static func generate(_ kind: SignaturePublicKey.Kind) throws(SignatureKeyError) -> SignaturePrivateKey {
+    /// - Throws: `TrustError` `.openSSLFailure` when OpenSSL fails.
+    public static func generate(_ kind: SignaturePublicKey.Kind) throws(TrustError) -> SignaturePrivateKey {
         let name: String = switch kind {
         case .ed25519: "ED25519"
         case .ecdsaP256: "EC"
@@ -58,24 +58,24 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
 
     /// Parses the first unencrypted PEM private key in `pem` (PKCS#8, or the traditional RSA and
     /// EC forms); other PEM blocks around it are skipped.
-    /// - Throws: `SignatureKeyError` `.malformedKey` for a missing, encrypted or unparseable key,
+    /// - Throws: `TrustError` `.malformedPrivateKey` for a missing, encrypted or unparseable key,
     ///   `.unsupportedKey` for another key type or curve, `.weakKey` for RSA under 2,048 bits.
-    public convenience init(pem: String) throws(SignatureKeyError) {
+    public convenience init(pem: String) throws(TrustError) {
         let parsed: OpaquePointer
         do {
             parsed = try PrivateKeyPEM.read(pem)
         } catch .tooLarge {
-            throw SignatureKeyError(.malformedKey, "the PEM text is over 1 MiB")
+            throw TrustError(.malformedPrivateKey, "the PEM text is over 1 MiB")
         } catch {
-            throw SignatureKeyError(.malformedKey, "no unencrypted PEM PRIVATE KEY block could be read")
+            throw TrustError(.malformedPrivateKey, "no unencrypted PEM PRIVATE KEY block could be read")
         }
         try self.init(takingOwnership: parsed)
     }
 
     /// An Ed25519 key from its 32-byte seed (RFC 8032's private key).
-    /// - Throws: `SignatureKeyError` `.malformedKey` unless `raw` is 32 bytes OpenSSL accepts.
-    package convenience init(ed25519RawRepresentation raw: [UInt8]) throws(SignatureKeyError) {
-        guard raw.count == 32 else { throw SignatureKeyError(.malformedKey, "an Ed25519 private key is 32 bytes, not \(raw.count)") }
+    /// - Throws: `TrustError` `.malformedPrivateKey` unless `raw` is 32 bytes OpenSSL accepts.
+    package convenience init(ed25519RawRepresentation raw: [UInt8]) throws(TrustError) {
+        guard raw.count == 32 else { throw TrustError(.malformedPrivateKey, "an Ed25519 private key is 32 bytes, not \(raw.count)") }
         let key = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
         guard let key else { throw Self.failure("EVP_PKEY_new_raw_private_key") }
         try self.init(takingOwnership: key)
@@ -92,11 +92,11 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
     /// Ed25519 64 bytes, ECDSA `r || s` (64 bytes) for ``SignatureAlgorithm/ecdsaP256SHA256Raw``
     /// or DER for ``SignatureAlgorithm/ecdsaP256SHA256``, RSA-PSS with a salt as long as the
     /// digest (RFC 9421 section 3.3.1).
-    /// - Throws: `SignatureKeyError` `.unsupportedKey` when `algorithm` does not fit the key,
+    /// - Throws: `TrustError` `.unsupportedKey` when `algorithm` does not fit the key,
     ///   `.malformedKey` when OpenSSL fails.
-    public func signature(for message: [UInt8], algorithm: SignatureAlgorithm) throws(SignatureKeyError) -> [UInt8] {
+    public func signature(for message: [UInt8], algorithm: SignatureAlgorithm) throws(TrustError) -> [UInt8] {
         guard algorithm.keyKind == kind else {
-            throw SignatureKeyError(.unsupportedKey, "a \(kind.rawValue) key cannot sign with \(algorithm)")
+            throw TrustError(.unsupportedKey, "a \(kind.rawValue) key cannot sign with \(algorithm)")
         }
         let digest: OpaquePointer?
         var pssSalt: Int32? = nil
@@ -154,9 +154,9 @@ public final class SignaturePrivateKey: @unchecked Sendable, CustomStringConvert
 
     public var description: String { "SignaturePrivateKey(\(kind.rawValue))" }
 
-    private static func failure(_ call: String) -> SignatureKeyError {
+    private static func failure(_ call: String) -> TrustError {
         let errors = drainOpenSSLErrors()
-        return SignatureKeyError(.malformedKey, "\(call) failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")))
+        return TrustError(.openSSLFailure, "\(call) failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")))
     }
 }
 

@@ -30,28 +30,28 @@ public final class SignaturePublicKey: @unchecked Sendable {
     deinit { EVP_PKEY_free(pointer) }
 
     /// An Ed25519 public key from its 32 raw bytes.
-    public convenience init(ed25519RawRepresentation raw: [UInt8]) throws(SignatureKeyError) {
+    public convenience init(ed25519RawRepresentation raw: [UInt8]) throws(TrustError) {
         guard raw.count == 32 else {
-            throw SignatureKeyError(.malformedKey, "an Ed25519 public key is 32 bytes, not \(raw.count)")
+            throw TrustError(.malformedPublicKey, "an Ed25519 public key is 32 bytes, not \(raw.count)")
         }
         let key = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
         guard let key else {
-            throw SignatureKeyError(.malformedKey, "OpenSSL refused the Ed25519 key: " + drainOpenSSLErrors().joined(separator: "; "))
+            throw TrustError(.malformedPublicKey, "OpenSSL refused the Ed25519 key: " + drainOpenSSLErrors().joined(separator: "; "))
         }
         self.init(takingOwnership: key, kind: .ed25519)
     }
 
     /// A key from a DER SubjectPublicKeyInfo: Ed25519, EC on P-256, or RSA of at least 2,048 bits.
-    public convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws(SignatureKeyError) {
+    public convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws(TrustError) {
         let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             return d2i_PUBKEY(nil, &cursor, buffer.count)
         }
         guard let key else {
-            throw SignatureKeyError(.malformedKey, "not a DER SubjectPublicKeyInfo: " + drainOpenSSLErrors().joined(separator: "; "))
+            throw TrustError(.malformedPublicKey, "not a DER SubjectPublicKeyInfo: " + drainOpenSSLErrors().joined(separator: "; "))
         }
         let kind: Kind
-        do throws(SignatureKeyError) {
+        do throws(TrustError) {
             kind = try Self.classify(key)
         } catch {
             EVP_PKEY_free(key)
@@ -62,20 +62,20 @@ public final class SignaturePublicKey: @unchecked Sendable {
 
     /// A key from a PEM `PUBLIC KEY` block (SubjectPublicKeyInfo), as securesystemslib stores
     /// ECDSA and RSA keys.
-    public convenience init(pem: String) throws(SignatureKeyError) {
+    public convenience init(pem: String) throws(TrustError) {
         let lines = pem.split(whereSeparator: \.isNewline).map { line in String(line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()) }
         guard let begin = lines.firstIndex(of: "-----BEGIN PUBLIC KEY-----"),
             let end = lines.firstIndex(of: "-----END PUBLIC KEY-----"), begin < end
         else {
-            throw SignatureKeyError(.malformedKey, "no PEM PUBLIC KEY block")
+            throw TrustError(.malformedPublicKey, "no PEM PUBLIC KEY block")
         }
         guard let der = StrictBase64.decode(Array(lines[(begin + 1)..<end].joined().utf8)) else {
-            throw SignatureKeyError(.malformedKey, "the PEM PUBLIC KEY block is not base64")
+            throw TrustError(.malformedPublicKey, "the PEM PUBLIC KEY block is not base64")
         }
         try self.init(subjectPublicKeyInfoDER: der)
     }
 
-    private static func classify(_ key: OpaquePointer) throws(SignatureKeyError) -> Kind {
+    private static func classify(_ key: OpaquePointer) throws(TrustError) -> Kind {
         switch EVP_PKEY_get_base_id(key) {
         case EVP_PKEY_ED25519:
             return .ed25519
@@ -84,19 +84,19 @@ public final class SignaturePublicKey: @unchecked Sendable {
             var length = 0
             guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else {
                 _ = drainOpenSSLErrors()
-                throw SignatureKeyError(.malformedKey, "an EC key without a named curve")
+                throw TrustError(.malformedPublicKey, "an EC key without a named curve")
             }
             let curve = decodeCString(name)
             guard curve == "prime256v1" || curve == "P-256" else {
-                throw SignatureKeyError(.unsupportedKey, "EC curve \(curve); only P-256 is accepted")
+                throw TrustError(.unsupportedKey, "EC curve \(curve); only P-256 is accepted")
             }
             return .ecdsaP256
         case EVP_PKEY_RSA:
             let bits = EVP_PKEY_get_bits(key)
-            guard bits >= 2048 else { throw SignatureKeyError(.weakKey, "a \(bits)-bit RSA key; at least 2048 bits are required") }
+            guard bits >= 2048 else { throw TrustError(.weakKey, "a \(bits)-bit RSA key; at least 2048 bits are required") }
             return .rsa
         default:
-            throw SignatureKeyError(.unsupportedKey, "key type \(EVP_PKEY_get_base_id(key)) is not Ed25519, EC P-256 or RSA")
+            throw TrustError(.unsupportedKey, "key type \(EVP_PKEY_get_base_id(key)) is not Ed25519, EC P-256 or RSA")
         }
     }
 
