@@ -57,6 +57,23 @@ extension TrustUpdateStateTests {
         }
     }
 
+    /// Fifth review, item 6b, decided: the floor does not bound a delivered log list. A list
+    /// that drops the floor's log and names one the floor's list lacks is put in force from every
+    /// state: it is trusted as the targets key that signs it is, like the policy beside it, and
+    /// CT is no defence against that key's holder (SECURITY.md). Changing that rule fails here.
+    @Test func aDeliveredLogListIsNotBoundedByTheFloorsLogs() throws {
+        let replacing = try Self.targets(policy: Self.policy(pins: [1, 2, 4]), logList: Self.logListJSON([Self.logB], at: Self.now))
+        for (name, state) in try Self.statesWithLogLists() {
+            let (next, applied) = try Self.handle(.verified(replacing), on: state)
+            #expect(applied == .deliveredWithLogList(Self.now), "\(name)")
+            #expect(next.status.lastOutcome == .applied, "\(name)")
+            let inForce = try #require(next.logListInForce, "\(name)")
+            #expect(inForce.log(id: try Self.logB.logID) != nil, "\(name): the delivered list's own log")
+            #expect(inForce.log(id: try Self.logA.logID) == nil, "\(name): the floor's log is gone")
+            #expect(next.status.certificateTransparencyLogList == TrustUpdateStatus.LogList(timestamp: Self.now, logCount: 1, source: .delivered), "\(name)")
+        }
+    }
+
     /// A delivered state without a list leaves the list in force as it is.
     @Test func aStateWithoutALogListKeepsTheOneInForce() throws {
         for (name, state) in try Self.statesWithLogLists() {
