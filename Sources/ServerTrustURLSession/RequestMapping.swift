@@ -9,17 +9,17 @@ import ServerTrustHTTP
 /// A `URLRequest` as a `Request`.
 enum RequestMapping {
     /// The header fields, the configuration's with them, are admitted by ServerTrustHTTP's one
-    /// rule for every adapter (`RequestAdmission`); a refusal is ``URLSessionAdapterError/Code/invalidRequest``.
+    /// rule for every adapter (`RequestAdmission`); a refusal is `SessionError` `invalidRequest`.
     ///
     /// - Parameter additionalHeaders: the configuration's `httpAdditionalHeaders`, sent unless
     ///   the request has a field of the same name (compared case-insensitively).
-    static func request(for urlRequest: URLRequest, additionalHeaders: [String: String]) throws(URLSessionAdapterError) -> Request {
+    static func request(for urlRequest: URLRequest, additionalHeaders: [String: String]) throws(SessionError) -> Request {
         guard let url = urlRequest.url else {
-            throw URLSessionAdapterError(.invalidRequest, "The request has no URL.")
+            throw SessionError(.invalidRequest, "The request has no URL.")
         }
         let methodName = urlRequest.httpMethod ?? "GET"
         guard let method = HTTPRequest.Method(methodName) else {
-            throw URLSessionAdapterError(.invalidRequest, "\"\(methodName)\" is not a valid HTTP method.")
+            throw SessionError(.invalidRequest, "\"\(methodName)\" is not a valid HTTP method.", url: url.absoluteString)
         }
         // Sorted: URLRequest keeps header fields in a dictionary, and a stable order keeps
         // requests reproducible.
@@ -34,7 +34,7 @@ enum RequestMapping {
             admitted = try RequestAdmission.admit(
                 target: url.absoluteString, url: url, fields: fields.lazy.map { (name: $0.key, value: $0.value) }, bodyLength: bodyLength)
         } catch {
-            throw URLSessionAdapterError(.invalidRequest, error.reason)
+            throw error.sessionError(url: url.absoluteString)
         }
         let headers = admitted.headers
         let declaredLength = admitted.contentLength
@@ -72,8 +72,7 @@ struct InputStreamChunks: AsyncSequence, @unchecked Sendable {
             let count = buffer.withUnsafeMutableBufferPointer { stream.read($0.baseAddress!, maxLength: $0.count) }
             if count < 0 {
                 stream.close()
-                throw URLSessionAdapterError(
-                    .invalidRequest, "The request's body stream failed: \(stream.streamError.map { "\($0)" } ?? "read error").")
+                throw SessionError(.uploadFailed, "The request's body stream failed: \(stream.streamError.map { "\($0)" } ?? "read error").")
             }
             if count == 0 {
                 stream.close()

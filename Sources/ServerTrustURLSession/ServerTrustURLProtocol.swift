@@ -26,7 +26,7 @@ import Synchronization
 /// It fails closed: a request it cannot serve as the `Session` would — no `Session` installed
 /// or the installed one released, a scheme other than `https:` (or `http:` with
 /// `allowsPlainHTTP`), a download, upload or WebSocket task — fails with a `URLError` whose
-/// underlying error is a ``URLSessionAdapterError``; it never falls through to URLSession's own
+/// underlying error is a `SessionError`; it never falls through to URLSession's own
 /// unpinned stack. See <doc:ServerTrustURLSession> for redirects, errors, and what differs from
 /// URLSession's own stack.
 public class ServerTrustURLProtocol: URLProtocol {
@@ -41,7 +41,7 @@ public class ServerTrustURLProtocol: URLProtocol {
     /// them no way to reach their configuration). The class refers to `session` weakly: keep
     /// the `Session` alive for as long as URLSessions made with this configuration send
     /// requests — a request after it is released fails with
-    /// ``URLSessionAdapterError/Code/sessionNotFound``.
+    /// `SessionError` `sessionNotFound`.
     ///
     /// The class also keeps what FoundationNetworking leaves to an HTTP protocol, as it is now:
     /// `httpAdditionalHeaders` (sent unless the request sets the same field) and, when
@@ -98,9 +98,9 @@ public class ServerTrustURLProtocol: URLProtocol {
         }
     }
 
-    private static func requireInstallation() throws(URLSessionAdapterError) -> (session: Session, settings: InstalledSettings) {
+    private static func requireInstallation() throws(SessionError) -> (session: Session, settings: InstalledSettings) {
         if let installation = InstalledSessions.installation(of: self) { return installation }
-        throw URLSessionAdapterError(
+        throw SessionError(
             .sessionNotFound,
             self == ServerTrustURLProtocol.self
                 ? "ServerTrustURLProtocol was registered by hand; install it with ServerTrustURLProtocol.install(in:session:) so that it knows its Session."
@@ -116,14 +116,14 @@ public class ServerTrustURLProtocol: URLProtocol {
     /// Refuses the tasks whose results FoundationNetworking does not take from a custom protocol
     /// (a download task's file, a WebSocket's frames) or whose body it does not show one (an
     /// upload task's body, unless it is in the request).
-    private static func refuseUnsupported(_ task: URLSessionTask?) throws(URLSessionAdapterError) {
+    private static func refuseUnsupported(_ task: URLSessionTask?) throws(SessionError) {
         switch task {
         case is URLSessionDownloadTask:
-            throw URLSessionAdapterError(.unsupportedTask, "Download tasks are not served by ServerTrustURLProtocol; use a data task (or URLSession.data(for:)) and write the data yourself.")
+            throw SessionError(.unsupportedTask, "Download tasks are not served by ServerTrustURLProtocol; use a data task (or URLSession.data(for:)) and write the data yourself.")
         case is URLSessionWebSocketTask:
-            throw URLSessionAdapterError(.unsupportedTask, "WebSocket tasks are not served by ServerTrustURLProtocol.")
+            throw SessionError(.unsupportedTask, "WebSocket tasks are not served by ServerTrustURLProtocol.")
         case let upload as URLSessionUploadTask where upload.originalRequest?.httpBody == nil && upload.originalRequest?.httpBodyStream == nil:
-            throw URLSessionAdapterError(
+            throw SessionError(
                 .unsupportedTask,
                 "An upload task's separate body is not visible to a URLProtocol in FoundationNetworking; put it in URLRequest.httpBody (or httpBodyStream) and use a data task.")
         default:

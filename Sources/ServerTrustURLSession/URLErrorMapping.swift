@@ -3,7 +3,7 @@ public import Foundation
 import ServerTrust
 public import ServerTrustHTTP
 
-/// A `SessionError` or ``URLSessionAdapterError`` as the `URLError` URLSession's callers expect.
+/// A `SessionError` as the `URLError` URLSession's callers expect.
 ///
 /// No text in the error carries the request URL's user-info, query or fragment: the failing URL
 /// (`URLError.failingURL`) is the redacted one, as in the description, because printing an
@@ -19,9 +19,6 @@ enum URLErrorMapping {
             code = self.code(for: error, url: url)
             userInfo[NSLocalizedDescriptionKey] = error.description
             if let report = error.rejectedTrust { userInfo[ServerTrustURLProtocol.trustReportKey] = report }
-        case let error as URLSessionAdapterError:
-            code = error.code == .invalidRequest ? .badURL : .unsupportedURL
-            userInfo[NSLocalizedDescriptionKey] = error.reason
         default:
             // A `Session` throws only `SessionError`; kept for whatever a later one might add.
             code = .unknown
@@ -39,9 +36,12 @@ enum URLErrorMapping {
         case .cancelled, .sessionShutDown: return .cancelled
         case .tooManyRedirects: return .httpTooManyRedirects
         case .insecureRedirect: return .appTransportSecurityRequiresSecureConnection
+        case .sessionNotFound, .unsupportedTask: return .unsupportedURL
         case .invalidRequest:
-            // The session refuses plain http: (without allowsPlainHTTP) and every other scheme.
+            // The session refuses plain http: (without allowsPlainHTTP) and every other scheme;
+            // the adapter refuses a request without a URL or one the admission rule refuses.
             switch url?.scheme?.lowercased() {
+            case nil: return .badURL
             case "https"?: return .badURL
             case "http"?: return .appTransportSecurityRequiresSecureConnection
             default: return .unsupportedURL

@@ -9,25 +9,25 @@ import Vapor
 extension ServerTrustClient {
     /// The session request for `request`: its method, URL (with its query), header fields in
     /// order (repeated names kept), body bytes and timeout, each as written — or a
-    /// ``ServerTrustClientError`` naming the part that cannot be sent as written. The header
+    /// `SessionError` `invalidRequest` naming the part that cannot be sent as written. The header
     /// fields are admitted by ServerTrustHTTP's one rule for every adapter (`RequestAdmission`):
     /// a `Host` naming the URL's server and a `Content-Length` that agrees with the body are
     /// left out, as the session sends the same from the URL and the body; any other difference
     /// is refused.
-    static func sessionRequest(_ request: ClientRequest) throws(ServerTrustClientError) -> ServerTrustHTTP.Request {
+    static func sessionRequest(_ request: ClientRequest) throws(SessionError) -> ServerTrustHTTP.Request {
         let text = request.url.string
         guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty, let host = url.host, !host.isEmpty else {
-            throw ServerTrustClientError(
-                .invalidURL, "\"\(URLRedaction.redacted(text))\" is not an absolute URL with a scheme and a host.")
+            throw SessionError(
+                .invalidRequest, "\"\(URLRedaction.redacted(text))\" is not an absolute URL with a scheme and a host.", url: text)
         }
         guard let method = HTTPRequest.Method(request.method.rawValue) else {
-            throw ServerTrustClientError(.invalidMethod, "The method \"\(request.method.rawValue)\" is not an RFC 9110 token.")
+            throw SessionError(.invalidRequest, "The method \"\(request.method.rawValue)\" is not an RFC 9110 token.", url: text)
         }
         let admitted: RequestAdmission.Admitted
         do throws(RequestAdmission.Refusal) {
             admitted = try RequestAdmission.admit(target: text, url: url, fields: request.headers, bodyLength: request.body?.readableBytes ?? 0)
         } catch {
-            throw ServerTrustClientError(error)
+            throw error.sessionError(url: text)
         }
         var outgoing = ServerTrustHTTP.Request(
             method: method, url: url, headers: admitted.headers, body: request.body.map { Array($0.readableBytesView) })

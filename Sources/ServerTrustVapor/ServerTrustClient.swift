@@ -29,7 +29,7 @@ public import Vapor
 /// and `error.trustError` (which check rejected the server: `pinMismatch`, its evaluator, the
 /// chain the server showed beside the configured pins), `error.signatureError` for a signed
 /// response that failed. A `ClientRequest` that cannot be sent as it is written fails with
-/// ``ServerTrustClientError`` before any connection is opened.
+/// `SessionError` `invalidRequest`, its reason naming the part, before any connection is opened.
 ///
 /// **What differs from Vapor's default client** (AsyncHTTPClient):
 /// - `app.http.client.configuration` is not used: no proxy, timeout, redirect, TLS or
@@ -81,8 +81,8 @@ public struct ServerTrustClient: Client {
     ///
     /// - Returns: a future that succeeds with the final hop's status, header fields and body (a
     ///   buffer from ``byteBufferAllocator``; nil when the body is empty, as with Vapor's
-    ///   client), or fails with the session's `SessionError` or, for a request that cannot be
-    ///   mapped, a ``ServerTrustClientError``.
+    ///   client), or fails with the session's `SessionError` (`invalidRequest` for a request
+    ///   that cannot be mapped, before any connection is opened).
     public func send(_ request: ClientRequest) -> EventLoopFuture<ClientResponse> {
         let outgoing: ServerTrustHTTP.Request
         do {

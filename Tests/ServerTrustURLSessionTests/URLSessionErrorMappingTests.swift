@@ -44,7 +44,7 @@ import Testing
         request.setValue("1", forHTTPHeaderField: headerName)
         let error = try #require(await urlError { try await fixture.urlSession().data(for: request) })
         #expect(error.code == .badURL)
-        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .invalidRequest)
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? SessionError)?.code == .invalidRequest)
         #expect(fixture.redirector.acceptedConnections == 0)
     }
 

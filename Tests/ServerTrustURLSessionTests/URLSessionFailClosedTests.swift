@@ -21,7 +21,7 @@ import Testing
         configuration.protocolClasses = [ServerTrustURLProtocol.self] + (configuration.protocolClasses ?? [])
         let error = try #require(await urlError { try await URLSession(configuration: configuration).data(from: URL(string: fixture.impostor.url("/status/200"))!) })
         #expect(error.code == .unsupportedURL)
-        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .sessionNotFound)
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? SessionError)?.code == .sessionNotFound)
         #expect(fixture.impostor.acceptedConnections == 0)
     }
 
@@ -38,7 +38,7 @@ import Testing
         released = nil
         let error = try #require(await urlError { try await URLSession(configuration: configuration).data(from: URL(string: fixture.redirector.url("/status/200"))!) })
         #expect(error.code == .unsupportedURL)
-        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .sessionNotFound)
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? SessionError)?.code == .sessionNotFound)
         #expect(fixture.redirector.acceptedConnections == 0)
     }
 
@@ -87,7 +87,7 @@ import Testing
         request.httpMethod = "POST"
         let error = try #require(await urlError { try await fixture.urlSession().upload(for: request, from: Data("payload".utf8)) })
         #expect(error.code == .unsupportedURL)
-        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .unsupportedTask)
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? SessionError)?.code == .unsupportedTask)
         #expect(fixture.redirector.requestsServed == 0)
     }
 
@@ -99,7 +99,7 @@ import Testing
         await delegate.completion()
         let error = try #require(delegate.record.withLock { $0.error } as? URLError)
         #expect(error.code == .unsupportedURL)
-        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .unsupportedTask)
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? SessionError)?.code == .unsupportedTask)
     }
 
     /// A WebSocket task never reaches URLSession's own WebSocket protocol: refused by this one

@@ -57,7 +57,7 @@ import Testing
     func eachInputGetsTheRulesVerdict(_ input: Input) throws {
         let (urlRequest, field) = Self.request(input)
         if let field { #expect(urlRequest.allHTTPHeaderFields?[field.name] == field.value, "\(input): the field is in the URLRequest") }
-        let result = Result { () throws(URLSessionAdapterError) in try RequestMapping.request(for: urlRequest, additionalHeaders: [:]) }
+        let result = Result { () throws(SessionError) in try RequestMapping.request(for: urlRequest, additionalHeaders: [:]) }
         switch (result, Self.expected(input)) {
         case (.failure(let error), let kind?):
             #expect(error.code == .invalidRequest, "\(input): \(error)")
@@ -85,7 +85,7 @@ import Testing
     /// The configuration's `httpAdditionalHeaders` are admitted by the same rule.
     @Test func anAdditionalHostOfAnotherServerIsRefused() throws {
         let urlRequest = URLRequest(url: URL(string: Self.url)!)
-        let refused = #expect(throws: URLSessionAdapterError.self) {
+        let refused = #expect(throws: SessionError.self) {
             try RequestMapping.request(for: urlRequest, additionalHeaders: ["Host": "internal.servertrust.test"])
         }
         #expect(refused?.code == .invalidRequest)
@@ -103,7 +103,7 @@ import Testing
         request.url = fixture.redirectorURL("/echo")
         let error = try #require(await urlError { try await fixture.urlSession().data(for: request) })
         #expect(error.code == .badURL, "\(input)")
-        #expect((error.userInfo[NSUnderlyingErrorKey] as? URLSessionAdapterError)?.code == .invalidRequest, "\(input)")
+        #expect((error.userInfo[NSUnderlyingErrorKey] as? SessionError)?.code == .invalidRequest, "\(input)")
         #expect(fixture.redirector.acceptedConnections == 0, "\(input)")
     }
 }

@@ -8,7 +8,8 @@ import Testing
 import Vapor
 
 /// The inputs ServerTrustHTTP's request admission decides (`RequestAdmissionTests`), sent as a
-/// Vapor `ClientRequest`: each gets the rule's verdict, under this client's code for it. The
+/// Vapor `ClientRequest`: each gets the rule's verdict, as `SessionError` `invalidRequest` with the
+/// rule's reason. The
 /// URLSession and OpenAPI adapters' tests send the same inputs.
 @Suite struct VaporRequestAdmissionTests {
     static let url = "https://api.servertrust.test/echo?x=1"
@@ -35,7 +36,7 @@ import Vapor
         return request
     }
 
-    static func expected(_ input: Input) -> ServerTrustClientError.Code? {
+    static func expected(_ input: Input) -> RequestAdmission.Refusal.Kind? {
         switch input {
         case .crLFInAValue, .nulInAValue: .invalidHeaderValue
         case .crLFInAName: .invalidHeaderName
@@ -48,11 +49,20 @@ import Vapor
 
     @Test(arguments: Input.allCases)
     func eachInputGetsTheRulesVerdict(_ input: Input) throws {
-        let result = Result { () throws(ServerTrustClientError) in try ServerTrustClient.sessionRequest(Self.request(input)) }
+        let result = Result { () throws(SessionError) in try ServerTrustClient.sessionRequest(Self.request(input)) }
         switch (result, Self.expected(input)) {
-        case (.failure(let error), let code?):
-            #expect(error.code == code, "\(input): \(error)")
-            #expect(!error.reason.isEmpty)
+        case (.failure(let error), let kind?):
+            #expect(error.code == .invalidRequest, "\(input): \(error)")
+            let rule = Result { () throws(RequestAdmission.Refusal) in
+                try RequestAdmission.admit(target: Self.url, url: URL(string: Self.url)!, fields: Self.request(input).headers, bodyLength: 5)
+            }
+            guard case .failure(let refusal) = rule else {
+                Issue.record("\(input): the rule admitted it")
+                return
+            }
+            #expect(refusal.kind == kind, "\(input)")
+            #expect(error.reason == refusal.reason, "\(input)")
+            #expect(error.url == Self.url, "\(input)")
         case (.success(let request), nil):
             // Admitted: the Host (naming the URL's server) is left out, the session sends the
             // URL's authority; a line break in the target never goes out raw.
@@ -61,8 +71,8 @@ import Vapor
             if input == .crLFInTheTarget { #expect(request.url.absoluteString.contains("%0D%0A"), "\(request.url)") }
         case (.failure(let error), nil):
             Issue.record("\(input): refused, expected admitted: \(error)")
-        case (.success, let code?):
-            Issue.record("\(input): admitted, expected \(code)")
+        case (.success, let kind?):
+            Issue.record("\(input): admitted, expected \(kind)")
         }
     }
 
@@ -71,7 +81,8 @@ import Vapor
         var request = ClientRequest(method: .POST, url: URI(string: Self.url), body: ByteBuffer(string: "hello"))
         request.headers.add(name: "Content-Length", value: "5")
         request.headers.add(name: "content-length", value: "6")
-        #expect(throws: ServerTrustClientError(.conflictingContentLength, "")) { try ServerTrustClient.sessionRequest(request) }
+        let error = #expect(throws: SessionError.invalidRequest) { try ServerTrustClient.sessionRequest(request) }
+        #expect(error?.reason == "Two Content-Length fields disagree (5 and 6 bytes).")
     }
 }
 #endif

@@ -13,13 +13,16 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
             case tooManyRedirects, insecureRedirect, responseTooLarge, sessionShutDown, unsupportedBackend
             case responseSignatureInvalid, contentDecodingFailed
             case uploadFailed, bodyNotReplayable, requestBodyTooLarge
+            case sessionNotFound, unsupportedTask
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
         /// The server was rejected by its trust policy; ``SessionError/trustError`` says why.
         public static let trustEvaluationFailed = Code(.trustEvaluationFailed)
-        /// The request cannot be sent as built (bad URL, plain HTTP not allowed, bad header).
+        /// The request cannot be sent as built (bad URL, plain HTTP not allowed, bad header), or
+        /// an adapter's request (URLSession, OpenAPI, Vapor) is refused by the request-admission
+        /// rule every adapter applies: the reason names the field or the URL.
         public static let invalidRequest = Code(.invalidRequest)
         /// libcurl failed the transfer (connection refused, TLS error, protocol error…).
         public static let transferFailed = Code(.transferFailed)
@@ -56,6 +59,13 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         /// ``Session/Configuration/maximumSignedRequestBodySize``: its digest must be computed
         /// before sending, so it is read into memory, up to that limit.
         public static let requestBodyTooLarge = Code(.requestBodyTooLarge)
+        /// An adapter has no session to send the request with: ServerTrustURLSession's
+        /// `ServerTrustURLProtocol` registered by hand rather than installed, or the `Session`
+        /// it was installed with released. Nothing is sent, over no other stack.
+        public static let sessionNotFound = Code(.sessionNotFound)
+        /// A task an adapter cannot carry: a URLSession download, WebSocket, or upload task
+        /// (whose separate body a `URLProtocol` cannot see).
+        public static let unsupportedTask = Code(.unsupportedTask)
 
         public var description: String { base.rawValue }
     }
@@ -130,7 +140,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// An error with libcurl's `curlCode` gets its ``transportFailure`` here, read from the code
     /// and message, unless `transportFailure` says what the code cannot (a trust rejection).
-    init(
+    package init(
         _ code: Code, _ reason: String, trustError: TrustError? = nil, curlCode: Int = 0, curlMessage: String = "",
         transportFailure: TransportFailure? = nil, url: String? = nil, signatureError: ResponseSignatureError? = nil,
         rejectedTrust: TrustReport? = nil
@@ -171,6 +181,8 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let uploadFailed = SessionError(.uploadFailed, "")
     public static let bodyNotReplayable = SessionError(.bodyNotReplayable, "")
     public static let requestBodyTooLarge = SessionError(.requestBodyTooLarge, "")
+    public static let sessionNotFound = SessionError(.sessionNotFound, "")
+    public static let unsupportedTask = SessionError(.unsupportedTask, "")
 
     /// The reason first; for a trust failure, the first line names the check that failed (a
     /// revoked certificate and the CRL that says so, a pin mismatch), then the evidence, then

@@ -45,8 +45,7 @@ package enum RequestAdmission {
             self.reason = reason
         }
 
-        /// The refusal as the session's own error, `invalidRequest` (for an adapter whose errors
-        /// are the session's, such as ServerTrustOpenAPI).
+        /// The refusal as the session's own error, `invalidRequest`: what every adapter throws.
         package func sessionError(url: String) -> SessionError { SessionError(.invalidRequest, reason, url: url) }
 
         package var description: String { "\(kind): \(reason)" }
