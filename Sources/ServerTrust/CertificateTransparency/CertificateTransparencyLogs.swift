@@ -7,7 +7,7 @@ import Foundation
 /// `ct_log_list.json`) or the application's own refresh calls ``replace(with:)`` and every
 /// evaluation after it — on every manager sharing this object, whichever client path — uses
 /// the new list, while an evaluation in progress finishes with the list it started with
-/// (``current`` is read once per evaluation). The list is loaded into OpenSSL
+/// (the list in force is read once per evaluation). The list is loaded into OpenSSL
 /// (`CTLogStore`) once per replacement, not per handshake.
 ///
 /// Thread-safe: the current store is behind a lock, and a `CTLogStore` is immutable.
