@@ -82,7 +82,8 @@ public class ServerTrustURLProtocol: URLProtocol {
             try Self.refuseUnsupported(task)
             prepared = try RequestMapping.request(for: request, additionalHeaders: settings.additionalHeaders)
         } catch {
-            Delivery(urlProtocol: self, client: client, load: load, cookieStorage: nil).fail(URLErrorMapping.urlError(for: error, url: request.url))
+            Delivery(urlProtocol: self, client: client, load: load, cookieStorage: nil)
+                .fail(URLErrorMapping.urlError(for: error, url: request.url, refusedBeforeSending: true))
             return
         }
         let cookieStorage = request.httpShouldHandleCookies ? settings.cookieStorage : nil

@@ -10,13 +10,16 @@ public import ServerTrustHTTP
 /// `NSError` prints its `userInfo` and apps log errors whole. The caller has its own request's
 /// URL, and the underlying `SessionError.url` keeps it whole.
 enum URLErrorMapping {
-    static func urlError(for error: any Error, url: URL?) -> URLError {
+    /// - Parameter refusedBeforeSending: the adapter refused the request before the session saw
+    ///   it (no session, an unsupported task, a request the admission rule refuses): `badURL`
+    ///   for an `invalidRequest`, else `unsupportedURL`, whatever the URL's scheme.
+    static func urlError(for error: any Error, url: URL?, refusedBeforeSending: Bool = false) -> URLError {
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
         if let url, let redacted = URL(string: URLRedaction.redacted(url)) { userInfo[NSURLErrorFailingURLErrorKey] = redacted }
         let code: URLError.Code
         switch error {
         case let error as SessionError:
-            code = self.code(for: error, url: url)
+            code = refusedBeforeSending ? (error.code == .invalidRequest ? .badURL : .unsupportedURL) : self.code(for: error, url: url)
             userInfo[NSLocalizedDescriptionKey] = error.description
             if let report = error.rejectedTrust { userInfo[ServerTrustURLProtocol.trustReportKey] = report }
         default:
@@ -36,12 +39,9 @@ enum URLErrorMapping {
         case .cancelled, .sessionShutDown: return .cancelled
         case .tooManyRedirects: return .httpTooManyRedirects
         case .insecureRedirect: return .appTransportSecurityRequiresSecureConnection
-        case .sessionNotFound, .unsupportedTask: return .unsupportedURL
         case .invalidRequest:
-            // The session refuses plain http: (without allowsPlainHTTP) and every other scheme;
-            // the adapter refuses a request without a URL or one the admission rule refuses.
+            // The session refuses plain http: (without allowsPlainHTTP) and every other scheme.
             switch url?.scheme?.lowercased() {
-            case nil: return .badURL
             case "https"?: return .badURL
             case "http"?: return .appTransportSecurityRequiresSecureConnection
             default: return .unsupportedURL
