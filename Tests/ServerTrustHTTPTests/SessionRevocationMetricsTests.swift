@@ -67,7 +67,7 @@ import ServerTrustTestSupport
 
         let response = try await setup.session.get(setup.url)  // soft-fail: accepted as unknown
         #expect(response.trust.revocation.first?.source == CertificateRevocationResult.Source.none)
-        #expect(try setup.metrics.expectCounter(Name.revocationFetches, [("kind", "ocsp"), ("outcome", "httpStatus")]).totalValue == 1)
+        #expect(try setup.metrics.expectCounter(Name.revocationFetches, [("kind", "ocsp"), ("outcome", "fetchHTTPStatus")]).totalValue == 1)
         #expect(setup.metrics.counters(label: Name.revocationFetches, dimensions: [("outcome", "success")]).isEmpty)
         #expect(try setup.metrics.expectCounter(Name.revocationCacheLookups, [("result", "miss")]).totalValue == 1)
     }

@@ -51,8 +51,8 @@ import ServerTrustHTTP
         func fetch(_ url: String, maximumLength: Int, deadline: ContinuousClock.Instant) async throws(TUFError) -> [UInt8] {
             switch curl.fetch(.crl(url: url, maximumSize: maximumLength), deadline: deadline) {
             case .success(let bytes): return bytes
-            case .failure(let error) where error.httpStatus == 404: throw TUFError(.notFound, url)
-            case .failure(let error) where error.isTooLarge: throw TUFError(.downloadTooLarge, url)
+            case .failure(let error) where error.evidence.httpStatus == 404: throw TUFError(.notFound, url)
+            case .failure(let error) where error.code == .fetchTooLarge: throw TUFError(.downloadTooLarge, url)
             case .failure(let error): throw TUFError(.downloadFailed, "\(url): \(error)")
             }
         }

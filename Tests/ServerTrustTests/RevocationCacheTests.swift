@@ -127,11 +127,11 @@ import Testing
     @Test func aFailedFetchIsNotRepeatedWithinTheBackoff() throws {
         let pki = try RevocationPKI(leafCRL: nil)
         let fetcher = FakeRevocationFetcher()
-        fetcher.fail(RevocationPKI.leafOCSP, .transport("connection refused"))
+        fetcher.fail(RevocationPKI.leafOCSP, .fetchFailed("connection refused"))
         let cache = RevocationCache(failureBackoff: .seconds(60))
         let evaluator = pki.evaluator(fetcher: fetcher, cache: cache)
-        #expect(try leafStatus(evaluator, pki.trust()) == .unknown(.fetchFailed("transport")))
-        #expect(try leafStatus(evaluator, pki.trust()) == .unknown(.fetchFailed("transport")))
+        #expect(try leafStatus(evaluator, pki.trust()) == .unknown(.fetchFailed("fetchFailed")))
+        #expect(try leafStatus(evaluator, pki.trust()) == .unknown(.fetchFailed("fetchFailed")))
         #expect(fetcher.count == 1)
         #expect(cache.statistics.suppressedFetches == 1)
 

@@ -7,7 +7,7 @@ import Testing
 /// An in-memory ``RevocationFetcher``: URLs are routed by prefix to canned replies, and every
 /// request is logged with the deadline it was given.
 final class FakeRevocationFetcher: RevocationFetcher {
-    typealias Handler = @Sendable (RevocationFetchRequest, ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError>
+    typealias Handler = @Sendable (RevocationFetchRequest, ContinuousClock.Instant) -> Result<[UInt8], TrustError>
 
     private let routes = Locked<[(prefix: String, handler: Handler)]>([])
     private let log = Locked<[(request: RevocationFetchRequest, deadline: ContinuousClock.Instant)]>([])
@@ -18,13 +18,13 @@ final class FakeRevocationFetcher: RevocationFetcher {
     }
 
     func serve(_ prefix: String, _ bytes: [UInt8]) { route(prefix) { _, _ in .success(bytes) } }
-    func fail(_ prefix: String, _ error: RevocationFetchError) { route(prefix) { _, _ in .failure(error) } }
+    func fail(_ prefix: String, _ error: TrustError) { route(prefix) { _, _ in .failure(error) } }
 
     /// A responder that never answers: it waits out the deadline, as a fetcher must, and times out.
     func hang(_ prefix: String) {
         route(prefix) { _, deadline in
             while ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
-            return .failure(.timedOut("no answer"))
+            return .failure(.fetchTimedOut("no answer"))
         }
     }
 
@@ -33,10 +33,10 @@ final class FakeRevocationFetcher: RevocationFetcher {
     var count: Int { log.withLock { $0.count } }
     func count(_ prefix: String) -> Int { requests.filter { $0.url.hasPrefix(prefix) }.count }
 
-    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError> {
+    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], TrustError> {
         log.withLock { $0.append((request, deadline)) }
         let handler = routes.withLock { routes in routes.first { request.url.hasPrefix($0.prefix) }?.handler }
-        return handler?(request, deadline) ?? .failure(.httpStatus(404, "no route for \(request.url)"))
+        return handler?(request, deadline) ?? .failure(.fetchHTTPStatus(404, "no route for \(request.url)"))
     }
 }
 
@@ -152,7 +152,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
         let malformed = try OCSPResponseBuilder.errorResponse(.malformedRequest)
         fetcher.route(RevocationPKI.leafOCSP) { request, _ in
             if request.method == "POST" { return .success(good) }
-            return refusal == "http400" ? .failure(.httpStatus(400, "Bad Request")) : .success(malformed)
+            return refusal == "http400" ? .failure(.fetchHTTPStatus(400, "Bad Request")) : .success(malformed)
         }
         let trust = try pki.trust()
         #expect(try leafStatus(pki.evaluator(.hard(), fetcher: fetcher), trust) == .good)
@@ -165,10 +165,10 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
     @Test func aServerErrorOnGETIsNotRetriedAsPOST() throws {
         let pki = try RevocationPKI()
         let fetcher = FakeRevocationFetcher()
-        fetcher.fail(RevocationPKI.leafOCSP, .httpStatus(503, "Service Unavailable"))
+        fetcher.fail(RevocationPKI.leafOCSP, .fetchHTTPStatus(503, "Service Unavailable"))
         let trust = try pki.trust()
         let status = try leafStatus(pki.evaluator(RevocationOptions(methods: .ocsp), fetcher: fetcher), trust)
-        #expect(status == .unknown(.fetchFailed("httpStatus(503)")))
+        #expect(status == .unknown(.fetchFailed("fetchHTTPStatus(503)")))
         #expect(fetcher.requests.map(\.method) == ["GET"])
     }
 
@@ -268,18 +268,18 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
         #expect(trust.revocationResults?.first?.status == .unknown(.responderSaysUnknown))
     }
 
-    @Test(arguments: [RevocationFetchError.httpStatus(503), .transport("connection refused")])
-    func aResponderThatIsDownGivesUnknownNeverGood(failure: RevocationFetchError) throws {
+    @Test(arguments: [TrustError.fetchHTTPStatus(503), .fetchFailed("connection refused")])
+    func aResponderThatIsDownGivesUnknownNeverGood(failure: TrustError) throws {
         let pki = try RevocationPKI(leafCRL: nil)
         let fetcher = FakeRevocationFetcher()
         fetcher.fail(RevocationPKI.leafOCSP, failure)
         let soft = try pki.trust()
-        #expect(try leafStatus(pki.evaluator(.soft(), fetcher: fetcher), soft) == .unknown(.fetchFailed(failure.identifier)))
+        #expect(try leafStatus(pki.evaluator(.soft(), fetcher: fetcher), soft) == .unknown(.fetchFailed(failure.fetchOutcome)))
         let hard = try pki.trust()
         #expect(throws: TrustError.revocationStatusUnknown) {
             try pki.evaluator(.hard(), fetcher: fetcher).evaluate(hard, forHost: RevocationPKI.host)
         }
-        #expect(hard.revocationResults?.first?.status == .unknown(.fetchFailed(failure.identifier)))
+        #expect(hard.revocationResults?.first?.status == .unknown(.fetchFailed(failure.fetchOutcome)))
     }
 
     @Test func aSlowResponderTimesOutWithinTheBudget() throws {
@@ -304,7 +304,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
     @Test func aFetcherTimeoutIsATimeout() throws {
         let pki = try RevocationPKI(leafCRL: nil)
         let fetcher = FakeRevocationFetcher()
-        fetcher.fail(RevocationPKI.leafOCSP, .timedOut())
+        fetcher.fail(RevocationPKI.leafOCSP, .fetchTimedOut())
         #expect(try leafStatus(pki.evaluator(fetcher: fetcher), pki.trust()) == .unknown(.timeout))
     }
 
@@ -353,7 +353,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
         #expect(try leafStatus(pki.evaluator(fetcher: fetcher), pki.trust()) == .unknown(.responseTooLarge))
         #expect(fetcher.requests.first?.maximumSize == RevocationOptions().maximumResponseSize)
 
-        fetcher.fail(RevocationPKI.leafOCSP, .tooLarge())
+        fetcher.fail(RevocationPKI.leafOCSP, .fetchTooLarge())
         #expect(try leafStatus(pki.evaluator(fetcher: fetcher), pki.trust()) == .unknown(.responseTooLarge))
     }
 
@@ -443,7 +443,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
             let nonce = request.body.flatMap(nonceOfOCSPRequest)
             let response = try? OCSPResponseBuilder(signer: ca).adding(.good, for: leaf, issuedBy: ca)
                 .with { $0.nonce = nonce }.build()
-            return response.map { .success($0) } ?? .failure(.transport("cannot build"))
+            return response.map { .success($0) } ?? .failure(.fetchFailed("cannot build"))
         }
         let options = RevocationOptions.hard { $0.ocspNonce = true }
         #expect(try leafStatus(pki.evaluator(options, fetcher: fetcher), pki.trust()) == .good)
@@ -567,8 +567,8 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
     @Test func methodOCSPNeverDownloadsCRLs() throws {
         let pki = try RevocationPKI()
         let fetcher = try pki.goodFetcher()
-        fetcher.fail(RevocationPKI.leafOCSP, .httpStatus(500))
-        #expect(try leafStatus(pki.evaluator(.soft { $0.methods = .ocsp }, fetcher: fetcher), pki.trust()) == .unknown(.fetchFailed("httpStatus(500)")))
+        fetcher.fail(RevocationPKI.leafOCSP, .fetchHTTPStatus(500))
+        #expect(try leafStatus(pki.evaluator(.soft { $0.methods = .ocsp }, fetcher: fetcher), pki.trust()) == .unknown(.fetchFailed("fetchHTTPStatus(500)")))
         #expect(fetcher.count(RevocationPKI.leafCRL) == 0)
     }
 
@@ -584,7 +584,7 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
     @Test func preferOCSPFallsBackToTheCRLWhenOCSPGivesNoAnswer() throws {
         let pki = try RevocationPKI()
         let fetcher = try pki.goodFetcher()
-        fetcher.fail(RevocationPKI.leafOCSP, .transport("refused"))
+        fetcher.fail(RevocationPKI.leafOCSP, .fetchFailed("refused"))
         let trust = try pki.trust()
         #expect(try leafStatus(pki.evaluator(.hard(), fetcher: fetcher), trust) == .good)
         let result = try #require(trust.revocationResults?.first)
@@ -648,11 +648,11 @@ func leafStatus(_ evaluator: RevocationTrustEvaluator, _ trust: PeerTrust, sourc
     @Test func wholeChainScopeHardFailsOnAnUnknownIntermediate() throws {
         let pki = try RevocationPKI()
         let fetcher = try pki.goodFetcher()
-        fetcher.fail(RevocationPKI.caOCSP, .httpStatus(502))
-        fetcher.fail(RevocationPKI.caCRL, .httpStatus(502))
+        fetcher.fail(RevocationPKI.caOCSP, .fetchHTTPStatus(502))
+        fetcher.fail(RevocationPKI.caCRL, .fetchHTTPStatus(502))
         let soft = try pki.trust()
         try pki.evaluator(.soft { $0.scope = .wholeChain }, fetcher: fetcher).evaluate(soft, forHost: "")
-        #expect(soft.revocationResults?.map(\.status) == [.good, .unknown(.fetchFailed("httpStatus(502)"))])
+        #expect(soft.revocationResults?.map(\.status) == [.good, .unknown(.fetchFailed("fetchHTTPStatus(502)"))])
         #expect(throws: TrustError.revocationStatusUnknown) {
             try pki.evaluator(.hard { $0.scope = .wholeChain }, fetcher: fetcher).evaluate(try pki.trust(), forHost: "")
         }
@@ -737,7 +737,7 @@ enum BadOCSPAnswer: String, CaseIterable, Sendable, CustomTestStringConvertible 
         switch self {
         case .responderSaysUnknown: .responderSaysUnknown
         case .responderError: .responderError(.internalError)
-        case .down: .fetchFailed("httpStatus(503)")
+        case .down: .fetchFailed("fetchHTTPStatus(503)")
         case .timeout: .timeout
         case .garbage: .malformed
         case .oversized: .responseTooLarge
@@ -756,8 +756,8 @@ enum BadOCSPAnswer: String, CaseIterable, Sendable, CustomTestStringConvertible 
         switch self {
         case .responderSaysUnknown: fetcher.serve(url, try pki.leafOCSP(.unknown))
         case .responderError: fetcher.serve(url, try OCSPResponseBuilder.errorResponse(.internalError))
-        case .down: fetcher.fail(url, .httpStatus(503))
-        case .timeout: fetcher.fail(url, .timedOut())
+        case .down: fetcher.fail(url, .fetchHTTPStatus(503))
+        case .timeout: fetcher.fail(url, .fetchTimedOut())
         case .garbage: fetcher.serve(url, OCSPResponseBuilder.garbage())
         case .oversized: fetcher.serve(url, OCSPResponseBuilder.oversized(count: 100_000))
         case .wrongKey:

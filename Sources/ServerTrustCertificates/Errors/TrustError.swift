@@ -40,6 +40,11 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
             case certificateTransparency
             case unsupportedKey
             case weakKey
+            case fetchTimedOut
+            case fetchTooLarge
+            case fetchHTTPStatus
+            case fetchFailed
+            case unsupportedURL
         }
 
         private let base: Base
@@ -119,6 +124,16 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedKey = Code(.unsupportedKey)
         /// An RSA signature key shorter than 2,048 bits.
         public static let weakKey = Code(.weakKey)
+        /// A fetch (OCSP, CRL: `RevocationFetcher`) got no complete response by its deadline.
+        public static let fetchTimedOut = Code(.fetchTimedOut)
+        /// A fetched body, or its headers, exceeded the request's size limit.
+        public static let fetchTooLarge = Code(.fetchTooLarge)
+        /// A fetch was answered with an HTTP status other than 200 (``Evidence/httpStatus``).
+        public static let fetchHTTPStatus = Code(.fetchHTTPStatus)
+        /// A fetch failed in DNS, the connection, TLS or the protocol.
+        public static let fetchFailed = Code(.fetchFailed)
+        /// A URL of a scheme or form the fetcher does not handle (`ldap://`, …).
+        public static let unsupportedURL = Code(.unsupportedURL)
 
         public var description: String { base.rawValue }
     }
@@ -149,11 +164,14 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
         public var openSSLErrors: [String] = []
         /// The per-certificate revocation results of a revocation check, leaf first.
         public var revocation: [CertificateRevocationResult] = []
+        /// The HTTP status of a ``Code/fetchHTTPStatus`` failure.
+        public var httpStatus: Int?
 
         public init() {}
 
         var isEmpty: Bool {
             configuredPins.isEmpty && chain.isEmpty && verifyResult == nil && openSSLErrors.isEmpty && revocation.isEmpty
+                && httpStatus == nil
         }
     }
 
@@ -233,6 +251,30 @@ public struct TrustError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let certificateTransparency = TrustError(.certificateTransparency, "")
     public static let unsupportedKey = TrustError(.unsupportedKey, "")
     public static let weakKey = TrustError(.weakKey, "")
+
+    /// What a fetcher returns when it has no body (`RevocationFetcher`): each takes the detail
+    /// for people — the curl error text, the URL, the status line.
+    public static func fetchTimedOut(_ detail: String = "") -> TrustError {
+        TrustError(.fetchTimedOut, detail.isEmpty ? "no complete response before the deadline" : detail)
+    }
+    /// The body (or its headers) exceeded the request's size limit.
+    public static func fetchTooLarge(_ detail: String = "") -> TrustError {
+        TrustError(.fetchTooLarge, detail.isEmpty ? "the response exceeded its size limit" : detail)
+    }
+    /// The server answered `status` (not 200); ``Evidence/httpStatus`` holds it.
+    public static func fetchHTTPStatus(_ status: Int, _ detail: String = "") -> TrustError {
+        var evidence = Evidence()
+        evidence.httpStatus = status
+        return TrustError(.fetchHTTPStatus, "HTTP status \(status)" + (detail.isEmpty ? "" : ": \(detail)"), evidence: evidence)
+    }
+    /// DNS, connection, TLS or protocol failure.
+    public static func fetchFailed(_ detail: String = "") -> TrustError {
+        TrustError(.fetchFailed, detail.isEmpty ? "the fetch failed" : detail)
+    }
+    /// A URL scheme or form the fetcher does not handle.
+    public static func unsupportedURL(_ detail: String = "") -> TrustError {
+        TrustError(.unsupportedURL, detail.isEmpty ? "a URL the fetcher does not handle" : detail)
+    }
 
     public var description: String {
         var text = ""

@@ -75,8 +75,9 @@ extension RevocationStatus {
         /// A live query was needed but network access is disabled
         /// (`RevocationOptions.networkAccessDisabled`) or no `RevocationFetcher` is configured.
         public static let networkAccessDisabled = UnknownReason(.networkAccessDisabled)
-        /// The fetcher failed; the argument is the `RevocationFetchError.identifier` of the
-        /// failure (`httpStatus(503)`, `transport`…), so equal reasons mean the same kind of failure.
+        /// The fetcher failed; the argument is the failure's ``TrustError/Code``, with the status
+        /// for an HTTP status (`fetchHTTPStatus(503)`, `fetchFailed`…), so equal reasons mean the
+        /// same kind of failure.
         public static func fetchFailed(_ identifier: String) -> UnknownReason { UnknownReason(.fetchFailed(identifier)) }
         /// The responder or distribution point sent more than the size limit allows.
         public static let responseTooLarge = UnknownReason(.responseTooLarge)

@@ -10,7 +10,7 @@ struct MeteredRevocationFetcher: RevocationFetcher {
     let upstream: any RevocationFetcher
     let metrics: SessionMetrics
 
-    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError> {
+    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], TrustError> {
         let result = upstream.fetch(request, deadline: deadline)
         metrics.revocationFetched(request.kind, result)
         return result

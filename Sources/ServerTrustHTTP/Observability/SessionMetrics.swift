@@ -93,11 +93,11 @@ final class SessionMetrics: Sendable {
     // MARK: Revocation
 
     /// One call to the session's `RevocationFetcher` returned.
-    func revocationFetched(_ kind: RevocationFetchRequest.Kind, _ result: Result<[UInt8], RevocationFetchError>) {
+    func revocationFetched(_ kind: RevocationFetchRequest.Kind, _ result: Result<[UInt8], TrustError>) {
         let outcome: String
         switch result {
         case .success: outcome = "success"
-        case .failure(let error): outcome = error.httpStatus == nil ? error.identifier : "httpStatus"
+        case .failure(let error): outcome = error.code.description
         }
         counter(Name.revocationFetches, ["kind", kind.description, "outcome", outcome]).increment()
     }

@@ -26,14 +26,14 @@ public struct CurlRevocationFetcher: RevocationFetcher {
         self.resolve = resolve
     }
 
-    public func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError> {
+    public func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], TrustError> {
         let lower = request.url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             return .failure(.unsupportedURL(request.url))
         }
         let remaining = ContinuousClock.now.duration(to: deadline)
         let milliseconds = Int(remaining.components.seconds) * 1000 + Int(remaining.components.attoseconds / 1_000_000_000_000_000)
-        guard milliseconds > 0 else { return .failure(.timedOut("no time left for \(request.url)")) }
+        guard milliseconds > 0 else { return .failure(.fetchTimedOut("no time left for \(request.url)")) }
 
         let sink = FetchSink(limit: request.maximumSize)
         do {
@@ -56,29 +56,29 @@ public struct CurlRevocationFetcher: RevocationFetcher {
                 CServerTrustCurlShims_easy_setopt_write_callback(easy.pointer, CURLOPT_HEADERFUNCTION, fetchHeaderCallback) == CURLE_OK,
                 CServerTrustCurlShims_easy_setopt_ssl_ctx_callback(easy.pointer, fetchSSLContextCallback) == CURLE_OK
             else {
-                return .failure(.transport("curl refused the write, header or SSL context callback"))
+                return .failure(.fetchFailed("curl refused the write, header or SSL context callback"))
             }
             let code = curl_easy_perform(easy.pointer)
             if sink.headersOverflowed {
-                return .failure(.tooLarge("\(request.url): response headers over \(FetchSink.headerLimit) bytes"))
+                return .failure(.fetchTooLarge("\(request.url): response headers over \(FetchSink.headerLimit) bytes"))
             }
-            if sink.overflowed { return .failure(.tooLarge("\(request.url): body over \(request.maximumSize) bytes")) }
+            if sink.overflowed { return .failure(.fetchTooLarge("\(request.url): body over \(request.maximumSize) bytes")) }
             switch code {
             case CURLE_OK:
                 let status = easy.info(CURLINFO_RESPONSE_CODE)
-                guard status == 200 else { return .failure(.httpStatus(status, request.url)) }
+                guard status == 200 else { return .failure(.fetchHTTPStatus(status, request.url)) }
                 return .success(sink.bytes)
             case CURLE_OPERATION_TIMEDOUT:
-                return .failure(.timedOut("\(request.url): \(easy.errorMessage)"))
+                return .failure(.fetchTimedOut("\(request.url): \(easy.errorMessage)"))
             default:
                 var text = easy.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : easy.errorMessage
                 if code == CURLE_SSL_CONNECT_ERROR, TLSFloor.isProtocolVersionRefusal(text) {
                     text = "the responder offers no protocol version at or above \(TLSFloor.minimumProtocolName), the lowest ServerTrust accepts (\(text))"
                 }
-                return .failure(.transport("\(request.url): \(text)"))
+                return .failure(.fetchFailed("\(request.url): \(text)"))
             }
         } catch {
-            return .failure(.transport("\(request.url): \(error)"))
+            return .failure(.fetchFailed("\(request.url): \(error)"))
         }
     }
 }

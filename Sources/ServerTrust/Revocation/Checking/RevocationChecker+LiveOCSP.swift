@@ -36,8 +36,8 @@ extension RevocationChecker {
                     switch fetcher.fetch(fetchRequest, deadline: deadline) {
                     case .failure(let error):
                         last = (error.unknownReason, "OCSP responder \(url) (\(fetchRequest.method)): \(error).")
-                        if error.isTimeout { return .failed(last.0, last.1) }
-                        if postFollows, let status = error.httpStatus, (400..<500).contains(status) { continue attempts }
+                        if error.code == .fetchTimedOut { return .failed(last.0, last.1) }
+                        if postFollows, let status = error.evidence.httpStatus, (400..<500).contains(status) { continue attempts }
                         break attempts
                     case .success(let bytes):
                         guard bytes.count <= options.effectiveMaximumResponseSize else {

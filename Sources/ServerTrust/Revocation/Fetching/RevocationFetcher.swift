@@ -7,17 +7,17 @@
 /// The contract, which every implementation must keep:
 ///
 /// - **Synchronous and bounded.** `fetch` is called inside a TLS handshake, which waits for it.
-///   It must return by `deadline` — with ``RevocationFetchError/timedOut(_:)`` if nothing complete
+///   It must return by `deadline` — with `TrustError.fetchTimedOut(_:)` if nothing complete
 ///   has arrived — and must never block past it (connect, DNS and transfer included).
 /// - **Size-limited.** It must stop reading once the body exceeds
-///   ``RevocationFetchRequest/maximumSize`` and return ``RevocationFetchError/tooLarge(_:)``; it
+///   ``RevocationFetchRequest/maximumSize`` and return `TrustError.fetchTooLarge(_:)`; it
 ///   must not buffer an unbounded body first. The evaluator checks the size again.
 /// - **No recursion.** The request must not go through a trust policy that itself checks
 ///   revocation (OCSP and CRL URLs are normally plain `http://`; for an `https://` URL use
 ///   default validation without revocation), or one handshake could wait on another forever.
 /// - **Honest failures.** Any failure — connection refused, HTTP status other than 200, a
-///   truncated body — is an error, never an empty success. The evaluator turns every error
-///   into an unknown status, never into "good".
+///   truncated body — is an error (`fetchFailed`, `fetchHTTPStatus`, … of `TrustError`), never
+///   an empty success. The evaluator turns every error into an unknown status, never "good".
 /// - **Thread-safe.** Concurrent handshakes call it concurrently.
 ///
 /// The bytes are not trusted: the evaluator verifies every response and CRL it gets
@@ -30,7 +30,7 @@ public protocol RevocationFetcher: Sendable {
     ///   - deadline: the instant by which to return, on the continuous clock.
     /// - Returns: the body of a successful (HTTP 200) response, at most
     ///   ``RevocationFetchRequest/maximumSize`` bytes, or why there is none.
-    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], RevocationFetchError>
+    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], TrustError>
 }
 
 /// One HTTP request for revocation data: an OCSP query (POST with a body, or GET with the
@@ -98,69 +98,20 @@ public struct RevocationFetchRequest: Hashable, Sendable, CustomStringConvertibl
     public var description: String { "\(kind) \(method) \(url)" }
 }
 
-/// Why a fetch produced no body. A struct over a private enum, so fetchers can grow new kinds.
-public struct RevocationFetchError: Error, Hashable, Sendable, CustomStringConvertible {
-    private enum Kind: Hashable, Sendable {
-        case timedOut
-        case tooLarge
-        case httpStatus(Int)
-        case transport
-        case unsupportedURL
+extension TrustError {
+    /// A fetch failure's stable name, for metrics and unknown reasons: its code, with the
+    /// status for an HTTP status (`fetchTimedOut`, `fetchHTTPStatus(503)`, `unsupportedURL`…).
+    package var fetchOutcome: String {
+        if code == .fetchHTTPStatus, let status = evidence.httpStatus { return "fetchHTTPStatus(\(status))" }
+        return code.description
     }
 
-    private let kind: Kind
-    /// Detail for people: the curl error text, the host, the status line.
-    public let detail: String
-
-    private init(_ kind: Kind, _ detail: String) {
-        self.kind = kind
-        self.detail = detail
-    }
-
-    /// The deadline passed before a complete response arrived.
-    public static func timedOut(_ detail: String = "") -> RevocationFetchError { .init(.timedOut, detail) }
-    /// The body exceeded ``RevocationFetchRequest/maximumSize``.
-    public static func tooLarge(_ detail: String = "") -> RevocationFetchError { .init(.tooLarge, detail) }
-    /// The server answered with an HTTP status other than 200.
-    public static func httpStatus(_ status: Int, _ detail: String = "") -> RevocationFetchError { .init(.httpStatus(status), detail) }
-    /// DNS, connection, TLS or protocol failure.
-    public static func transport(_ detail: String) -> RevocationFetchError { .init(.transport, detail) }
-    /// A URL scheme or form the fetcher does not handle (`ldap://`, …).
-    public static func unsupportedURL(_ detail: String = "") -> RevocationFetchError { .init(.unsupportedURL, detail) }
-
-    /// Whether this is a timeout.
-    package var isTimeout: Bool { kind == .timedOut }
-    /// Whether the body was too large.
-    package var isTooLarge: Bool { kind == .tooLarge }
-    /// The HTTP status of an ``httpStatus(_:_:)`` error.
-    package var httpStatus: Int? {
-        if case .httpStatus(let status) = kind { return status }
-        return nil
-    }
-
-    /// A stable camel-case name: `timedOut`, `tooLarge`, `httpStatus(503)`, `transport`, `unsupportedURL`.
-    public var identifier: String {
-        switch kind {
-        case .timedOut: "timedOut"
-        case .tooLarge: "tooLarge"
-        case .httpStatus(let status): "httpStatus(\(status))"
-        case .transport: "transport"
-        case .unsupportedURL: "unsupportedURL"
-        }
-    }
-
-    /// Equality compares the kind only, not the detail.
-    public static func == (lhs: RevocationFetchError, rhs: RevocationFetchError) -> Bool { lhs.kind == rhs.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
-
-    public var description: String { detail.isEmpty ? identifier : "\(identifier): \(detail)" }
-
-    /// The unknown reason this failure amounts to.
+    /// The unknown revocation status a fetch failure amounts to.
     var unknownReason: RevocationStatus.UnknownReason {
-        switch kind {
-        case .timedOut: .timeout
-        case .tooLarge: .responseTooLarge
-        default: .fetchFailed(identifier)
+        switch code {
+        case .fetchTimedOut: .timeout
+        case .fetchTooLarge: .responseTooLarge
+        default: .fetchFailed(fetchOutcome)
         }
     }
 }
