@@ -381,7 +381,7 @@ private struct ReportLab {
     func report(hostname: String) throws -> TrustFailureReport {
         TrustFailureReport(
             failure: TrustError(.pinMismatch, "No pin matched.", evaluator: "PinnedKeyHashesTrustEvaluator"), mode: .enforced,
-            policy: try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin]), hostname: hostname, port: 443, pattern: nil,
+            policy: .custom(try PinnedKeyHashesTrustEvaluator(pins: [SessionFixture.unrelatedPin])), hostname: hostname, port: 443, pattern: nil,
             servedChain: fixture.leaf.chain, validatedChain: [], date: clock.now)
     }
 }

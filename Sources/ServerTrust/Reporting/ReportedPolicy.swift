@@ -3,55 +3,93 @@ public import Foundation
 /// What a failure report says about the policy that failed: its pins (RFC 7469's `known-pins`)
 /// and the earliest date its pins stop applying (`effective-expiration-date`).
 ///
-/// Walks the evaluator tree: pinning evaluators contribute their pins, composite and
-/// informational wrappers their children. For a canary finding only the trial policy is
-/// described, since that is the policy whose verdict differed.
+/// Read from the host's declaration: its pin set, or its canary set for a canary finding (the
+/// policy whose verdict differed). A host checked by an evaluator of its own (`custom`) reports
+/// what that evaluator says (``PinReporting``); one that says nothing reports no pins.
 struct ReportedPolicy {
     var pins: [Pin] = []
     var expiration: Date?
 
-    init(_ evaluator: any ServerTrustEvaluating, mode: EnforcementMode) {
-        if mode == .canary, let trial = Self.firstCanary(in: evaluator)?.trial {
-            collect(trial)
+    init(_ policy: HostPolicy, mode: EnforcementMode) {
+        if let custom = policy.custom {
+            let reporting = custom as? any PinReporting
+            let reported = reporting?.reportedPins(for: mode) ?? (mode == .canary ? reporting?.reportedPins(for: .enforced) : nil)
+            pins = reported?.pins ?? []
+            expiration = reported?.expiration
         } else {
-            collect(evaluator)
+            let set = mode == .canary ? policy.canary ?? policy.pins : policy.pins
+            pins = set?.entries.map(\.pin).sorted() ?? []
+            expiration = set?.effectiveExpiration
         }
         var seen: Set<Pin> = []
         pins = pins.filter { seen.insert($0).inserted }
     }
+}
 
-    private mutating func collect(_ evaluator: any ServerTrustEvaluating) {
-        switch evaluator {
-        case let pinSet as PinSetTrustEvaluator:
-            pins += pinSet.core.configuredPins
-            if let date = pinSet.pinSet.effectiveExpiration { expiration = min(expiration ?? date, date) }
-        case let pinned as PinnedKeyHashesTrustEvaluator: pins += pinned.core.configuredPins
-        case let pinned as PinnedCertificatesTrustEvaluator: pins += pinned.core.configuredPins
-        case let pinned as PublicKeysTrustEvaluator: pins += pinned.core.configuredPins
-        case let composite as CompositeTrustEvaluator: composite.evaluators.forEach { collect($0) }
-        case let informational as InformationalTrustEvaluator: collect(informational.evaluator)
-        case let canary as CanaryTrustEvaluator: collect(canary.enforced)
-        default: break
-        }
+/// An evaluator that says which pins its verdict comes from, for failure reports of a host that
+/// uses it as its `custom` evaluator. Each of ServerTrust's evaluators answers for itself; a
+/// wrapper answers with its children's pins.
+package protocol PinReporting {
+    /// The pins behind a finding of `mode` and when they stop applying, or nil when this
+    /// evaluator makes no such finding (no canary below it, for ``EnforcementMode/canary``).
+    func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)?
+}
+
+extension PinSetTrustEvaluator: PinReporting {
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        mode == .canary ? nil : (core.configuredPins, pinSet.effectiveExpiration)
     }
+}
 
-    private static func firstCanary(in evaluator: any ServerTrustEvaluating) -> CanaryTrustEvaluator? {
-        switch evaluator {
-        case let canary as CanaryTrustEvaluator: canary
-        case let composite as CompositeTrustEvaluator: composite.evaluators.lazy.compactMap(firstCanary).first
-        case let informational as InformationalTrustEvaluator: firstCanary(in: informational.evaluator)
-        default: nil
-        }
+extension PinnedKeyHashesTrustEvaluator: PinReporting {
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        mode == .canary ? nil : (core.configuredPins, nil)
+    }
+}
+
+extension PinnedCertificatesTrustEvaluator: PinReporting {
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        mode == .canary ? nil : (core.configuredPins, nil)
+    }
+}
+
+extension PublicKeysTrustEvaluator: PinReporting {
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        mode == .canary ? nil : (core.configuredPins, nil)
+    }
+}
+
+extension CompositeTrustEvaluator: PinReporting {
+    /// Every part's pins and the earliest expiration; for a canary finding, the first canary's.
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        let parts = evaluators.compactMap { ($0 as? any PinReporting)?.reportedPins(for: mode) }
+        if mode == .canary { return parts.first }
+        return (parts.flatMap(\.pins), parts.compactMap(\.expiration).min())
+    }
+}
+
+extension InformationalTrustEvaluator: PinReporting {
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        (evaluator as? any PinReporting)?.reportedPins(for: mode)
+    }
+}
+
+extension CanaryTrustEvaluator: PinReporting {
+    /// The trial's pins for a canary finding, else the enforced evaluator's.
+    package func reportedPins(for mode: EnforcementMode) -> (pins: [Pin], expiration: Date?)? {
+        let reporting = (mode == .canary ? trial : enforced) as? any PinReporting
+        return reporting?.reportedPins(for: mode == .canary ? .enforced : mode)
     }
 }
 
 extension TrustFailureReport {
-    /// The report for one failure of `policy`, the evaluator a host was configured with.
+    /// The report for one failure of a host's `policy`.
     ///
     /// - Parameters:
     ///   - failure: the rejection, or the finding's error.
     ///   - mode: ``EnforcementMode/enforced`` for a rejection, else the finding's mode.
-    ///   - policy: the host's whole evaluator; its pins become `known-pins`.
+    ///   - policy: the host's policy; its pins (its canary's, for a canary finding) become
+    ///     `known-pins`.
     ///   - hostname: the host that was connected to.
     ///   - port: the port that was connected to.
     ///   - pattern: the ``ServerTrustManager`` pattern that matched (`*.example.com`), or nil when
@@ -61,11 +99,11 @@ extension TrustFailureReport {
     ///     not run.
     ///   - date: when the failure happened: the report's `date-time`.
     public init(
-        failure: TrustError, mode: EnforcementMode, policy: any ServerTrustEvaluating, hostname: String, port: Int,
-        pattern: String?, servedChain: [Certificate], validatedChain: [Certificate], date: Date
+        failure: TrustError, mode: EnforcementMode, policy: HostPolicy, hostname: String, port: Int,
+        pattern: HostPattern?, servedChain: [Certificate], validatedChain: [Certificate], date: Date
     ) {
         let described = ReportedPolicy(policy, mode: mode)
-        var noted = pattern ?? hostname
+        var noted = pattern?.description ?? hostname
         var includeSubdomains = false
         for prefix in ["**.", "*."] where noted.hasPrefix(prefix) {
             noted.removeFirst(prefix.count)
@@ -76,6 +114,6 @@ extension TrustFailureReport {
             dateTime: date, hostname: hostname, port: port, effectiveExpirationDate: described.expiration,
             includeSubdomains: includeSubdomains, notedHostname: noted, servedCertificateChain: servedChain,
             validatedCertificateChain: validatedChain, knownPins: described.pins,
-            evaluator: failure.evaluator ?? policy.name, reason: failure.code, message: failure.reason, mode: mode)
+            evaluator: failure.evaluator ?? policy.custom?.name ?? "HostPolicy", reason: failure.code, message: failure.reason, mode: mode)
     }
 }

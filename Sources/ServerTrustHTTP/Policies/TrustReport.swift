@@ -56,9 +56,9 @@ public struct TrustReport: Sendable, CustomStringConvertible {
     var presentedCertificates: [Certificate] { evaluation?.trust.presentedChain ?? [] }
     var validatedCertificates: [Certificate] { evaluation?.validatedChain ?? [] }
     /// The resolved host's report URIs (``HostPolicy/reportURIs``), empty for the reporter's.
-    var hostReportURIs: [URL] { storage.reportURIs }
-    /// The evaluator itself, so a failure report can name its pins and expiration.
-    var policyEvaluator: any ServerTrustEvaluating { storage.evaluator }
+    var hostReportURIs: [URL] { storage.hostPolicy.reportURIs }
+    /// The host's policy, so a failure report can name its pins and expiration.
+    var hostPolicy: HostPolicy { storage.hostPolicy }
     /// The trust that was evaluated, told when its handshake has finished
     /// (`PeerTrust.handshakeCompleted()`); nil when nothing was evaluated.
     var evaluatedTrust: PeerTrust? { storage.evaluation?.trust }
@@ -114,10 +114,10 @@ public struct TrustReport: Sendable, CustomStringConvertible {
         let evaluatorName: String
         let failure: TrustError?
         let result: TrustResult
-        let reportURIs: [URL]
+        let hostPolicy: HostPolicy
 
         /// Only what the evaluation does not hold: the policy's host, pattern and evaluator
-        /// (for a hop with no evaluation), the outcome and the report URIs. Never the policy
+        /// (for a hop with no evaluation), the outcome and the host's declaration. Never the policy
         /// itself, whose curl handles go with it.
         init(policy: TrustPolicy, evaluation: TrustEvaluation?, failure: TrustError?, result: TrustResult) {
             self.evaluation = evaluation
@@ -127,7 +127,7 @@ public struct TrustReport: Sendable, CustomStringConvertible {
             evaluatorName = policy.evaluator.name
             self.failure = failure
             self.result = result
-            reportURIs = policy.reportURIs
+            hostPolicy = policy.resolved.policy
         }
     }
 

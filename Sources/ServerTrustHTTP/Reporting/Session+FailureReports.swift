@@ -31,8 +31,8 @@ extension Session {
         let now = reporter?.configuration.clock() ?? Date()
         for (error, mode) in failures {
             let failureReport = TrustFailureReport(
-                failure: error, mode: mode, policy: report.policyEvaluator, hostname: report.host, port: port,
-                pattern: report.matchedPattern?.description, servedChain: report.presentedCertificates,
+                failure: error, mode: mode, policy: report.hostPolicy, hostname: report.host, port: port,
+                pattern: report.matchedPattern, servedChain: report.presentedCertificates,
                 validatedChain: report.validatedCertificates, date: now)
             let submission = reporter?.submit(failureReport, hostURIs: report.hostReportURIs) ?? .noReportURI
             hook?(TrustFailureEvent(url: url, report: failureReport, submission: submission))
