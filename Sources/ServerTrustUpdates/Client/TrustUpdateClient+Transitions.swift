@@ -28,7 +28,7 @@ extension TrustUpdateClient {
             return (before, state.status, record)
         }
         if let (sequence, record) = record { write(record, sequence: sequence) }
-        log(event, from: before, to: after)
+        TrustUpdateLog(logger: logger, policyTarget: configuration.policyTarget).record(event, from: before, to: after)
         return (before, after)
     }
 

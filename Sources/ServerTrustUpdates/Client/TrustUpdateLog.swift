@@ -1,9 +1,15 @@
 import Logging
 import ServerTrust
 
-extension TrustUpdateClient {
-    /// Logs what a transition of ``TrustUpdateState`` did.
-    func log(_ event: TrustUpdateState.Event, from before: TrustUpdateStatus, to after: TrustUpdateStatus) {
+/// What a ``TrustUpdateClient`` logs: one line (or two) per transition of ``TrustUpdateState``,
+/// at the level its outcome deserves — a refusal or an expiry is an error an operator must see.
+struct TrustUpdateLog {
+    let logger: Logger
+    /// The policy target's name, as the lines quote it.
+    let policyTarget: String
+
+    /// Logs what `event` did to the status, `before` to `after`.
+    func record(_ event: TrustUpdateState.Event, from before: TrustUpdateStatus, to after: TrustUpdateStatus) {
         let generation: Logger.Metadata = ["trust_update.generation": .stringConvertible(after.generation)]
         let replaced = after.generation != before.generation
         let keptDenyList = "the verified deny-list is in force (\(after.denyListEntries) entries), the policy in force stays"
@@ -14,10 +20,10 @@ extension TrustUpdateClient {
                 logger.debug("Trust update: the repository holds the policy in force")
             case .applied?:
                 logger.notice(
-                    "Trust update applied: \(configuration.policyTarget) (targets version \(after.targetsVersion.map(String.init) ?? "?")) is in force",
+                    "Trust update applied: \(policyTarget) (targets version \(after.targetsVersion.map(String.init) ?? "?")) is in force",
                     metadata: generation.merging(["trust_update.policy_sha256": .string(after.policySHA256 ?? "?")]) { $1 })
             default:
-                logger.warning("Trust update refused: \(configuration.policyTarget) \(after.refusal?.description ?? "")")
+                logger.warning("Trust update refused: \(policyTarget) \(after.refusal?.description ?? "")")
                 if replaced { logger.notice("Trust update: \(keptDenyList)", metadata: generation) }
             }
         case .storedMetadataExpired(let expired):
