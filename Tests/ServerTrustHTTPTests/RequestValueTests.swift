@@ -80,12 +80,12 @@ import ServerTrustTestSupport
             "https:a.servertrust.test", "h://x", "mailto:a@b.test",
         ] {
             let url = try #require(URL(string: text), "\(text)")
-            let startsWithHTTPS = Session.startsWithHTTPS(url.absoluteString)
-            #expect(Session.lowercasedScheme(of: url, startsWithHTTPS: startsWithHTTPS) == url.scheme?.lowercased(), "\(text)")
+            let startsWithHTTPS = RequestURL.startsWithHTTPS(url.absoluteString)
+            #expect(RequestURL.lowercasedScheme(of: url, startsWithHTTPS: startsWithHTTPS) == url.scheme?.lowercased(), "\(text)")
         }
         let relative = try #require(URL(string: "/path", relativeTo: URL(string: "HTTPS://base.servertrust.test/")))
         let absolute = relative.absoluteURL
-        #expect(Session.lowercasedScheme(of: absolute, startsWithHTTPS: Session.startsWithHTTPS(absolute.absoluteString)) == "https")
+        #expect(RequestURL.lowercasedScheme(of: absolute, startsWithHTTPS: RequestURL.startsWithHTTPS(absolute.absoluteString)) == "https")
     }
 
     /// The session reads the host of a plain `https://host[:port]` URL from its bytes: whenever
@@ -97,8 +97,8 @@ import ServerTrustTestSupport
         ]
         for text in fixed {
             let url = try #require(URL(string: text), "\(text)")
-            #expect(Session.plainHTTPSHost(of: url.absoluteString) == url.host, "\(text)")
-            #expect(Session.plainHTTPSHost(of: url.absoluteString) != nil, "\(text)")
+            #expect(RequestURL.plainHTTPSHost(of: url.absoluteString) == url.host, "\(text)")
+            #expect(RequestURL.plainHTTPSHost(of: url.absoluteString) != nil, "\(text)")
         }
         // Left to Foundation: user information, percent-encoding, brackets, other bytes, an
         // empty or non-numeric port, no authority, another scheme.
@@ -107,7 +107,7 @@ import ServerTrustTestSupport
             "https://a.servertrust.test:/", "https://a.servertrust.test:8a/", "https://a.servertrust.test:1:2/", "https:///x",
             "https:a.servertrust.test", "http://a.servertrust.test/", "https://bücher.test/", "https://a.test:443@b.test/",
         ] {
-            #expect(Session.plainHTTPSHost(of: text) == nil, "\(text)")
+            #expect(RequestURL.plainHTTPSHost(of: text) == nil, "\(text)")
         }
         // Random authorities from pieces that matter to the parse.
         let pieces = ["a", "Z", "0", "9", ".", "-", ":", "443", "@", "%", "%41", "[", "]", "_", "~", "/", "?", "#", "ü", " ", "\\"]
@@ -119,7 +119,7 @@ import ServerTrustTestSupport
             guard let url = URL(string: text) else {
                 continue
             }
-            if let host = Session.plainHTTPSHost(of: url.absoluteString) {
+            if let host = RequestURL.plainHTTPSHost(of: url.absoluteString) {
                 readFromBytes += 1
                 #expect(host == url.host, "\(text.debugDescription)")
             }
@@ -139,12 +139,12 @@ import ServerTrustTestSupport
         ] {
             guard let url = URL(string: text) else { continue }
             parsed += 1
-            #expect(Session.startsWithHTTPS(text) == (url.scheme?.lowercased() == "https" && text.lowercased().hasPrefix("https:")), "\(text)")
+            #expect(RequestURL.startsWithHTTPS(text) == (url.scheme?.lowercased() == "https" && text.lowercased().hasPrefix("https:")), "\(text)")
         }
         #expect(parsed >= 12)
-        #expect(!Session.startsWithHTTPS("https"), "no colon")
-        #expect(!Session.startsWithHTTPS("https%3A//a/"), "an encoded colon")
-        #expect(!Session.startsWithHTTPS("httpsx://a/"))
-        #expect(Session.startsWithHTTPS("HTTPS:"))
+        #expect(!RequestURL.startsWithHTTPS("https"), "no colon")
+        #expect(!RequestURL.startsWithHTTPS("https%3A//a/"), "an encoded colon")
+        #expect(!RequestURL.startsWithHTTPS("httpsx://a/"))
+        #expect(RequestURL.startsWithHTTPS("HTTPS:"))
     }
 }

@@ -162,7 +162,7 @@ import ServerTrustTestSupport
         #expect(completedWhileHeld == Self.requestsToOtherHost, "requests to the other host completed while the slow host's responder held its query")
         #expect(setup.gate.isHolding)
         #expect(!slowFinished.withLock { $0 })
-        #expect(session.liveRevocationLoops == 1)
+        #expect(session.probe.liveRevocationLoops == 1)
         #expect(session.probe.activeTransfers == 1, "the slow host's transfer, parked on its own loop")
 
         setup.gate.open()
@@ -186,18 +186,18 @@ import ServerTrustTestSupport
         setup.gate.open()
         let session = try session(setup, Self.options(hard: true))
         defer { session.shutdown() }
-        #expect(session.liveRevocationLoops == 0, "made on the policy's first transfer")
+        #expect(session.probe.liveRevocationLoops == 0, "made on the policy's first transfer")
         #expect(try await session.get(setup.url).status == 200)
-        #expect(session.liveRevocationLoops == 1)
+        #expect(session.probe.liveRevocationLoops == 1)
         // The loop and its kept-alive connection stay while the cache holds the policy.
         #expect(try await session.get(setup.url).status == 200)
         #expect(setup.slow.acceptedConnections == 1)
         #expect(session.probe.easyHandlesMade == 1)
         #expect(try await session.get(setup.otherURL).status == 200)
-        #expect(session.liveRevocationLoops == 1, "the other host runs on the main loop")
+        #expect(session.probe.liveRevocationLoops == 1, "the other host runs on the main loop")
 
         session.shutdown()
-        #expect(session.liveRevocationLoops == 0)
+        #expect(session.probe.liveRevocationLoops == 0)
         let error = await outcome { try await session.get(setup.url) }.sessionError
         #expect(error?.code == .sessionShutDown)
     }
@@ -216,7 +216,7 @@ import ServerTrustTestSupport
         let response = try await session.data(for: request)
         #expect(response.status == 200)
         #expect(response.body == chunks.allBytes)
-        #expect(session.liveRevocationLoops == 1)
+        #expect(session.probe.liveRevocationLoops == 1)
         #expect(setup.queries.withLock { $0 } == 1)
     }
 
@@ -226,19 +226,19 @@ import ServerTrustTestSupport
         let session = try session(setup, Self.options(hard: true))
         defer { session.shutdown() }
         #expect(try await session.get(setup.url).status == 200)
-        #expect(session.liveRevocationLoops == 1)
+        #expect(session.probe.liveRevocationLoops == 1)
         // Fill the policy cache (10,000 policies) until it is emptied.
         for index in 0..<10_000 {
             _ = try session.policy(forRawHost: "filler-\(index).servertrust.test", override: DefaultTrustEvaluator())
         }
         #expect(session.probe.cachedPolicies == 1, "the cache was emptied and refilled with one filler")
-        session.waitForStoppedRevocationLoops()
-        #expect(session.liveRevocationLoops == 0)
+        session.probe.waitForStoppedRevocationLoops()
+        #expect(session.probe.liveRevocationLoops == 0)
 
         let again = try await session.get(setup.url)
         #expect(again.status == 200)
         #expect(again.trust.revocation.first?.status == .good)
-        #expect(session.liveRevocationLoops == 1)
+        #expect(session.probe.liveRevocationLoops == 1)
     }
 
     /// A stream's resume and cancel go to the loop that runs it: a paused transfer resumed on
@@ -272,7 +272,7 @@ import ServerTrustTestSupport
         // the abandoned transfer is gone — unless the cancel went to another loop.
         #expect(try await session.get(setup.url).status == 200)
         #expect(session.probe.activeTransfers == 0)
-        #expect(session.liveRevocationLoops == 1)
+        #expect(session.probe.liveRevocationLoops == 1)
     }
 
     /// A value-type evaluator: the session cannot cache its policy, so each request has one.
@@ -292,8 +292,8 @@ import ServerTrustTestSupport
             let response = try await session.data(for: Request(url: URL(string: setup.url)!, trustEvaluator: evaluator))
             #expect(response.status == 200)
             #expect(response.trust.revocation.first?.status == .good)
-            session.waitForStoppedRevocationLoops()
-            #expect(session.liveRevocationLoops == 0)
+            session.probe.waitForStoppedRevocationLoops()
+            #expect(session.probe.liveRevocationLoops == 0)
         }
     }
 
@@ -309,9 +309,9 @@ import ServerTrustTestSupport
             #expect(response.trust.revocation.first?.status == .good)
         }
         #expect(session.probe.cachedPolicies == hosts)
-        #expect(session.liveRevocationLoops == RevocationLoops.dedicatedLimit + 1)
+        #expect(session.probe.liveRevocationLoops == RevocationLoops.dedicatedLimit + 1)
         session.shutdown()
-        #expect(session.liveRevocationLoops == 0)
+        #expect(session.probe.liveRevocationLoops == 0)
     }
 
     /// docs/PERFORMANCE.md: how many requests to the other host complete while the slow host's

@@ -105,17 +105,17 @@ import ServerTrustTestSupport
         let fixture = try SessionFixture()
         let session = try fixture.session()
         defer { session.shutdown() }
-        #expect(Session.activeTracer == nil)
+        #expect(RequestObservation.activeTracer == nil)
         let tracer = InMemoryTracer()
         let response = try await withTracer(tracer) {
-            #expect(Session.activeTracer is InMemoryTracer)
+            #expect(RequestObservation.activeTracer is InMemoryTracer)
             return try await session.get(fixture.url("/status/200").absoluteString)
         }
         #expect(response.status == 200)
         #expect(tracer.finishedSpans.map(\.operationName) == ["GET", "HTTP GET"])
         _ = try await session.get(fixture.url("/status/200").absoluteString)
         #expect(tracer.finishedSpans.count == 2)
-        #expect(Session.activeTracer == nil)
+        #expect(RequestObservation.activeTracer == nil)
     }
 
     @Test func eachHopSendsItsOwnSpanAsW3CTraceContextAndTheCallerSpanIsTheParent() async throws {

@@ -117,6 +117,24 @@ final class RevocationLoops: Sendable {
         }
     }
 
+    /// Books a loop for one transfer of `policy`, before it is made, when its evaluator may
+    /// fetch revocation data in the handshake; otherwise the transfer runs on the session's main
+    /// loop. Returns what the transfer runs when it ends, before it resumes its task
+    /// (`Transfer`'s `onCompletion`): giving the booking back, so a loop outliving its policy
+    /// stops only after its last transfer; nil when the main loop is the transfer's.
+    func book(
+        for policy: TrustPolicy, cacheable: Bool
+    ) throws(SessionError) -> (@Sendable (Result<Transfer.Outcome, SessionError>) -> Void)? {
+        // After shutdown no loop is booked: the transfer goes to the stopped main loop, which
+        // refuses it with `.sessionShutDown`.
+        guard policy.mayFetchRevocationData, try acquire(policy, cacheable: cacheable) != nil else { return nil }
+        return { [self] _ in
+            // Before the caller resumes: a loop that stops here is already stopping when the
+            // request returns.
+            release(policy)
+        }
+    }
+
     /// The loop running `policy`'s transfers, if it has one now.
     func loop(for policy: TrustPolicy) -> MultiLoop? {
         state.withLock { $0.entries[policy.id]?.loop }

@@ -1,9 +1,24 @@
 import Foundation
 
-/// One attempt's result, as the hop driver sees it.
+/// One kind of hop — a buffered one of ``Session/data(for:)``, a streamed one of
+/// ``Session/stream(_:)`` — and one attempt's result of it. The kind says, for ``HopDriver``,
+/// what is done to a hop before it is sent, how it is sent, how its response is checked and
+/// what is done to a hop a redirect leaves behind; the driver owns the rest.
 protocol HopResult: Sendable {
     var head: ResponseHead { get }
     var report: TrustReport { get }
+
+    /// The hop's host, looked up before it is sent when this kind must decide something by the
+    /// host's policy first; nil otherwise (the transfer reads the host itself).
+    static func lookUp(_ request: Request, in session: Session) -> HopHost?
+    /// The request to send to `host`, or a throw that refuses the hop.
+    nonisolated(nonsending) static func prepare(_ request: Request, host: HopHost, in session: Session) async throws -> Request
+    /// One attempt: the hop sent, with the host read before (nil: the transfer reads it).
+    nonisolated(nonsending) static func send(_ request: Request, host: HopHost?, in session: Session) async throws -> Self
+    /// The signed-response verdict on this attempt's response to `request`.
+    func verify(_ request: Request, in session: Session) throws -> ResponseVerification
+    /// Lets go of a hop a redirect leaves behind.
+    func leave()
 }
 
 /// A hop of ``Session/data(for:)``: the whole transfer and the signed-response challenge it answers.
@@ -12,6 +27,30 @@ struct BufferedHop: HopResult {
     let pending: SignedResponseChecker.Pending?
     var head: ResponseHead { outcome.head }
     var report: TrustReport { outcome.report }
+
+    /// Looked up only for a streamed or file body, which a host with a signed-response policy
+    /// needs read into memory first.
+    @inline(__always) static func lookUp(_ request: Request, in session: Session) -> HopHost? {
+        session.hasUnbufferedBody(request) ? session.hostOfHop(request) : nil
+    }
+
+    /// Kept buffered: a redirect that resends the body sends these bytes again.
+    nonisolated(nonsending) static func prepare(_ request: Request, host: HopHost, in session: Session) async throws -> Request {
+        try await session.bufferedForSigning(request, host: host)
+    }
+
+    @inline(__always) nonisolated(nonsending) static func send(_ request: Request, host: HopHost?, in session: Session) async throws -> Self {
+        var pending: SignedResponseChecker.Pending?
+        let outcome = try await session.perform(request, host: host, signing: &pending)
+        return BufferedHop(outcome: outcome, pending: pending)
+    }
+
+    func verify(_ request: Request, in session: Session) throws -> ResponseVerification {
+        try session.signedResponses.verify(
+            pending, status: head.status, headers: head.headers, body: outcome.body, url: request.url, metrics: session.metrics)
+    }
+
+    func leave() {}
 }
 
 /// A hop of ``Session/stream(_:)``: the head, and the body still arriving.
@@ -19,6 +58,24 @@ struct StreamedHop: HopResult {
     let head: ResponseHead
     let report: TrustReport
     let body: ResponseBody
+
+    /// Every hop's host is looked up before it is sent, once: a checked host is refused.
+    static func lookUp(_ request: Request, in session: Session) -> HopHost? { session.hostOfHop(request) }
+
+    nonisolated(nonsending) static func prepare(_ request: Request, host: HopHost, in session: Session) async throws -> Request {
+        if host.checksSignedResponses { try SignedResponseChecker.refuseStreaming(request) }
+        return request
+    }
+
+    nonisolated(nonsending) static func send(_ request: Request, host: HopHost?, in session: Session) async throws -> Self {
+        let (head, report, body) = try await session.performStreaming(request, host: host)
+        return StreamedHop(head: head, report: report, body: body)
+    }
+
+    /// Every hop of a stream is unchecked: a checked host was refused in ``prepare(_:host:in:)``.
+    func verify(_ request: Request, in session: Session) throws -> ResponseVerification { .notRequested }
+
+    func leave() { body.onTermination() }
 }
 
 /// The last hop of a call, with what the driver recorded on the way.
@@ -71,15 +128,15 @@ struct HopDriver {
     // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Follows `request` to its final hop.
     ///
-    /// For each hop: `lookUp` its host when the call must decide something by the host's policy
-    /// before sending (nil otherwise: the transfer reads the host itself), and `prepare` the
-    /// request with it (it may also refuse the hop by throwing); `send` it — each attempt
+    /// For each hop, as its kind (`Result`, a ``HopResult``) says: look its host up when the
+    /// kind must decide something by the host's policy before sending, and prepare the request
+    /// with it (which may refuse the hop); send it — each attempt
     /// (``Session/Configuration/retryPolicy``) traced as its own hop span, with its trust
     /// rejection reported, the first attempt with the host read before, a retry with a new
-    /// look-up; report the accepted hop's report-only findings; record its trust report,
-    /// `verify`'s signed-response result and its attempts; then follow a redirect per
-    /// ``RedirectRules`` (after `leave` on the hop left behind) or return the final hop. Every
-    /// hop, redirects included, is admitted by its own host's policy inside `send`.
+    /// look-up; report the accepted hop's report-only findings; record its trust report, its
+    /// signed-response verdict and its attempts; then follow a redirect per ``RedirectRules``
+    /// (after letting go of the hop left behind) or return the final hop. Every hop, redirects
+    /// included, is admitted by its own host's policy inside the send.
     ///
     /// A hop that no retry can follow and no span records (no tracer; no retry policy, or a
     /// request that may not be retried) is sent directly, in this function's own frame: the
@@ -93,20 +150,13 @@ struct HopDriver {
     /// (its actor, `taskExecutor`'s loop thread, or the global executor); a switch per
     /// function only asked the runtime, under a task-status lock, for the task's preferred
     /// executor again.
-    nonisolated(nonsending) func follow<Result: HopResult>(
-        _ request: Request,
-        lookUp: (Request) -> HopHost?,
-        prepare: nonisolated(nonsending) (Request, HopHost) async throws -> Request,
-        send: nonisolated(nonsending) (Request, HopHost?) async throws -> Result,
-        verify: (Result, Request) throws -> ResponseVerification,
-        leave: (Result) -> Void
-    ) async throws -> FinalHop<Result> {
+    nonisolated(nonsending) func follow<Result: HopResult>(_ request: Request, as _: Result.Type) async throws -> FinalHop<Result> {
         var current = request
         var hops = HopLog()
         let session = self.session
         while true {
-            let host = lookUp(current)
-            if let host { current = try await prepare(current, host) }
+            let host = Result.lookUp(current, in: session)
+            if let host { current = try await Result.prepare(current, host: host, in: session) }
             let hopRequest = current
             let hopIndex = hops.count
             let result: Result
@@ -119,7 +169,7 @@ struct HopDriver {
                     var traced = hopRequest
                     let span = observation.startHop(&traced, index: hopIndex)
                     let result = try await span.observing {
-                        try await session.reportingTrustFailures(url: hopRequest.url) { try await send(traced, attemptHost) }
+                        try await session.failureDelivery.reporting(url: hopRequest.url) { try await Result.send(traced, host: attemptHost, in: session) }
                     }
                     span.succeeded(status: result.head.status, httpVersion: result.head.httpVersion, trust: result.report)
                     return result
@@ -127,75 +177,31 @@ struct HopDriver {
             } else {
                 // No span to record and no retry to make: the one attempt runs here, where the
                 // path above enters four more async functions (`withRetries`, its attempt, the
-                // span's `observing`, `reportingTrustFailures`) that would each do nothing but
+                // span's `observing`, `TrustFailureDelivery.reporting`) that would each do nothing but
                 // pass it through. What they do for a failure is done here: a trust rejection
                 // is reported, and the error says one attempt was made.
                 do {
-                    result = try await send(hopRequest, host)
+                    result = try await Result.send(hopRequest, host: host, in: session)
                 } catch var error as SessionError {
-                    if session.reportsTrustFailures, let rejected = error.rejectedTrust {
-                        session.reportTrustFailures(of: rejected, url: hopRequest.url)
+                    if session.failureDelivery.isActive, let rejected = error.rejectedTrust {
+                        session.failureDelivery.deliver(rejected, url: hopRequest.url)
                     }
                     error.attempts = 1
                     throw error
                 }
                 attempts = 1
             }
-            if session.reportsTrustFailures { session.reportTrustFailures(of: result.report, url: current.url) }
-            let verification = try verify(result, current)
+            if session.failureDelivery.isActive { session.failureDelivery.deliver(result.report, url: current.url) }
+            let verification = try result.verify(current, in: session)
             hops.record(result.report, verification: verification, attempts: attempts)
             if let next = try redirects.nextRequest(
                 after: current, status: result.head.status, headers: result.head.headers, hopsSoFar: hops.count)
             {
-                leave(result)
+                result.leave()
                 current = next
                 continue
             }
             return FinalHop(result: consume result, request: current, hops: hops, attempts: attempts)
-        }
-    }
-}
-
-// MARK: One hop
-
-extension Session {
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
-    /// Sends one hop and waits for its whole outcome. Inlined, as is ``run(_:)``, into the
-    /// hop's `send`: each was an async frame of its own that only passed the call on.
-    @inline(__always) nonisolated(nonsending) func perform(
-        _ request: Request, host: HopHost?, signing pending: inout SignedResponseChecker.Pending?
-    ) async throws -> Transfer.Outcome {
-        try await run(try makeTransfer(request, host: host, stream: nil, signing: &pending))
-    }
-
-    nonisolated(nonsending) func performStreaming(_ request: Request, host: HopHost?) async throws -> (ResponseHead, TrustReport, ResponseBody) {
-        let stream = BodyStream()
-        var unsigned: SignedResponseChecker.Pending?
-        let transfer = try makeTransfer(request, host: host, stream: stream, signing: &unsigned)
-        let loop = self.loop(running: transfer)
-        stream.setResumeHandler { [loop] in loop.resume(transfer) }
-        let arrived = try await run(transfer)
-        let (responseHead, report) = (arrived.head, arrived.report)
-        let body = ResponseBody(stream: stream) { [loop] in
-            loop.cancel(transfer, SessionError(.cancelled, "The body stream was abandoned.", url: transfer.url))
-        }
-        return (responseHead, report, body)
-    }
-
-    /// Submits `transfer` and waits for what it resumes its task with (``Transfer``: the outcome,
-    /// or a streamed response's head), cancelling the transfer if the task is cancelled.
-    @inline(__always) nonisolated(nonsending) func run(_ transfer: Transfer) async throws -> Transfer.Outcome {
-        let loop = self.loop(running: transfer)
-        defer { transfer.settle() }  // what the loop published, visible to ThreadSanitizer too
-        return try await withTaskCancellationHandler {
-            // Checked, not unsafe: see `OneShot` (ThreadSanitizer).
-            try await withCheckedThrowingContinuation { continuation in
-                transfer.attach(continuation)
-                loop.submit(transfer)
-            }
-        } onCancel: { [loop] in
-            transfer.requestCancellation()
-            loop.cancel(transfer, SessionError(.cancelled, "The task was cancelled.", url: transfer.url))
         }
     }
 }

@@ -27,6 +27,18 @@ struct RequestObservation {
     /// The instant ``start`` is counted from (the first observation's, or any earlier one's).
     private static let origin = ContinuousClock.now
 
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "No tracer without its search".
+    /// `InstrumentationSystem.tracer`, or nil — no tracer — without its search when nothing is
+    /// bootstrapped or bound: the active instrument (a `withTracer` scope's, else the
+    /// bootstrapped one) is then `NoOpInstrument`, a concrete-type check, where the search casts
+    /// it to `any Tracer` twice, and nil spares `RequestObservation` its own `NoOpTracer` check. Anything else — a tracer, a
+    /// multiplexing instrument — takes the library's own lookup.
+    static var activeTracer: (any Tracer)? {
+        // A metatype comparison, not `is NoOpInstrument` (a dynamic cast): `NoOpInstrument` is
+        // a struct, so the two agree.
+        type(of: InstrumentationSystem.instrument) == NoOpInstrument.self ? nil : InstrumentationSystem.tracer
+    }
+
     /// `tracer` nil or a `NoOpTracer`: no spans.
     init(_ request: Request, metrics: SessionMetrics?, tracer: (any Tracer)?) {
         self.metrics = metrics

@@ -45,10 +45,9 @@ public final class Session: Sendable {
     // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
     /// Whether ``Configuration/tracer`` is set, decided once.
     let hasConfiguredTracer: Bool
-    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
-    /// Whether a ``Configuration/failureReporter`` or ``Configuration/onTrustFailure`` is set,
-    /// decided once: without either, a hop's report is not handed to ``reportTrustFailures(of:url:)``.
-    let reportsTrustFailures: Bool
+    /// Where rejections and findings go: ``Configuration/failureReporter`` and
+    /// ``Configuration/onTrustFailure``.
+    let failureDelivery: TrustFailureDelivery
     /// The ``ContentDecodingPlan`` of ``Configuration/contentDecoding``, for a host whose
     /// responses are not signature-checked and for one whose are, made once; a request with
     /// its own ``Request/contentDecoding`` makes its own.
@@ -111,7 +110,7 @@ public final class Session: Sendable {
         let metrics = SessionMetrics(factory: configuration.metricsFactory)
         self.metrics = metrics
         hasConfiguredTracer = configuration.tracer != nil
-        reportsTrustFailures = configuration.failureReporter != nil || configuration.onTrustFailure != nil
+        failureDelivery = TrustFailureDelivery(configuration)
         decodingPlans = (
             ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: false),
             ContentDecodingPlan(configuration.contentDecoding, verifiesSignatures: true),
@@ -184,6 +183,66 @@ public final class Session: Sendable {
     /// executor hands jobs to the global concurrent executor. See <doc:TaskExecutor>.
     public var taskExecutor: any TaskExecutor { loop }
 
+    // MARK: Hosts and loops
+
+    /// Whether responses from `url`'s host are signature-checked: the host's resolved policy
+    /// (`HostPolicy.signedResponses`) is informational or enforced.
+    ///
+    /// Such a response needs its whole body before any of it can be used, so ``stream(_:)``
+    /// refuses the request and ``data(for:)`` buffers and verifies it. An adapter that streams
+    /// by default asks this to choose: ServerTrustOpenAPI's transport, for one.
+    /// A redirect can still lead a stream to a checked host, where ``stream(_:)`` refuses
+    /// that hop.
+    public func checksSignedResponses(from url: URL) -> Bool {
+        guard let host = url.host, let policy = try? policy(forRawHost: host, override: nil) else { return false }
+        return policy.checksSignedResponses
+    }
+
+    /// The policy for a host as the URL spells it (``PolicyRegistry/policy(forRawHost:override:)``).
+    func policy(forRawHost rawHost: String, override: (any ServerTrustEvaluating)?) throws(SessionError) -> TrustPolicy {
+        let trust = currentTrust()
+        if let failure = trust.failure { throw failure }
+        return try policies.policy(forRawHost: rawHost, override: override, trust: trust)
+    }
+
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Trust generation read without a lock".
+    /// The tables of the manager in force: the held ones while the live manager's generation
+    /// is theirs, else new ones for the new manager (made once, under the lock).
+    ///
+    /// The live manager's generation is read first, without its lock
+    /// (`LiveTrustManager.publishedGeneration`): while it is the held tables' — every request
+    /// but the first after a replacement — one lock, the session's, is all a request takes.
+    func currentTrust() -> SessionTrust {
+        guard let source = liveTrustManager else { return trustTables.withLock { $0 } }
+        let published = source.publishedGeneration
+        if let held = trustTables.withLock({ $0.generation >= published ? $0 : nil }) { return held }
+        let (manager, generation) = source.snapshot
+        return trustTables.withLock { held in
+            // A reader holding an older snapshot than the tables never moves them back.
+            guard generation > held.generation else { return held }
+            held = SessionTrust.replacing(held, with: manager, generation: generation, configuration: configuration)
+            return held
+        }
+    }
+
+    /// The loop that runs `transfer`: the one ``RevocationLoops/book(for:cacheable:)`` booked
+    /// for it, else the main one. Once the transfer has ended that may be no loop (the main one
+    /// is returned, where a cancel or resume of a finished transfer does nothing) or a new one
+    /// of the same policy (likewise).
+    func loop(running transfer: Transfer) -> MultiLoop {
+        guard transfer.policy.mayFetchRevocationData else { return loop }
+        return revocationLoops.loop(for: transfer.policy) ?? loop
+    }
+
+    /// Starts observing one call: metrics per ``Configuration/metricsFactory``, a span per
+    /// ``Configuration/tracer``.
+    func observe(_ request: Request) -> RequestObservation {
+        RequestObservation(request, metrics: metrics, tracer: hasConfiguredTracer ? configuration.tracer : RequestObservation.activeTracer)
+    }
+
+    /// The session's internals as tests read them.
+    var probe: SessionProbe { SessionProbe(session: self) }
+
     // MARK: Requests
 
     /// Sends `request` and returns the whole response, following redirects per the configuration.
@@ -218,12 +277,12 @@ public final class Session: Sendable {
 
     /// `GET url`.
     nonisolated(nonsending) public func get(_ url: String, headers: HTTPFields = HTTPFields()) async throws -> Response {
-        try await data(for: Request(method: .get, url: try parse(url), headers: headers))
+        try await data(for: Request(method: .get, url: try RequestURL.parse(url), headers: headers))
     }
 
     /// `POST url` with a body.
     nonisolated(nonsending) public func post(_ url: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> Response {
-        try await data(for: Request(method: .post, url: try parse(url), headers: headers, body: body))
+        try await data(for: Request(method: .post, url: try RequestURL.parse(url), headers: headers, body: body))
     }
 }
 

@@ -4,12 +4,18 @@
 struct SessionProbe {
     let session: Session
 
+    /// Every loop whose thread is running: the main one and the revocation loops.
+    var loops: [MultiLoop] { [session.loop] + session.revocationLoops.liveLoops }
+    /// Revocation loops whose thread has not exited yet.
+    var liveRevocationLoops: Int { session.revocationLoops.liveLoops.count }
+    /// Waits until every revocation loop stopped so far has exited.
+    func waitForStoppedRevocationLoops() { session.revocationLoops.waitForStoppedLoops() }
     /// Requests whose transfer is in a multi handle right now.
-    var activeTransfers: Int { session.loops.reduce(0) { $0 + $1.activeTransfers } }
+    var activeTransfers: Int { loops.reduce(0) { $0 + $1.activeTransfers } }
     /// How many times a submission woke a loop thread (the batching).
-    var loopWakeUps: Int { session.loops.reduce(0) { $0 + $1.wakeUpCount } }
+    var loopWakeUps: Int { loops.reduce(0) { $0 + $1.wakeUpCount } }
     /// Easy handles the session has made (finished handles are reused per policy).
-    var easyHandlesMade: Int { session.loops.reduce(0) { $0 + $1.easyHandlesMade } }
+    var easyHandlesMade: Int { loops.reduce(0) { $0 + $1.easyHandlesMade } }
     /// curl share handles alive, one per policy still in use (bounded, not one per request).
     var liveShareHandles: Int { session.handlePool.liveShares }
     /// Finished easy handles kept for reuse.
@@ -22,9 +28,4 @@ struct SessionProbe {
     var metricsEnabled: Bool { session.metrics != nil }
     /// Policies in the session's cache.
     var cachedPolicies: Int { session.policies.count }
-}
-
-extension Session {
-    /// The session's internals as tests read them.
-    var probe: SessionProbe { SessionProbe(session: self) }
 }

@@ -5,7 +5,7 @@ internal import ServerTrust
 /// The scheme and host of a request URL read from its bytes when the URL is a plain
 /// `https://host[:port]/…`, and Foundation's parse otherwise: `URL.scheme` and `URL.host` parse
 /// the string again on every call. `RequestValueTests` checks that both ways agree.
-extension Session {
+enum RequestURL {
     /// `url`'s scheme, lower-cased. RFC 3986's scheme is everything before the first colon, so a
     /// serialised URL that starts `https:` (either case) has the scheme `https`, read from its
     /// first six bytes; any other is asked of Foundation (`URL.scheme` re-reads the string).
@@ -40,7 +40,7 @@ extension Session {
     }
 
     /// ``plainHTTPSHost(of:)`` for a string known to start `https:` (``startsWithHTTPS(_:)``),
-    /// which ``makeTransfer(_:host:stream:signing:)`` has already tested for the scheme. Its first six
+    /// which `Session.makeTransfer` has already tested for the scheme. Its first six
     /// bytes are not looked at again.
     static func plainHTTPSHost(afterPrefixOf absoluteString: String) -> String? {
         absoluteString.utf8.withContiguousStorageIfAvailable { bytes -> String? in
@@ -72,10 +72,18 @@ extension Session {
         } ?? nil
     }
 
+    /// The host of `url` (whose absolute string is `absolute`), read from its bytes for a plain
+    /// `https://` URL (``plainHTTPSHost(afterPrefixOf:)``), else asked of Foundation; nil when
+    /// it has none or an empty one.
+    @inline(__always) static func rawHost(of url: URL, _ absolute: String, startsWithHTTPS: Bool) -> String? {
+        guard let host = (startsWithHTTPS ? plainHTTPSHost(afterPrefixOf: absolute) : nil) ?? url.host, !host.isEmpty else { return nil }
+        return host
+    }
+
     /// `text` as an absolute URL. A string Foundation parsed that starts `https:` has that
     /// scheme (RFC 3986: everything before the first colon), so only other strings ask
     /// `URL.scheme`, which parses the string again.
-    func parse(_ text: String) throws(SessionError) -> URL {
+    static func parse(_ text: String) throws(SessionError) -> URL {
         guard let url = URL(string: text), Self.startsWithHTTPS(text) || url.scheme != nil else {
             throw SessionError(.invalidRequest, "\"\(URLRedaction.redacted(text))\" is not an absolute URL.")
         }

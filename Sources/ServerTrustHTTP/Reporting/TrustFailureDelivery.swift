@@ -1,16 +1,28 @@
 import Foundation
 internal import ServerTrust
 
-/// The rejections and findings of a hop's evaluation, handed to the session's
+/// Where a session hands the rejections and findings of a hop's evaluation: its
 /// ``Session/Configuration/failureReporter`` (RFC 7469-style reports) and its
 /// ``Session/Configuration/onTrustFailure`` hook.
-extension Session {
+struct TrustFailureDelivery: Sendable {
+    let reporter: TrustFailureReporter?
+    let hook: (@Sendable (TrustFailureEvent) -> Void)?
+    // Fast path: docs/PERFORMANCE.md#fast-paths, "Fewer frames and copies per request".
+    /// Whether there is a reporter or a hook, decided once: without either, the hop driver does
+    /// not hand a hop's report to ``deliver(_:url:)``.
+    let isActive: Bool
+
+    init(_ configuration: Session.Configuration) {
+        (reporter, hook) = (configuration.failureReporter, configuration.onTrustFailure)
+        isActive = reporter != nil || hook != nil
+    }
+
     /// Runs one hop; when trust evaluation rejected it, reports the rejection before rethrowing.
-    nonisolated(nonsending) func reportingTrustFailures<T>(url: URL, _ hop: nonisolated(nonsending) () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func reporting<T>(url: URL, _ hop: nonisolated(nonsending) () async throws -> T) async throws -> T {
         do {
             return try await hop()
         } catch let error as SessionError {
-            if let rejected = error.rejectedTrust { reportTrustFailures(of: rejected, url: url) }
+            if let rejected = error.rejectedTrust { deliver(rejected, url: url) }
             throw error
         }
     }
@@ -18,12 +30,9 @@ extension Session {
     /// Reports the rejection and the findings of one hop's evaluation to the reporter and the
     /// hook. Never throws, never waits: delivery runs on the reporter's own task.
     ///
-    /// Nothing to do without a reporter or a hook (``reportsTrustFailures``): the hop driver
-    /// asks that first.
-    func reportTrustFailures(of report: TrustReport, url: URL) {
-        let reporter = configuration.failureReporter
-        let hook = configuration.onTrustFailure
-        guard reporter != nil || hook != nil else { return }
+    /// Nothing to do without a reporter or a hook (``isActive``): the hop driver asks that first.
+    func deliver(_ report: TrustReport, url: URL) {
+        guard isActive else { return }
         var failures = report.findings.map { ($0.error, $0.mode) }
         if let failure = report.failure, report.result != .notRequested { failures.append((failure, .enforced)) }
         guard !failures.isEmpty else { return }
