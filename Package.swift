@@ -202,15 +202,26 @@ let package = Package(
             name: "ServerTrustTUFTests",
             dependencies: [
                 "ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "ServerTrustCodeGeneration",
-                "ServerTrustLab", "ServerTrustTestSupport", "servertrust", .product(name: "MetricsTestKit", package: "swift-metrics"),
-                // TrustUpdateServiceTests: a ServiceGroup running the update client.
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
+                "ServerTrustLab", "ServerTrustTestSupport", "servertrust",
             ],
             exclude: ["Certificates"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift,
             plugins: [.plugin(name: "ServerTrustPinsPlugin")]
+        ),
+        // The trust-update client, its floor and its states, against repositories tuf_repo.py
+        // publishes (TUFTooling) and served on loopback; `servertrust` for the CLI's reading of
+        // the same store.
+        .testTarget(
+            name: "ServerTrustUpdatesTests",
+            dependencies: [
+                "ServerTrustUpdates", "ServerTrustTUF", "ServerTrust", "ServerTrustHTTP", "ServerTrustLab", "ServerTrustTestSupport",
+                "servertrust", .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // TrustUpdateServiceTests: a ServiceGroup running the update client.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
+            ],
+            swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool
         // links ServerTrustLab (LabPKI, LocalTLSServer), which needs only ServerTrust and
@@ -268,7 +279,7 @@ let package = Package(
         .target(
             name: "ServerTrustTestSupport",
             dependencies: [
-                "ServerTrust", "ServerTrustLab", "COpenSSL", "CServerTrustShims", "CServerTrustLabShims",
+                "ServerTrust", "ServerTrustLab", "ServerTrustTUF", "COpenSSL", "CServerTrustShims", "CServerTrustLabShims",
                 "CServerTrustTestShims", "CZlib", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift

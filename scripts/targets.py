@@ -4,7 +4,7 @@ conditions, so that a new target, trait, catalogue or fuzz target needs no edit 
 
   trait-tests    what the traits step of .ci/run tests: every test target whose code is all
                  behind a trait, and every suite (Target.Suite) behind one in a default test
-                 target (TrustUpdateServiceTests, in ServerTrustTUFTests, needs LifecycleService)
+                 target (TrustUpdateServiceTests, in ServerTrustUpdatesTests, needs LifecycleService)
   docc-default   library targets with a DocC catalogue whose code builds without a trait
   docc-traits    library targets with a DocC catalogue whose code is all behind a trait (the
                  adapters: empty, so undocumentable, without their traits)
@@ -18,7 +18,7 @@ conditions, so that a new target, trait, catalogue or fuzz target needs no edit 
 manifest) and that block, with no `#else`, closes on its last line; a target is, when all of its
 Swift files are. That is the compile condition itself, so it cannot drift from the code; the
 manifest alone cannot say it (ServerTrustURLSession has no trait-conditional dependency, and
-ServerTrustTUFTests has some but is a default target). Targets come in manifest order. Exit
+ServerTrustUpdatesTests has some but is a default target). Targets come in manifest order. Exit
 status 0; 2 when the manifest cannot be read, a file's condition cannot be told apart, or the
 list is empty (an empty --filter would run every test).
 """

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTrustTestSupport
 import Testing
 @testable import ServerTrustTUF
 
@@ -27,7 +28,7 @@ import Testing
     /// The fuzz target's seeds and regressions, in the normal test run: each parses (or is
     /// refused as malformed JSON) and its canonical encoding is a fixed point.
     @Test func fuzzSeedsAndRegressionsHaveAFixedPointCanonicalEncoding() throws {
-        let fuzz = TUFFixtures.packageRoot.appendingPathComponent("Fuzz")
+        let fuzz = TUFTooling.packageRoot.appendingPathComponent("Fuzz")
         var checked = 0
         for folder in ["Corpus/tuf-metadata", "Regressions/tuf-metadata"] {
             let directory = fuzz.appendingPathComponent(folder)

@@ -1,6 +1,7 @@
 import Foundation
 import ServerTrustCodeGeneration
 import ServerTrustTUF
+import ServerTrustTestSupport
 import Testing
 
 /// A TUF root compiled in: checked at build time by the generator `ServerTrustPinsPlugin` runs
@@ -9,7 +10,7 @@ import Testing
 @Suite struct CompiledRootTests {
     /// The root files of tuf_repo.py's `roots` scenario.
     func rootFile(_ name: String) throws -> [UInt8] {
-        Array(try #require(FileManager.default.contents(atPath: "\(TUFFixtures.repositories)/roots/\(name).tufroot.json")))
+        Array(try #require(FileManager.default.contents(atPath: "\(TUFTooling.repositories)/roots/\(name).tufroot.json")))
     }
 
     /// The one problem the generator reports for a single file.
@@ -26,7 +27,7 @@ import Testing
     func updater(_ store: MetadataStore, state: Int) throws -> Updater {
         try Updater(
             store: store, initialRoot: try InitialRoot(base64: Certificates.sampleTUFRoot), metadataBaseURL: "repo://\(state)/metadata",
-            targetBaseURL: "repo://\(state)/targets", fetcher: FileFetcher(base: "\(TUFFixtures.repositories)/compiled"))
+            targetBaseURL: "repo://\(state)/targets", fetcher: FileFetcher(base: "\(TUFTooling.repositories)/compiled"))
     }
 
     // MARK: - Build time
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func thePluginCompiledTheFixtureRootIntoThisTarget() throws {
-        let committed = try Data(contentsOf: TUFFixtures.packageRoot.appendingPathComponent("Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json"))
+        let committed = try Data(contentsOf: TUFTooling.packageRoot.appendingPathComponent("Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json"))
         #expect(try InitialRoot(base64: Certificates.sampleTUFRoot).bytes == Array(committed))
         #expect(Certificates.all.isEmpty)
     }
@@ -94,7 +95,7 @@ import Testing
     @Test func filesThatAreNotRootMetadataFailTheBuild() throws {
         let notJSON = try refusal("updates.tufroot.json", Array("{\"signed\": ".utf8))
         #expect(notJSON.reason.hasPrefix("not JSON the TUF client accepts (malformedJSON): "), "\(notJSON)")
-        let timestamp = try #require(FileManager.default.contents(atPath: "\(TUFFixtures.repositories)/happy/0/metadata/timestamp.json"))
+        let timestamp = try #require(FileManager.default.contents(atPath: "\(TUFTooling.repositories)/happy/0/metadata/timestamp.json"))
         let wrongType = try refusal("updates.tufroot.json", Array(timestamp))
         #expect(wrongType.reason == "not TUF root metadata the client accepts (malformedMetadata): expected root metadata, got \"timestamp\"", "\(wrongType)")
         let empty = try refusal("updates.tufroot.json", [])
@@ -110,24 +111,24 @@ import Testing
     }
 
     @Test func servertrustGenerateChecksTheSameFilesWithTheSameCode() throws {
-        let folder = TUFFixtures.temporaryDirectory("generate")
+        let folder = TUFTooling.temporaryDirectory("generate")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data(try rootFile("valid")).write(to: URL(fileURLWithPath: "\(folder)/updates.tufroot.json"))
         try Data(try rootFile("expired")).write(to: URL(fileURLWithPath: "\(folder)/old.tufroot.json"))
-        let written = Child.run(TUFFixtures.binary(), ["generate", folder, "-o", "\(folder)/Out.swift"])
+        let written = Child.run(TUFTooling.servertrustBinary(), ["generate", folder, "-o", "\(folder)/Out.swift"])
         #expect(written.status == 0, "\(written)")
         #expect(written.output.contains("warning: \(folder)/old.tufroot.json: the root (version 1) expired at "), "\(written)")
         #expect(written.output.contains("0 certificates and 2 TUF roots from \(folder) as Certificates."), "\(written)")
         let source = try String(contentsOfFile: "\(folder)/Out.swift", encoding: .utf8)
         #expect(source == (try CertificateConstantsGenerator().source(forDirectory: URL(fileURLWithPath: folder))))
-        let json = Child.run(TUFFixtures.binary(), ["generate", folder, "--json"])
+        let json = Child.run(TUFTooling.servertrustBinary(), ["generate", folder, "--json"])
         let start = try #require(json.output.firstIndex(of: "{"), "\(json)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output[start...].utf8)) as? [String: Any])
         let roots = try #require(object["tufRoots"] as? [[String: Any]])
         #expect(roots.map { $0["constant"] as? String } == ["oldTUFRoot", "updatesTUFRoot"])
         #expect(roots.map { ($0["warnings"] as? [String])?.count } == [1, 0])
         try Data(try rootFile("below-threshold")).write(to: URL(fileURLWithPath: "\(folder)/next.tufroot.json"))
-        let refused = Child.run(TUFFixtures.binary(), ["generate", folder])
+        let refused = Child.run(TUFTooling.servertrustBinary(), ["generate", folder])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.output.contains("error: \(folder)/next.tufroot.json: not signed by a threshold of its own root keys (unsignedMetadata): root: 1 valid signature(s), threshold 2"), "\(refused)")
     }
@@ -135,18 +136,18 @@ import Testing
     // MARK: - Run time
 
     @Test func anUpdaterStartsFromTheCompiledInRootAndRefreshes() async throws {
-        let store = try MetadataStore(directory: TUFFixtures.temporaryDirectory("compiled"))
+        let store = try MetadataStore(directory: TUFTooling.temporaryDirectory("compiled"))
         let client = try updater(store, state: 0)
         try await client.refresh()
         #expect(await client.trusted.root.signed.version == 1)
         #expect(await client.trusted.timestamp?.signed.version == 1)
         #expect(store.read("root.json") == (try InitialRoot(base64: Certificates.sampleTUFRoot)).bytes)
         let policy = try #require(try await client.targetInfo("policy.json"))
-        #expect(try await client.downloadTarget(policy, to: TUFFixtures.temporaryDirectory("compiled-targets")) == Array("{\"pins\": []}\n".utf8))
+        #expect(try await client.downloadTarget(policy, to: TUFTooling.temporaryDirectory("compiled-targets")) == Array("{\"pins\": []}\n".utf8))
     }
 
     @Test func aStoreThatHoldsARotatedRootKeepsIt() async throws {
-        let store = try MetadataStore(directory: TUFFixtures.temporaryDirectory("compiled"))
+        let store = try MetadataStore(directory: TUFTooling.temporaryDirectory("compiled"))
         try await updater(store, state: 1).refresh()
         let rotated = try #require(store.read("root.json"))
         #expect(try InitialRoot(bytes: rotated).metadata.signed.version == 2)
@@ -161,7 +162,7 @@ import Testing
     }
 
     @Test func aStoredRootThatFailsItsChecksIsRefusedNotReplaced() throws {
-        let directory = TUFFixtures.temporaryDirectory("compiled")
+        let directory = TUFTooling.temporaryDirectory("compiled")
         let store = try MetadataStore(directory: directory)
         try store.write("root.json", Array("not a root".utf8))
         let error = #expect(throws: TUFError.self) { try updater(store, state: 0) }
@@ -176,7 +177,7 @@ import Testing
         #expect(error?.code == .unsignedMetadata)
         let notBase64 = #expect(throws: TUFError.self) { try InitialRoot(base64: "not base64!") }
         #expect(notBase64?.code == .malformedMetadata)
-        let store = try MetadataStore(directory: TUFFixtures.temporaryDirectory("compiled"))
+        let store = try MetadataStore(directory: TUFTooling.temporaryDirectory("compiled"))
         #expect(try store.installInitialRoot(try InitialRoot(bytes: try rootFile("valid"))) == true)
         #expect(store.read("root.json") == (try rootFile("valid")))
     }

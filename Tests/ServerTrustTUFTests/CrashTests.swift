@@ -1,6 +1,7 @@
 import Foundation
 import ServerTrustTUF
 import Synchronization
+import ServerTrustTestSupport
 import Testing
 
 /// The store survives a crash at any point of an update: `servertrust updates refresh` is
@@ -22,7 +23,7 @@ import Testing
             let output = NSTemporaryDirectory() + "servertrust-tuf-crash-\(UUID().uuidString)"
             defer { unlink(output) }
             let pid = Child.spawn(
-                TUFFixtures.binary(),
+                TUFTooling.servertrustBinary(),
                 ["updates", "--metadata-dir", client.metadataDirectory, "--metadata-url", client.server.url("crash", state, "metadata"), "refresh"],
                 outputFile: output)
             usleep(UInt32.random(in: 0..<40_000, using: &generator))

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrustTUF
+import ServerTrustTestSupport
 import Testing
 
 /// A threshold counts key holders: one key listed under two key IDs and signed with once does
@@ -18,7 +19,7 @@ import Testing
     /// key material decides, not its spelling.
     @Test(arguments: ["samekey_timestamp", "samekey_timestamp_uppercase"])
     func aTimestampSignedOnceMissesAThresholdOfTwoWhenTheRootListsItsKeyUnderTwoIDs(scenario: String) async throws {
-        let updater = try TUFFixtures.updater(scenario)
+        let updater = try TUFTooling.updater(scenario)
         let error = await #expect(throws: TUFError.self) { try await updater.refresh() }
         Self.expectCountedOnce(error, role: "timestamp")
         #expect(await updater.trusted.timestamp == nil)
@@ -29,14 +30,14 @@ import Testing
     }
 
     @Test func aNewRootSignedOnceByItsKeyMissesItsOwnThresholdOfTwoWhenItListsTheKeyUnderTwoIDs() async throws {
-        let updater = try TUFFixtures.updater("samekey_root")
+        let updater = try TUFTooling.updater("samekey_root")
         let error = await #expect(throws: TUFError.self) { try await updater.refresh() }
         Self.expectCountedOnce(error, role: "root")
         #expect(await updater.trusted.root.signed.version == 1)
     }
 
     @Test func aDelegatedRoleSignedOnceMissesAThresholdOfTwoWhenItsDelegatorListsItsKeyUnderTwoIDs() async throws {
-        let updater = try TUFFixtures.updater("samekey_delegated")
+        let updater = try TUFTooling.updater("samekey_delegated")
         try await updater.refresh()
         let error = await #expect(throws: TUFError.self) { try await updater.targetInfo("policy.json") }
         Self.expectCountedOnce(error, role: "policies")
@@ -46,7 +47,7 @@ import Testing
     /// The control: two distinct keys meet a threshold of 2 for the timestamp, for root
     /// version 2 and for a delegated role.
     @Test func twoDistinctKeysMeetAThresholdOfTwo() async throws {
-        let updater = try TUFFixtures.updater("distinctkeys")
+        let updater = try TUFTooling.updater("distinctkeys")
         try await updater.refresh()
         #expect(await updater.trusted.root.signed.version == 2)
         let target = try #require(try await updater.targetInfo("policy.json"))

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrustTUF
+import ServerTrustTestSupport
 import Testing
 
 /// Root versions at the top of 64 bits: the next version of a root is computed without
@@ -16,16 +17,16 @@ import Testing
     /// it is verified and stored, and the next rotation, which cannot exist, is refused: in the
     /// same refresh and in every later one.
     @Test func aRootAtTheLargestVersionIsRefusedInsteadOfOverflowing() async throws {
-        let directory = TUFFixtures.temporaryDirectory("maxversion")
-        let updater = try TUFFixtures.updater("maxversion", store: directory)
+        let directory = TUFTooling.temporaryDirectory("maxversion")
+        let updater = try TUFTooling.updater("maxversion", store: directory)
         #expect(await updater.trusted.root.signed.version == .max - 1)
         Self.expectLargest(await #expect(throws: TUFError.self) { try await updater.refresh() })
         #expect(await updater.trusted.root.signed.version == .max)
 
-        let restarted = try TUFFixtures.updater("maxversion", store: directory)
+        let restarted = try TUFTooling.updater("maxversion", store: directory)
         Self.expectLargest(await #expect(throws: TUFError.self) { try await restarted.refresh() })
 
-        let largest = try TUFFixtures.file("maxversion/0/metadata/9223372036854775807.root.json")
+        let largest = try TUFTooling.file("maxversion/0/metadata/9223372036854775807.root.json")
         var trusted = try TrustedMetadataSet(rootBytes: largest, referenceTime: TUFFixtures.now)
         Self.expectLargest(#expect(throws: TUFError.self) { try trusted.updateRoot(largest) })
     }

@@ -4,6 +4,7 @@ import ServerTrustHTTP
 import ServerTrustLab
 import ServerTrustTUF
 import ServerTrustUpdates
+import ServerTrustTestSupport
 import Testing
 
 /// ServerTrustUpdates' `SessionTUFFetcher`: the TUF client fetching over a `Session`, so the
@@ -23,7 +24,7 @@ import Testing
         init() throws {
             root = try LabPKI.makeRoot(commonName: "TUF Update Host Root")
             leaf = try root.issueLeaf(dnsNames: [SessionTUFFetcherTests.host])
-            let base = TUFFixtures.repositories
+            let base = TUFTooling.repositories
             var configuration = LocalTLSServer.Configuration(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey) { request in
                 let path = String(request.target.prefix { $0 != "?" })
                 switch path {
@@ -58,7 +59,7 @@ import Testing
 
         func updater(_ session: Session, state: Int = 0, store directory: String) throws -> Updater {
             let store = try MetadataStore(directory: directory)
-            let root = try #require(FileManager.default.contents(atPath: "\(TUFFixtures.repositories)/happy/root.json"))
+            let root = try #require(FileManager.default.contents(atPath: "\(TUFTooling.repositories)/happy/root.json"))
             try store.write("root.json", Array(root))
             // A budget no loaded CI machine reaches: these tests are about trust, not time.
             var configuration = UpdaterConfiguration()
@@ -78,10 +79,10 @@ import Testing
         defer { fixture.server.stop() }
         let session = try fixture.session(pins: [fixture.leaf.certificate.spkiPin])
         defer { session.shutdown() }
-        let updater = try fixture.updater(session, store: TUFFixtures.temporaryDirectory("session"))
+        let updater = try fixture.updater(session, store: TUFTooling.temporaryDirectory("session"))
         try await updater.refresh()
         let target = try #require(try await updater.targetInfo("file.txt"))
-        let bytes = try await updater.downloadTarget(target, to: TUFFixtures.temporaryDirectory("session-targets"))
+        let bytes = try await updater.downloadTarget(target, to: TUFTooling.temporaryDirectory("session-targets"))
         #expect(bytes == Array("hello, world\n".utf8))
     }
 
@@ -93,7 +94,7 @@ import Testing
         let otherKey = try LabPKI.makeRoot(commonName: "Someone Else").key.pin
         let session = try fixture.session(pins: [otherKey])
         defer { session.shutdown() }
-        let directory = TUFFixtures.temporaryDirectory("session-pins")
+        let directory = TUFTooling.temporaryDirectory("session-pins")
         let updater = try fixture.updater(session, store: directory)
         let error = await #expect(throws: TUFError.self) { try await updater.refresh() }
         #expect(error?.code == .downloadFailed)

@@ -1,4 +1,5 @@
 import Foundation
+import ServerTrustTestSupport
 import Testing
 import ServerTrust
 import ServerTrustHTTP
@@ -19,7 +20,7 @@ import ServerTrustHTTP
 
     /// Copies of the published repository, one per variant, under one loopback server.
     static let served: (server: RepositoryServer, directory: String) = {
-        let directory = TUFFixtures.temporaryDirectory("tuf-on-ci")
+        let directory = TUFTooling.temporaryDirectory("tuf-on-ci")
         for variant in ["genuine", "expiry", "targets-signature", "root-signature", "target-bytes"] {
             for part in ["metadata", "targets"] {
                 try! FileManager.default.createDirectory(atPath: "\(directory)/\(variant)", withIntermediateDirectories: true)
@@ -61,7 +62,7 @@ import ServerTrustHTTP
     /// An updater for `variant` that starts, as a shipped application does, from the first root
     /// tuf-on-ci published (metadata/1.root.json).
     func updater(_ variant: String, at seconds: Int64) throws -> Updater {
-        let store = try MetadataStore(directory: TUFFixtures.temporaryDirectory("tuf-on-ci-store"))
+        let store = try MetadataStore(directory: TUFTooling.temporaryDirectory("tuf-on-ci-store"))
         let root = try #require(FileManager.default.contents(atPath: "\(Self.fixture)/metadata/1.root.json"))
         try store.write("root.json", Array(root))
         let base = "http://127.0.0.1:\(Self.served.server.port)/\(variant)"
@@ -84,7 +85,7 @@ import ServerTrustHTTP
         #expect(trusted.root.signed.keys[timestampKey]?.scheme == "ed25519")
 
         let info = try #require(try await client.targetInfo("policy.json"))
-        let directory = TUFFixtures.temporaryDirectory("tuf-on-ci-targets")
+        let directory = TUFTooling.temporaryDirectory("tuf-on-ci-targets")
         let bytes = try await client.downloadTarget(info, to: directory)
         #expect(Digest.hex(Digest.sha256(bytes)) == Self.policySHA256)
         #expect(bytes.count == 278)
@@ -117,7 +118,7 @@ import ServerTrustHTTP
     @Test func anAlteredTargetIsRefusedAndNotStored() async throws {
         let client = try updater("target-bytes", at: Self.published + 3_600)
         let info = try #require(try await client.targetInfo("policy.json"))
-        let directory = TUFFixtures.temporaryDirectory("tuf-on-ci-targets")
+        let directory = TUFTooling.temporaryDirectory("tuf-on-ci-targets")
         let error = await #expect(throws: TUFError.self) { try await client.downloadTarget(info, to: directory) }
         #expect(error?.code == .lengthOrHashMismatch)
         #expect(client.cachedTarget(info, in: directory) == nil)

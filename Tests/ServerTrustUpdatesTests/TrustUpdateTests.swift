@@ -116,10 +116,10 @@ import Testing
                 ["targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 2, \"spki\": [\"\(a)\"]}"]],
                 ["targets": ["policy.json": policy([a, b]), "jwks.json": "{\"keys\": \"k1\"}"]],
             ]
-            repository = TUFFixtures.temporaryDirectory("policies")
+            repository = TUFTooling.temporaryDirectory("policies")
             let spec = repository + ".spec.json"
             try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
-            let result = Child.run(TUFFixtures.python, [TUFFixtures.script, "policies", repository, spec], timeout: 120)
+            let result = Child.run(TUFTooling.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
             precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
             let base = repository
             let served = served
@@ -201,7 +201,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"))
         let signing = Locked((key: fixture.signingKey1, id: "k1"))
         fixture.api.setHandler { request in
             let (key, id) = signing.withLock { $0 }
@@ -270,7 +270,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"))
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         #expect(client.status.inForce == .floorNoUpdateYet)
@@ -308,7 +308,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"))
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         fixture.servedState = 1
@@ -334,7 +334,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let metrics = TestMetrics()
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"), metrics: metrics)
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"), metrics: metrics)
         fixture.servedState = 1
         #expect(await client.refresh().lastOutcome == .applied)
         let before = client.liveTrustManager.current
@@ -350,7 +350,7 @@ import Testing
         #expect(try metrics.expectGauge("servertrust_trust_update_generation").lastValue == 2)
 
         let permitted = try fixture.client(
-            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.unpinHosts]))
+            updateSession, directory: TUFTooling.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.unpinHosts]))
         #expect(await permitted.refresh().lastOutcome == .applied)
         #expect(try permitted.liveTrustManager.current.resolve(host: Self.apiHost).evaluator is DefaultTrustEvaluator)
     }
@@ -370,7 +370,7 @@ import Testing
         defer { updateSession.shutdown() }
         let floorRevocation = RevocationOptions(methods: .ocsp, requirePositiveResponse: true, networkAccessDisabled: true, scope: .wholeChain)
 
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"), floorRevocation: floorRevocation)
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"), floorRevocation: floorRevocation)
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         fixture.servedState = 1
@@ -380,7 +380,7 @@ import Testing
         #expect(Self.trustCode(await Self.result(session, fixture.apiURL())) == .revoked)
 
         let permitted = try fixture.client(
-            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.weakerRevocation]),
+            updateSession, directory: TUFTooling.temporaryDirectory("updates"), rules: TrustUpdateRules(permissions: [.weakerRevocation]),
             floorRevocation: floorRevocation)
         let permittedSession = try fixture.apiSession(permitted)
         defer { permittedSession.shutdown() }
@@ -395,7 +395,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"))
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         fixture.servedState = 1
@@ -417,7 +417,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"))
         fixture.servedState = 5
         let status = await client.refresh()
         #expect(status.lastOutcome == .refused, "\(status)")
@@ -437,7 +437,7 @@ import Testing
         defer { updateSession.shutdown() }
         let clock = TestClock()
         let client = try fixture.client(
-            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(whenMetadataExpires: behaviour), clock: clock)
+            updateSession, directory: TUFTooling.temporaryDirectory("updates"), rules: TrustUpdateRules(whenMetadataExpires: behaviour), clock: clock)
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         fixture.servedState = 10
@@ -478,7 +478,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let clock = TestClock()
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         fixture.servedState = 4
         let applied = await (try fixture.client(updateSession, directory: directory, clock: clock)).refresh()
         #expect(applied.lastOutcome == .applied)
@@ -506,7 +506,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let clock = TestClock()
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         let compiled = SigningKeySet(keys: ["k1": fixture.signingKey1.publicKey])
         let client = try fixture.client(updateSession, directory: directory, clock: clock)
         #expect(client.signingKeys(orFloor: compiled).keyIDs == ["k1"], "before any update: the compiled-in keys")
@@ -533,7 +533,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let clock = TestClock()
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         let compiled = SigningKeySet(keys: ["k1": fixture.signingKey1.publicKey, "k2": fixture.signingKey2.publicKey])
         let client = try fixture.client(updateSession, directory: directory, clock: clock)
         fixture.servedState = 10
@@ -561,7 +561,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let client = try fixture.client(
-            updateSession, directory: TUFFixtures.temporaryDirectory("updates"), rules: TrustUpdateRules(beforeFirstUpdate: .refuseConnections))
+            updateSession, directory: TUFTooling.temporaryDirectory("updates"), rules: TrustUpdateRules(beforeFirstUpdate: .refuseConnections))
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         #expect(client.status.inForce == .refusingUntilFirstUpdate)
@@ -581,7 +581,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let clock = TestClock()
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"), clock: clock)
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"), clock: clock)
         fixture.servedState = 6
         let applied = await client.refresh()
         #expect(applied.lastOutcome == .applied)
@@ -601,7 +601,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         fixture.servedState = 1
         let first = try fixture.client(updateSession, directory: directory)
         let applied = await first.refresh()
@@ -647,13 +647,13 @@ import Testing
     @Test func theCLIFetchesUnderThePublishedPolicyAndRemembersItAcrossRuns() async throws {
         let fixture = try Fixture()
         defer { fixture.stop() }
-        let caFile = TUFFixtures.temporaryDirectory("cli") + "/ca.pem"
+        let caFile = TUFTooling.temporaryDirectory("cli") + "/ca.pem"
         try fixture.root.certificate.pemEncoded.write(toFile: caFile, atomically: true, encoding: .utf8)
         let rootFile = fixture.repository + "/root.json"
-        let directory = TUFFixtures.temporaryDirectory("cli-store")
+        let directory = TUFTooling.temporaryDirectory("cli-store")
         let base = fixture.updates.url("", host: Self.updateHost)
         func fetch(_ directory: String) -> ChildResult {
-            Child.run(TUFFixtures.binary(), [
+            Child.run(TUFTooling.servertrustBinary(), [
                 "fetch", fixture.api.url("/", host: Self.apiHost), "--ca", caFile,
                 "--resolve", fixture.api.resolveEntry(host: Self.apiHost), "--resolve", fixture.updates.resolveEntry(host: Self.updateHost),
                 "--pin", fixture.updateLeaf.certificate.spkiPin.description,
@@ -673,26 +673,26 @@ import Testing
         #expect(second.output.contains("rollback"), "\(second.output)")
         #expect(second.output.contains("the last trusted policy"), "\(second.output)")
 
-        let show = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", directory, "show"])
+        let show = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", directory, "show"])
         #expect(show.status == 0, "\(show.output)")
         #expect(show.output.contains("policy.json: verified, sha256"), "\(show.output)")
 
         // A store whose metadata has expired: `show` says the floor is in force, with the last
         // verified deny-list and the key IDs that bound the compiled-in keys.
-        let expiredStore = TUFFixtures.temporaryDirectory("cli-expired")
+        let expiredStore = TUFTooling.temporaryDirectory("cli-expired")
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let behind = TestClock()
         behind.advance(days: -2)  // state 13's timestamp expired a day ago
         fixture.servedState = 13
         #expect(await (try fixture.client(updateSession, directory: expiredStore, clock: behind)).refresh().lastOutcome == .applied)
-        let expired = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", expiredStore, "show"])
+        let expired = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", expiredStore, "show"])
         #expect(expired.status == 0, "\(expired.output)")
         #expect(expired.output.contains("(EXPIRED)"), "\(expired.output)")
         #expect(expired.output.contains("the floor is (floorMetadataExpired)"), "\(expired.output)")
         #expect(expired.output.contains("deny-list entries: 1 (the last verified deny-list, kept)"), "\(expired.output)")
         #expect(expired.output.contains("compiled-in keys only as the last verified set holds them: k1"), "\(expired.output)")
-        let json = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", expiredStore, "show", "--json"])
+        let json = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", expiredStore, "show", "--json"])
         // Standard error (the client's log) comes first in the output; the report is the rest.
         let text = json.output.range(of: "\n{").map { String(json.output[$0.lowerBound...]) } ?? json.output
         let report = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
@@ -702,7 +702,7 @@ import Testing
 
         // A fresh store only ever offered a policy in a newer format: nothing trusted, nothing fetched.
         fixture.servedState = 5
-        let refused = fetch(TUFFixtures.temporaryDirectory("cli-fresh"))
+        let refused = fetch(TUFTooling.temporaryDirectory("cli-fresh"))
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.output.contains("was not applied"), "\(refused.output)")
         #expect(refused.output.contains("nothing was fetched"), "\(refused.output)")

@@ -7,6 +7,7 @@ import ServerTrustTUF
 import ServerTrustUpdates
 import ServiceLifecycle
 import ServiceLifecycleTestKit
+import ServerTrustTestSupport
 import Testing
 
 /// `TrustUpdateClient` as a swift-service-lifecycle `Service` in a `ServiceGroup` beside a
@@ -188,7 +189,7 @@ import Testing
     /// A store holding state `state` of the repository, put there by an earlier run: the
     /// directory and the status of that run.
     static func storeHolding(_ state: Int, _ fixture: TrustUpdateTests.Fixture, _ session: Session) async throws -> (String, TrustUpdateStatus) {
-        let directory = TUFFixtures.temporaryDirectory("service")
+        let directory = TUFTooling.temporaryDirectory("service")
         fixture.servedState = state
         let status = try await client(fixture, fetcher: SessionTUFFetcher(session: session), directory: directory).refresh()
         try #require(status.lastOutcome == .applied, "\(status)")

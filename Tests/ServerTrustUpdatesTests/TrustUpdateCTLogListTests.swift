@@ -51,10 +51,10 @@ import Testing
                 ["targets": ["policy.json": policy, "ct_log_list.json": Self.logList([logA, logB], at: Date(timeIntervalSinceNow: -5 * 86_400))]],
                 ["targets": ["policy.json": policy, "ct_log_list.json": garbled]],
             ]
-            repository = TUFFixtures.temporaryDirectory("ct-policies")
+            repository = TUFTooling.temporaryDirectory("ct-policies")
             let spec = repository + ".spec.json"
             try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
-            let result = Child.run(TUFFixtures.python, [TUFFixtures.script, "policies", repository, spec], timeout: 120)
+            let result = Child.run(TUFTooling.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
             precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
             let base = repository
             let served = served
@@ -122,7 +122,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let directory = TUFFixtures.temporaryDirectory("ct-updates")
+        let directory = TUFTooling.temporaryDirectory("ct-updates")
         let client = try fixture.client(updateSession, directory: directory)
         #expect(client.status.certificateTransparencyLogList?.source == .floor)
         #expect(client.status.certificateTransparencyLogList?.logCount == 1)

@@ -22,7 +22,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let directory = TUFFixtures.temporaryDirectory("unreadable-denylist")
+        let directory = TUFTooling.temporaryDirectory("unreadable-denylist")
         let running = try fixture.client(updateSession, directory: directory)
         fixture.servedState = 4
         #expect(await running.refresh().lastOutcome == .applied)
@@ -47,7 +47,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let directory = TUFFixtures.temporaryDirectory("unreadable-jwks")
+        let directory = TUFTooling.temporaryDirectory("unreadable-jwks")
         let compiledIn = SigningKeySet(keys: ["k1": fixture.signingKey1.publicKey, "k2": fixture.signingKey2.publicKey])
         let running = try fixture.client(updateSession, directory: directory)
         fixture.servedState = 10

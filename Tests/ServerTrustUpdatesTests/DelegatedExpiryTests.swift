@@ -4,6 +4,7 @@ import ServerTrustHTTP
 import ServerTrustLab
 import ServerTrustTUF
 import ServerTrustUpdates
+import ServerTrustTestSupport
 import Testing
 
 /// A target delivered by a delegated role is trusted only while that role is: the specification
@@ -13,12 +14,12 @@ import Testing
     /// The `expires` of the delegated role "policies", which lists policy.json (2 days; the
     /// top-level metadata 30).
     static func policiesExpires() throws -> Int64 {
-        try Metadata<Targets>(bytes: try TUFFixtures.file("delegatedexpiry/0/metadata/1.policies.json")).signed.common.expires
+        try Metadata<Targets>(bytes: try TUFTooling.file("delegatedexpiry/0/metadata/1.policies.json")).signed.common.expires
     }
 
     @Test func aTargetFromADelegatedRoleIsTrustedOnlyUntilThatRoleExpires() async throws {
         let expires = try Self.policiesExpires()
-        let updater = try TUFFixtures.updater("delegatedexpiry")
+        let updater = try TUFTooling.updater("delegatedexpiry")
         _ = try #require(try await updater.targetInfo("policy.json"))
         _ = try #require(try await updater.targetInfo("file.txt"))
         let topLevel = try #require(await updater.trustedUntil)
@@ -28,7 +29,7 @@ import Testing
         #expect(await updater.trustedUntil(forTargets: ["file.txt", "policy.json", "absent.txt"]) == expires)
 
         // Past it, with the top-level metadata still valid, the role is refused when loaded.
-        let late = try TUFFixtures.updater("delegatedexpiry", clock: expires)
+        let late = try TUFTooling.updater("delegatedexpiry", clock: expires)
         let error = await #expect(throws: TUFError.self) { try await late.targetInfo("policy.json") }
         #expect(error?.code == .expired)
         #expect(error?.reason.hasPrefix("policies expired at") == true, "\(String(describing: error))")
@@ -44,11 +45,11 @@ import Testing
             try HostPattern("api.servertrust.test"): HostPolicy(pins: try PinSet([.init(pins[0], label: "1"), .init(pins[1], label: "2")]))
         ])
         let configuration = TrustUpdateClient.Configuration(
-            metadataDirectory: TUFFixtures.temporaryDirectory("delegated-updates"),
-            initialRoot: try InitialRoot(bytes: try TUFFixtures.file("delegatedexpiry/root.json")), repositoryURL: "repo://0")
+            metadataDirectory: TUFTooling.temporaryDirectory("delegated-updates"),
+            initialRoot: try InitialRoot(bytes: try TUFTooling.file("delegatedexpiry/root.json")), repositoryURL: "repo://0")
         let clock = TrustUpdateTests.TestClock()
         let client = try TrustUpdateClient(
-            floor: floor, configuration: configuration, fetcher: FileFetcher(base: "\(TUFFixtures.repositories)/delegatedexpiry"), clock: clock)
+            floor: floor, configuration: configuration, fetcher: FileFetcher(base: "\(TUFTooling.repositories)/delegatedexpiry"), clock: clock)
 
         let applied = await client.refresh()
         #expect(applied.lastOutcome == .applied, "\(applied)")
@@ -71,7 +72,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let clock = TrustUpdateTests.TestClock()
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         fixture.servedState = 16
         let applied = await (try fixture.client(updateSession, directory: directory, clock: clock)).refresh()
         #expect(applied.lastOutcome == .applied, "\(applied)")

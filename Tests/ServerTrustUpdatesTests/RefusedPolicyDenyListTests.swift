@@ -24,7 +24,7 @@ import Testing
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
         let clock = TrustUpdateTests.TestClock()
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         let compiled = SigningKeySet(keys: ["k1": fixture.signingKey1.publicKey, "k2": fixture.signingKey2.publicKey])
         fixture.servedState = 14
         let applied = await (try fixture.client(updateSession, directory: directory, clock: clock)).refresh()
@@ -53,7 +53,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let directory = TUFFixtures.temporaryDirectory("updates")
+        let directory = TUFTooling.temporaryDirectory("updates")
         fixture.servedState = 4
         let applied = await (try fixture.client(updateSession, directory: directory)).refresh()
         #expect(applied.lastOutcome == .applied, "\(applied)")
@@ -81,7 +81,7 @@ import Testing
         defer { fixture.stop() }
         let updateSession = try fixture.updateSession()
         defer { updateSession.shutdown() }
-        let client = try fixture.client(updateSession, directory: TUFFixtures.temporaryDirectory("updates"))
+        let client = try fixture.client(updateSession, directory: TUFTooling.temporaryDirectory("updates"))
         let session = try fixture.apiSession(client)
         defer { session.shutdown() }
         fixture.servedState = 10

@@ -33,7 +33,7 @@ import Testing
     /// state 15 (key A still deny-listed, key 2's set, the host unpinned) cut at `cut`: the
     /// store's directory, and what the complete refresh reported.
     static func storeInterrupted(at cut: String, _ fixture: Fixture, _ updateSession: Session) async throws -> (String, TrustUpdateStatus) {
-        let directory = TUFFixtures.temporaryDirectory("interrupted")
+        let directory = TUFTooling.temporaryDirectory("interrupted")
         fixture.servedState = 4
         let applied = await (try fixture.client(updateSession, directory: directory)).refresh()
         #expect(applied.lastOutcome == .applied, "\(applied)")
@@ -70,7 +70,7 @@ import Testing
         #expect(try metrics.expectGauge("servertrust_trust_update_generation").lastValue == 2)
 
         // The CLI reads the same store the same way.
-        let show = Child.run(TUFFixtures.binary(), ["updates", "--metadata-dir", directory, "show"])
+        let show = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", directory, "show"])
         #expect(show.status == 0, "\(show.output)")
         #expect(show.output.contains("the store could not be restored"), "\(show.output)")
         #expect(show.output.contains("the floor is (floorStoreInterrupted)"), "\(show.output)")
