@@ -1,5 +1,6 @@
 import Foundation
 internal import ServerTrust
+internal import ServerTrustTestSupport
 
 /// What one run of the `servertrust` binary produced.
 struct CommandResult: CustomStringConvertible {
@@ -19,22 +20,7 @@ struct CommandResult: CustomStringConvertible {
 /// another test cannot hold them open.
 enum CommandRunner {
     /// The `servertrust` binary SwiftPM built with the tests.
-    static let binary: String = {
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidates = [
-            // The test bundle sits in the same build folder as the executables.
-            Bundle.main.bundleURL.appendingPathComponent("servertrust").path,
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("servertrust").path,
-            packageRoot.appendingPathComponent(".build/debug/servertrust").path,
-        ]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            preconditionFailure("servertrust binary not found; looked at \(candidates)")
-        }
-        return found
-    }()
-
-    /// The package root, for `Certificates/`.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var binary: String { PackageFiles.servertrustBinary }
 
     /// Held while descriptors for a child are made and the child is spawned; counts the spawns
     /// (a `Locked` value must not be zero-sized).

@@ -4,7 +4,7 @@ import ServerTrustTestSupport
 import Testing
 
 @Suite struct GenerateCommandTests {
-    static let certificates = CommandRunner.packageRoot.appendingPathComponent("Certificates").path
+    static let certificates = PackageFiles.root.appendingPathComponent("Certificates").path
 
     /// A fresh temporary folder, removed by the caller.
     private func makeFolder(_ files: [String: [UInt8]]) throws -> URL {
@@ -48,7 +48,7 @@ import Testing
         let library = try CertificateConstantsGenerator().source(forDirectory: URL(fileURLWithPath: Self.certificates))
         #expect(first.standardOutput == library)
         // What ServerTrustPinsPlugin generated for the `servertrust` target in this build.
-        let outputs = CommandRunner.packageRoot.appendingPathComponent(".build/plugins/outputs")
+        let outputs = PackageFiles.root.appendingPathComponent(".build/plugins/outputs")
         let pluginFile = try FileManager.default.contentsOfDirectory(atPath: outputs.path)
             .map { outputs.appendingPathComponent("\($0)/servertrust/destination/ServerTrustPinsPlugin/PinnedCertificates.swift").path }
             .first { FileManager.default.fileExists(atPath: $0) }

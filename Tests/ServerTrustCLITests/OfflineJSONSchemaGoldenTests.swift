@@ -235,7 +235,7 @@ import Testing
     }
 
     @Test func generateJSON() throws {
-        let certificates = CommandRunner.packageRoot.appendingPathComponent("Certificates").path
+        let certificates = PackageFiles.root.appendingPathComponent("Certificates").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("OfflineJSONSchema-\(UUID().uuidString).swift").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let result = CommandRunner.run(["generate", certificates, "-o", out, "--json"])

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustTestSupport
 import Testing
 
 /// `verify --ct-log-list [--require-ct]` on the committed sample chain, which carries no SCTs:
@@ -14,7 +15,7 @@ import Testing
     static func logList(_ body: String? = nil) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ct-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let fixture = CommandRunner.packageRoot.appendingPathComponent("Tests/ServerTrustTests/Fixtures/CT/test-log-list/log_list.json")
+        let fixture = PackageFiles.root.appendingPathComponent("Tests/ServerTrustTests/Fixtures/CT/test-log-list/log_list.json")
         var text = try String(contentsOf: fixture, encoding: .utf8)
         text = text.replacingOccurrences(of: "2015-09-01T00:00:00Z", with: Date().addingTimeInterval(-86_400).formatted(.iso8601))
         let path = directory.appendingPathComponent("log_list.json").path

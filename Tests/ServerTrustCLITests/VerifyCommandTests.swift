@@ -1,9 +1,10 @@
 import Foundation
+import ServerTrustTestSupport
 import Testing
 
 /// `verify` on the committed sample chain (valid until 2036), so the output is fully stable.
 @Suite struct VerifyCommandTests {
-    static let certificates = CommandRunner.packageRoot.appendingPathComponent("Certificates").path
+    static let certificates = PackageFiles.root.appendingPathComponent("Certificates").path
     static let chain = certificates + "/sample-chain.pem.txt"
     static let root = certificates + "/sample-root.pem"
     static let samplePins = (

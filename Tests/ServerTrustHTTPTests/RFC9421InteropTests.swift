@@ -12,9 +12,8 @@ import Testing
 /// peer can stage is refused with its own reason.
 @Suite(.serialized) struct RFC9421InteropTests {
     static let host = "api.servertrust.test"
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let python = packageRoot.appendingPathComponent(".venv-tuf/bin/python").path
-    static let peer = packageRoot.appendingPathComponent("Tests/ServerTrustHTTPTests/Fixtures/rfc9421_peer.py").path
+    static let python = PackageFiles.python
+    static let peer = PackageFiles.path("Tests/ServerTrustHTTPTests/Fixtures/rfc9421_peer.py")
 
     /// A PKI for the peer's TLS, a signing key of `kind` and the peer serving with both.
     final class Peer: Sendable {

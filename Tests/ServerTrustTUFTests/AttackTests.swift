@@ -121,7 +121,7 @@ import Testing
     @Test func plainHTTPIsRefusedForAnyHostButLoopback() {
         let client = UpdatesClient("happy")
         for url in ["http://example.com/metadata", "http://127.0.0.1.example.com/metadata", "http://user@127.0.0.1/metadata", "ftp://127.0.0.1/metadata"] {
-            let result = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", client.metadataDirectory, "--metadata-url", url, "refresh"])
+            let result = Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", client.metadataDirectory, "--metadata-url", url, "refresh"])
             expectFailure(result, "invalidURL")
         }
     }
@@ -131,10 +131,10 @@ import Testing
     /// errors exit 2 elsewhere in the CLI).
     @Test func anUnparsableCommandLineExitsWithStatusOne() {
         for arguments in [["updates", "--bogus"], ["updates", "refresh"], ["updates", "--metadata-dir", "/tmp/none", "frobnicate"]] {
-            let result = Child.run(TUFTooling.servertrustBinary(), arguments)
+            let result = Child.run(PackageFiles.servertrustBinary, arguments)
             #expect(result.status == 1, "\(arguments): \(result)")
         }
         // The rest of the CLI keeps its usage status.
-        #expect(Child.run(TUFTooling.servertrustBinary(), ["fetch", "--bogus"]).status == 2)
+        #expect(Child.run(PackageFiles.servertrustBinary, ["fetch", "--bogus"]).status == 2)
     }
 }

@@ -28,7 +28,7 @@ import Testing
     /// The fuzz target's seeds and regressions, in the normal test run: each parses (or is
     /// refused as malformed JSON) and its canonical encoding is a fixed point.
     @Test func fuzzSeedsAndRegressionsHaveAFixedPointCanonicalEncoding() throws {
-        let fuzz = TUFTooling.packageRoot.appendingPathComponent("Fuzz")
+        let fuzz = PackageFiles.root.appendingPathComponent("Fuzz")
         var checked = 0
         for folder in ["Corpus/tuf-metadata", "Regressions/tuf-metadata"] {
             let directory = fuzz.appendingPathComponent(folder)

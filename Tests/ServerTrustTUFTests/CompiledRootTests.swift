@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func thePluginCompiledTheFixtureRootIntoThisTarget() throws {
-        let committed = try Data(contentsOf: TUFTooling.packageRoot.appendingPathComponent("Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json"))
+        let committed = try Data(contentsOf: PackageFiles.root.appendingPathComponent("Tests/ServerTrustTUFTests/Certificates/sample.tufroot.json"))
         #expect(try InitialRoot(base64: Certificates.sampleTUFRoot).bytes == Array(committed))
         #expect(Certificates.all.isEmpty)
     }
@@ -115,20 +115,20 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data(try rootFile("valid")).write(to: URL(fileURLWithPath: "\(folder)/updates.tufroot.json"))
         try Data(try rootFile("expired")).write(to: URL(fileURLWithPath: "\(folder)/old.tufroot.json"))
-        let written = Child.run(TUFTooling.servertrustBinary(), ["generate", folder, "-o", "\(folder)/Out.swift"])
+        let written = Child.run(PackageFiles.servertrustBinary, ["generate", folder, "-o", "\(folder)/Out.swift"])
         #expect(written.status == 0, "\(written)")
         #expect(written.output.contains("warning: \(folder)/old.tufroot.json: the root (version 1) expired at "), "\(written)")
         #expect(written.output.contains("0 certificates and 2 TUF roots from \(folder) as Certificates."), "\(written)")
         let source = try String(contentsOfFile: "\(folder)/Out.swift", encoding: .utf8)
         #expect(source == (try CertificateConstantsGenerator().source(forDirectory: URL(fileURLWithPath: folder))))
-        let json = Child.run(TUFTooling.servertrustBinary(), ["generate", folder, "--json"])
+        let json = Child.run(PackageFiles.servertrustBinary, ["generate", folder, "--json"])
         let start = try #require(json.output.firstIndex(of: "{"), "\(json)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output[start...].utf8)) as? [String: Any])
         let roots = try #require(object["tufRoots"] as? [[String: Any]])
         #expect(roots.map { $0["constant"] as? String } == ["oldTUFRoot", "updatesTUFRoot"])
         #expect(roots.map { ($0["warnings"] as? [String])?.count } == [1, 0])
         try Data(try rootFile("below-threshold")).write(to: URL(fileURLWithPath: "\(folder)/next.tufroot.json"))
-        let refused = Child.run(TUFTooling.servertrustBinary(), ["generate", folder])
+        let refused = Child.run(PackageFiles.servertrustBinary, ["generate", folder])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.output.contains("error: \(folder)/next.tufroot.json: not signed by a threshold of its own root keys (unsignedMetadata): root: 1 valid signature(s), threshold 2"), "\(refused)")
     }

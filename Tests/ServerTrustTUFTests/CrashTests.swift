@@ -23,7 +23,7 @@ import Testing
             let output = NSTemporaryDirectory() + "servertrust-tuf-crash-\(UUID().uuidString)"
             defer { unlink(output) }
             let pid = Child.spawn(
-                TUFTooling.servertrustBinary(),
+                PackageFiles.servertrustBinary,
                 ["updates", "--metadata-dir", client.metadataDirectory, "--metadata-url", client.server.url("crash", state, "metadata"), "refresh"],
                 outputFile: output)
             usleep(UInt32.random(in: 0..<40_000, using: &generator))

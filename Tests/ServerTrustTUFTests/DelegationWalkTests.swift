@@ -14,7 +14,7 @@ import Testing
     /// B and refuse it (`unsignedMetadata`).
     @Test func aRoleReachedThroughASecondDelegatorIsSkippedByNameAsInPythonTUF() async throws {
         let directory = "\(TUFTooling.repositories)/twodelegators"
-        let python = Child.run(TUFTooling.python, [TUFTooling.repositoryScript, "find", directory, "0", "wanted.txt"])
+        let python = Child.run(PackageFiles.python, [TUFTooling.repositoryScript, "find", directory, "0", "wanted.txt"])
         #expect(python.status == 0, "\(python)")
         let inZ = "a1e7980bcc9c63e40e62b6e6f4868e1821461d5e53450133e7769e1f58d36c55"  // sha256 of "in Z\n"
         #expect(python.output.contains(#"{"sha256": "\#(inZ)"}"#), "\(python)")

@@ -32,11 +32,11 @@ final class RepositoryServer: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         posix_spawn_file_actions_addclose(&actions, toChild[1])
         posix_spawn_file_actions_addclose(&actions, fromChild[0])
-        let arguments: [String] = [TUFTooling.python, "-u", TUFTooling.repositoryScript, "serve", directory]
+        let arguments: [String] = [PackageFiles.python, "-u", TUFTooling.repositoryScript, "serve", directory]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        precondition(posix_spawn(&pid, TUFTooling.python, &actions, nil, argv, environ) == 0)
+        precondition(posix_spawn(&pid, PackageFiles.python, &actions, nil, argv, environ) == 0)
         posix_spawn_file_actions_destroy(&actions)
         close(toChild[0])
         close(fromChild[1])
@@ -71,24 +71,24 @@ struct UpdatesClient {
 
     init(_ scenario: String) {
         self.scenario = scenario
-        let result = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", metadataDirectory, "init", "\(TUFTooling.repositories)/\(scenario)/root.json"])
+        let result = Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", metadataDirectory, "init", "\(TUFTooling.repositories)/\(scenario)/root.json"])
         precondition(result.status == 0, "init failed: \(result)")
     }
 
     func refresh(state: Int, extra: [String] = []) -> ChildResult {
-        Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-url", server.url(scenario, state, "metadata"), "--metadata-dir", metadataDirectory] + extra + ["refresh"])
+        Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-url", server.url(scenario, state, "metadata"), "--metadata-dir", metadataDirectory] + extra + ["refresh"])
     }
 
     func download(state: Int, _ names: [String]) -> ChildResult {
         Child.run(
-            TUFTooling.servertrustBinary(),
+            PackageFiles.servertrustBinary,
             ["updates", "--metadata-dir", metadataDirectory, "--metadata-url", server.url(scenario, state, "metadata")]
                 + names.flatMap { ["--target-name", $0] }
                 + ["--target-base-url", server.url(scenario, state, "targets"), "--target-dir", targetDirectory, "download"])
     }
 
     func show() -> String {
-        Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", metadataDirectory, "show"]).output
+        Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", metadataDirectory, "show"]).output
     }
 }
 

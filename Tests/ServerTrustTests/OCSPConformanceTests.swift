@@ -106,8 +106,6 @@ struct OCSPConformanceTests {
 
 /// `../shared/conformance/ocsp.tgz` beside the package, when present.
 private let ocspConformanceArchive: URL? = {
-    let url = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/conformance/ocsp.tgz")
+    let url = PackageFiles.root.deletingLastPathComponent().appendingPathComponent("shared/conformance/ocsp.tgz")
     return FileManager.default.fileExists(atPath: url.path) ? url : nil
 }()

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustTestSupport
 import Testing
 
 /// docs/POLICY_FILE.md, the policy-file reference, checked against the reader: its complete
@@ -7,8 +8,7 @@ import Testing
 /// parse to exactly the settings the page describes, and the examples shown on the page are
 /// those files byte for byte, so neither can drift from the other or from the code.
 @Suite struct PolicyFileReferenceTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = PackageFiles.root
 
     static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: packageRoot.appendingPathComponent(path))) }
 

@@ -70,7 +70,7 @@ import Testing
         #expect(try metrics.expectGauge("servertrust_trust_update_generation").lastValue == 2)
 
         // The CLI reads the same store the same way.
-        let show = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", directory, "show"])
+        let show = Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", directory, "show"])
         #expect(show.status == 0, "\(show.output)")
         #expect(show.output.contains("the store could not be restored"), "\(show.output)")
         #expect(show.output.contains("the floor is (floorStoreInterrupted)"), "\(show.output)")

@@ -54,7 +54,7 @@ import Testing
             repository = TUFTooling.temporaryDirectory("ct-policies")
             let spec = repository + ".spec.json"
             try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
-            let result = Child.run(TUFTooling.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
+            let result = Child.run(PackageFiles.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
             precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
             let base = repository
             let served = served

@@ -119,7 +119,7 @@ import Testing
             repository = TUFTooling.temporaryDirectory("policies")
             let spec = repository + ".spec.json"
             try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
-            let result = Child.run(TUFTooling.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
+            let result = Child.run(PackageFiles.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
             precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
             let base = repository
             let served = served
@@ -653,7 +653,7 @@ import Testing
         let directory = TUFTooling.temporaryDirectory("cli-store")
         let base = fixture.updates.url("", host: Self.updateHost)
         func fetch(_ directory: String) -> ChildResult {
-            Child.run(TUFTooling.servertrustBinary(), [
+            Child.run(PackageFiles.servertrustBinary, [
                 "fetch", fixture.api.url("/", host: Self.apiHost), "--ca", caFile,
                 "--resolve", fixture.api.resolveEntry(host: Self.apiHost), "--resolve", fixture.updates.resolveEntry(host: Self.updateHost),
                 "--pin", fixture.updateLeaf.certificate.spkiPin.description,
@@ -673,7 +673,7 @@ import Testing
         #expect(second.output.contains("rollback"), "\(second.output)")
         #expect(second.output.contains("the last trusted policy"), "\(second.output)")
 
-        let show = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", directory, "show"])
+        let show = Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", directory, "show"])
         #expect(show.status == 0, "\(show.output)")
         #expect(show.output.contains("policy.json: verified, sha256"), "\(show.output)")
 
@@ -686,13 +686,13 @@ import Testing
         behind.advance(days: -2)  // state 13's timestamp expired a day ago
         fixture.servedState = 13
         #expect(await (try fixture.client(updateSession, directory: expiredStore, clock: behind)).refresh().lastOutcome == .applied)
-        let expired = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", expiredStore, "show"])
+        let expired = Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", expiredStore, "show"])
         #expect(expired.status == 0, "\(expired.output)")
         #expect(expired.output.contains("(EXPIRED)"), "\(expired.output)")
         #expect(expired.output.contains("the floor is (floorMetadataExpired)"), "\(expired.output)")
         #expect(expired.output.contains("deny-list entries: 1 (the last verified deny-list, kept)"), "\(expired.output)")
         #expect(expired.output.contains("compiled-in keys only as the last verified set holds them: k1"), "\(expired.output)")
-        let json = Child.run(TUFTooling.servertrustBinary(), ["updates", "--metadata-dir", expiredStore, "show", "--json"])
+        let json = Child.run(PackageFiles.servertrustBinary, ["updates", "--metadata-dir", expiredStore, "show", "--json"])
         // Standard error (the client's log) comes first in the output; the report is the rest.
         let text = json.output.range(of: "\n{").map { String(json.output[$0.lowerBound...]) } ?? json.output
         let report = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]

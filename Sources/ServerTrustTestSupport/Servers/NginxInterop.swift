@@ -47,9 +47,7 @@ public enum NginxInterop {
             return try parse("\(dir)/interop.env")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-nginx-\(getpid())").path
-        // Sources/ServerTrustTestSupport/Servers/NginxInterop.swift → the package root.
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().path
+        let packageRoot = PackageFiles.root.path
         let status = run("\(packageRoot)/scripts/interop/nginx.sh", ["start", dir], environment: [:])
         guard status == 0 else { throw NginxError(description: "scripts/interop/nginx.sh start failed (exit \(status)); is nginx installed? Run scripts/setup.sh.") }
         stopCommand.withLock { $0 = ("\(packageRoot)/scripts/interop/nginx.sh", dir) }

@@ -6,24 +6,13 @@ import Glibc
 import Musl
 #endif
 
-/// What the TUF and trust-update test targets run their peers with: python-tuf's virtual
-/// environment (scripts/setup.sh), the repository generator `tuf_repo.py`, the `servertrust`
-/// binary, and scratch directories.
+/// What the TUF and trust-update test targets run their peers with: the repository generator
+/// `tuf_repo.py` (run by ``PackageFiles/python``), its generated repositories, and scratch
+/// directories.
 public enum TUFTooling {
-    /// The package's root directory.
-    public static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The repository generator (`generate`, `policies`, `compiled-root`).
     public static var repositoryScript: String {
-        packageRoot.appendingPathComponent("Tests/ServerTrustTUFTests/Fixtures/tuf_repo.py").path
-    }
-
-    /// The python-tuf virtual environment's interpreter.
-    public static var python: String {
-        let venv = packageRoot.appendingPathComponent(".venv-tuf/bin/python").path
-        precondition(FileManager.default.isExecutableFile(atPath: venv), "\(venv) is missing: run scripts/setup.sh (it installs python-tuf)")
-        return venv
+        PackageFiles.path("Tests/ServerTrustTUFTests/Fixtures/tuf_repo.py")
     }
 
     /// A new directory under the temporary directory, named after `name`.
@@ -36,7 +25,7 @@ public enum TUFTooling {
     /// Every scenario's repository states, generated once: `<dir>/<scenario>/<state>/…`.
     package static let repositories: String = {
         let directory = TUFTooling.temporaryDirectory("repos")
-        let result = Child.run(TUFTooling.python, [TUFTooling.repositoryScript, "generate", directory], timeout: 300)
+        let result = Child.run(PackageFiles.python, [TUFTooling.repositoryScript, "generate", directory], timeout: 300)
         precondition(result.status == 0, "tuf_repo.py generate failed: \(result)")
         return directory
     }()
@@ -54,19 +43,6 @@ public enum TUFTooling {
     /// The bytes of a generated file, `<scenario>/…`.
     package static func file(_ path: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: "\(repositories)/\(path)")))
-    }
-
-    /// The `servertrust` binary built beside the test bundle.
-    public static func servertrustBinary() -> String {
-        let candidates = [
-            Bundle.main.bundleURL.appendingPathComponent("servertrust").path,
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("servertrust").path,
-            packageRoot.appendingPathComponent(".build/debug/servertrust").path,
-        ]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            preconditionFailure("servertrust binary not found; looked at \(candidates)")
-        }
-        return found
     }
 }
 
