@@ -145,8 +145,7 @@ import ServerTrustTestSupport
 
     @Test func aRetryThatReachesAnImpostorIsRejected() async throws {
         let fixture = try SessionFixture()
-        let impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root")
-        let impostor = try impostorRoot.issueLeaf(dnsNames: [SessionFixture.host])
+        let impostor = try GenuineAndImpostor.Impostor(host: SessionFixture.host).leaf
         let server = fixture.server
         let drop = LocalHTTPHandlers.dropping(first: 1)
         // The first request's connection is dropped, and the address then presents another

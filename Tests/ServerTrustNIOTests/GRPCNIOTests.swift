@@ -13,26 +13,7 @@ import Testing
 @Suite struct GRPCNIOTests {
     static let host = "grpc.servertrust.test"
 
-    /// The genuine PKI (pinned by its intermediate) and an impostor's CA, both anchors.
-    struct PKI {
-        let genuineRoot: LabCA
-        let genuineIntermediate: LabCA
-        let genuine: LabLeaf
-        let impostorRoot: LabCA
-        let impostor: LabLeaf
-
-        init() throws {
-            genuineRoot = try LabPKI.makeRoot(commonName: "Genuine Root CA")
-            genuineIntermediate = try genuineRoot.issueIntermediate(commonName: "Genuine Intermediate CA")
-            genuine = try genuineIntermediate.issueLeaf(dnsNames: [GRPCNIOTests.host])
-            impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root CA")
-            impostor = try impostorRoot.issueLeaf(dnsNames: [GRPCNIOTests.host])
-        }
-
-        var anchors: TrustAnchors { get throws { try TrustAnchors([genuineRoot.certificate, impostorRoot.certificate]) } }
-    }
-
-    private func verifier(_ pki: PKI, _ evaluator: any ServerTrustEvaluating) throws -> ServerTrustNIOVerifier {
+    private func verifier(_ pki: GenuineAndImpostor, _ evaluator: any ServerTrustEvaluating) throws -> ServerTrustNIOVerifier {
         try ServerTrustNIOVerifier(trustManager: ServerTrustManager(evaluators: [try HostPattern(Self.host): evaluator]), anchors: pki.anchors)
     }
 
@@ -66,8 +47,8 @@ import Testing
     }
 
     @Test func thePinnedServerAnswersTheCall() async throws {
-        let pki = try PKI()
-        let verification = try verifier(pki, try PinnedKeyHashesTrustEvaluator([pki.genuineIntermediate.certificate.spkiPin.description]))
+        let pki = try GenuineAndImpostor(host: Self.host)
+        let verification = try verifier(pki, try PinnedKeyHashesTrustEvaluator([pki.pin.description]))
             .verification(forHost: Self.host)
         #expect(try await greet(serving: pki.genuine, verification: verification) == "hello nio")
         #expect(verification.acceptedCount >= 1)
@@ -77,13 +58,13 @@ import Testing
     /// The impostor chains to an anchor, so default validation accepts it (the control); the
     /// pin refuses it, and the call's error carries the trust failure.
     @Test func anImpostorFromATrustedCAFailsTheCallWithThePinMismatchInItsError() async throws {
-        let pki = try PKI()
+        let pki = try GenuineAndImpostor(host: Self.host)
         let trusting = try verifier(pki, DefaultTrustEvaluator()).verification(forHost: Self.host)
-        #expect(try await greet(serving: pki.impostor, verification: trusting) == "hello nio")
+        #expect(try await greet(serving: pki.impostor.leaf, verification: trusting) == "hello nio")
 
-        let pin = pki.genuineIntermediate.certificate.spkiPin.description
+        let pin = pki.pin.description
         let verification = try verifier(pki, try PinnedKeyHashesTrustEvaluator([pin])).verification(forHost: Self.host)
-        let error = await thrownError { try await greet(serving: pki.impostor, verification: verification) }
+        let error = await thrownError { try await greet(serving: pki.impostor.leaf, verification: verification) }
         let rpcError = try #require(error as? RPCError)
         #expect(rpcError.code == .unavailable)
         let trustFailure = try #require(Self.causes(of: rpcError).lazy.compactMap { $0 as? ServerTrustNIOError }.first)
@@ -91,7 +72,7 @@ import Testing
         #expect(trustFailure.evaluator == "PinnedKeyHashesTrustEvaluator")
         #expect(trustFailure.pattern?.description == Self.host)
         #expect(trustFailure.trustError.evidence.configuredPins.map(\.description) == [pin])
-        #expect(trustFailure.trustError.evidence.chain.first?.pin == pki.impostor.certificate.spkiPin)
+        #expect(trustFailure.trustError.evidence.chain.first?.pin == pki.impostor.leaf.certificate.spkiPin)
         #expect(verification.acceptedCount == 0)
         #expect(verification.lastFailure?.trustError.code == .pinMismatch)
     }

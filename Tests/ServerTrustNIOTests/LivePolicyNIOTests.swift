@@ -158,7 +158,7 @@ import Testing
     /// retirement the call would ride the old connection; without the callback resolving the
     /// host again, the new connection would be accepted under the old manager.
     @Test func aGRPCConnectionIsRetiredAndItsReconnectionEvaluatedUnderTheNewManager() async throws {
-        let pki = try GRPCNIOTests.PKI()
+        let pki = try GenuineAndImpostor(host: GRPCNIOTests.host)
         let pin = pki.genuine.certificate.spkiPin
         let live = LiveTrustManager(
             try ServerTrustManager(evaluators: [try HostPattern(GRPCNIOTests.host): PinnedKeyHashesTrustEvaluator(pins: [pin])]))

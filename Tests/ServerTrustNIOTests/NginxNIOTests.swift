@@ -62,8 +62,8 @@ import Testing
     /// control) and only the pin, which names nginx's intermediate, refuses it.
     @Test func anImpostorFromACATheClientTrustsIsRejectedByThePin() async throws {
         let nginx = try NginxInterop.environment()
-        let impostorCA = try LabPKI.makeRoot(commonName: "Impostor Root CA")
-        let impostor = try impostorCA.issueLeaf(dnsNames: [nginx.host])
+        let impostorPKI = try GenuineAndImpostor.Impostor(host: nginx.host)
+        let (impostorCA, impostor) = (impostorPKI.root, impostorPKI.leaf)
         let server = try LocalTLSServer(chain: impostor.chain, privateKeyPEM: impostor.key.pemPrivateKey)
         defer { server.stop() }
         let anchors = try nginxAnchors(nginx, plus: [impostorCA.certificate])

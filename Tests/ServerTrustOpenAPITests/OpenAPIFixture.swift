@@ -5,31 +5,23 @@ import ServerTrustHTTP
 import ServerTrustOpenAPI
 import ServerTrustTestSupport
 
-/// A genuine server for ``host`` with the chain the client pins, and an impostor for the same
-/// name whose chain comes from a second CA the client *also* trusts — a corporate proxy's CA,
-/// say — so that only the pin can tell the two apart.
+/// The genuine server for ``host`` and the impostor of ``GenuineAndImpostor``, both serving
+/// ``greeting``: only the pin can tell the two apart.
 struct OpenAPIFixture {
     static let host = "api.servertrust.test"
     static let greetingJSON = #"{"message":"Hello, Ada!"}"#
 
-    let root: LabCA
-    let intermediate: LabCA
+    let pki: GenuineAndImpostor
     let genuine: LocalTLSServer
-    let impostorRoot: LabCA
     let impostor: LocalTLSServer
 
     init() throws {
-        root = try LabPKI.makeRoot(commonName: "OpenAPI Test Root")
-        intermediate = try root.issueIntermediate(commonName: "OpenAPI Test Intermediate")
-        let leaf = try intermediate.issueLeaf(dnsNames: [Self.host])
-        genuine = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey, handler: Self.greeting)
-        impostorRoot = try LabPKI.makeRoot(commonName: "Trusted Proxy Root")
-        let impostorLeaf = try impostorRoot.issueIntermediate(commonName: "Trusted Proxy CA").issueLeaf(dnsNames: [Self.host])
-        impostor = try LocalTLSServer(chain: impostorLeaf.chain, privateKeyPEM: impostorLeaf.key.pemPrivateKey, handler: Self.greeting)
+        pki = try GenuineAndImpostor(host: Self.host, name: "OpenAPI Test")
+        (genuine, impostor) = try pki.servers(handler: Self.greeting)
     }
 
     /// The genuine chain's intermediate, which the client pins.
-    var pin: Pin { intermediate.certificate.spkiPin }
+    var pin: Pin { pki.pin }
 
     /// `GET /greeting[?name=…]` answers JSON; every other route is the lab's (`POST /echo`,
     /// `GET /large/{bytes}`, …).
@@ -48,7 +40,7 @@ struct OpenAPIFixture {
         configure: (inout Session.Configuration) -> Void = { _ in }
     ) throws -> Session {
         var configuration = Session.Configuration()
-        configuration.anchors = .bundle(try TrustAnchors([root.certificate, impostorRoot.certificate]))
+        configuration.anchors = .bundle(try pki.anchors)
         configuration.resolve = [server.resolveEntry(host: Self.host)]
         configuration.requestTimeout = .seconds(300)
         configure(&configuration)

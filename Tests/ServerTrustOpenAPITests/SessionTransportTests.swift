@@ -164,7 +164,7 @@ import Testing
         let fixture = try OpenAPIFixture()
         let control = try Session(configuration: {
             var configuration = Session.Configuration()
-            configuration.anchors = .bundle(try fixture.impostorRoot.trustAnchors())
+            configuration.anchors = .bundle(try fixture.pki.impostor.root.trustAnchors())
             configuration.resolve = [fixture.impostor.resolveEntry(host: OpenAPIFixture.host)]
             return configuration
         }())
@@ -185,7 +185,7 @@ import Testing
         #expect(sessionError.trustError?.evaluator == "PinnedKeyHashesTrustEvaluator")
         #expect(sessionError.rejectedTrust?.evaluator == "PinnedKeyHashesTrustEvaluator")
         let shown = sessionError.trustError?.evidence.chain.map(\.pin) ?? []
-        #expect(shown.contains(fixture.impostorRoot.certificate.spkiPin))
+        #expect(shown.contains(fixture.pki.impostor.root.certificate.spkiPin))
         #expect(!shown.contains(fixture.pin))
         #expect(sessionError.trustError?.evidence.configuredPins == [fixture.pin])
         #expect(fixture.impostor.requestsServed == servedBefore)

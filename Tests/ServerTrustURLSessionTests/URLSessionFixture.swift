@@ -25,16 +25,15 @@ struct URLSessionFixture {
 
     init(redirectorHandler: LocalHTTPHandler? = nil, signedResponses: [String: SignedResponsePolicy] = [:]) throws {
         nginx = try NginxInterop.environment()
-        let impostorRoot = try LabPKI.makeRoot(commonName: "Impostor Root")
-        let impostorLeaf = try impostorRoot.issueLeaf(dnsNames: [nginx.host])
-        impostor = try LocalTLSServer(chain: impostorLeaf.chain, privateKeyPEM: impostorLeaf.key.pemPrivateKey)
+        let impostorPKI = try GenuineAndImpostor.Impostor(host: nginx.host)
+        impostor = try LocalTLSServer(chain: impostorPKI.leaf.chain, privateKeyPEM: impostorPKI.leaf.key.pemPrivateKey)
         redirectorRoot = try LabPKI.makeRoot(commonName: "Redirector Root")
         let redirectorLeaf = try redirectorRoot.issueLeaf(dnsNames: [Self.redirectorHost])
         redirector = try LocalTLSServer(chain: redirectorLeaf.chain, privateKeyPEM: redirectorLeaf.key.pemPrivateKey, handler: redirectorHandler)
 
         var configuration = Session.Configuration()
         let nginxRoot = try Certificate.certificates(pemBundle: String(contentsOfFile: nginx.root, encoding: .utf8))
-        configuration.anchors = .bundle(try TrustAnchors(nginxRoot + [impostorRoot.certificate, redirectorRoot.certificate]))
+        configuration.anchors = .bundle(try TrustAnchors(nginxRoot + [impostorPKI.root.certificate, redirectorRoot.certificate]))
         configuration.resolve = nginx.resolve + [impostor.resolveEntry(host: nginx.host), redirector.resolveEntry(host: Self.redirectorHost)]
         var policies: [HostPattern: HostPolicy] = [
             try HostPattern(nginx.host): .custom(try PinnedKeyHashesTrustEvaluator([nginx.intermediatePin])),

@@ -82,7 +82,7 @@ import VaporTesting
         #expect(trustError.evaluator == "PinnedKeyHashesTrustEvaluator")
         #expect(trustError.evidence.configuredPins == [fixture.pin])
         let shown = trustError.evidence.chain.map(\.pin)
-        #expect(shown.contains(fixture.impostorRoot.certificate.spkiPin))
+        #expect(shown.contains(fixture.pki.impostor.root.certificate.spkiPin))
         #expect(!shown.contains(fixture.pin))
         #expect(error.rejectedTrust?.matchedPattern?.description == VaporFixture.host)
         #expect(fixture.impostor.requestsServed == servedBefore)
@@ -179,7 +179,7 @@ import VaporTesting
         let fixture = try VaporFixture()
         defer { fixture.stop() }
         let live = LiveTrustManager(try ServerTrustManager(evaluators: [
-            try HostPattern(VaporFixture.host): PinnedKeyHashesTrustEvaluator(pins: [fixture.impostorRoot.certificate.spkiPin])
+            try HostPattern(VaporFixture.host): PinnedKeyHashesTrustEvaluator(pins: [fixture.pki.impostor.root.certificate.spkiPin])
         ]))
         let session = try ServerTrustHTTP.Session(configuration: fixture.configuration(), liveTrustManager: live)
         defer { session.shutdown() }

@@ -8,31 +8,23 @@ import Synchronization
 import Vapor
 import VaporTesting
 
-/// A genuine upstream for ``host`` with the chain the client pins, and an impostor for the same
-/// name whose chain comes from a second CA the client *also* trusts — a corporate proxy's CA,
-/// say — so that only the pin can tell the two apart. Both on loopback; the session reaches
-/// them through `resolve` entries.
+/// The genuine upstream for ``host`` and the impostor of ``GenuineAndImpostor``, both serving
+/// ``balance`` on loopback, which the session reaches through `resolve` entries: only the pin
+/// can tell the two apart.
 struct VaporFixture {
     static let host = "payments.servertrust.test"
 
-    let root: LabCA
-    let intermediate: LabCA
+    let pki: GenuineAndImpostor
     let genuine: LocalTLSServer
-    let impostorRoot: LabCA
     let impostor: LocalTLSServer
 
     init() throws {
-        root = try LabPKI.makeRoot(commonName: "Vapor Test Root")
-        intermediate = try root.issueIntermediate(commonName: "Vapor Test Intermediate")
-        let leaf = try intermediate.issueLeaf(dnsNames: [Self.host])
-        genuine = try LocalTLSServer(chain: leaf.chain, privateKeyPEM: leaf.key.pemPrivateKey, handler: Self.balance)
-        impostorRoot = try LabPKI.makeRoot(commonName: "Trusted Proxy Root")
-        let impostorLeaf = try impostorRoot.issueIntermediate(commonName: "Trusted Proxy CA").issueLeaf(dnsNames: [Self.host])
-        impostor = try LocalTLSServer(chain: impostorLeaf.chain, privateKeyPEM: impostorLeaf.key.pemPrivateKey, handler: Self.balance)
+        pki = try GenuineAndImpostor(host: Self.host, name: "Vapor Test")
+        (genuine, impostor) = try pki.servers(handler: Self.balance)
     }
 
     /// The genuine chain's intermediate, which the client pins.
-    var pin: Pin { intermediate.certificate.spkiPin }
+    var pin: Pin { pki.pin }
 
     /// `GET /balance` answers JSON; every other route is the lab's (`/echo`, `/redirect/…`, …).
     static let balance: LocalHTTPHandler = { request in
@@ -44,7 +36,7 @@ struct VaporFixture {
     /// the impostor (on their own ports), a request timeout no test reaches.
     func configuration() throws -> ServerTrustHTTP.Session.Configuration {
         var configuration = ServerTrustHTTP.Session.Configuration()
-        configuration.anchors = .bundle(try TrustAnchors([root.certificate, impostorRoot.certificate]))
+        configuration.anchors = .bundle(try pki.anchors)
         configuration.resolve = [genuine.resolveEntry(host: Self.host), impostor.resolveEntry(host: Self.host)]
         configuration.requestTimeout = .seconds(300)
         return configuration
