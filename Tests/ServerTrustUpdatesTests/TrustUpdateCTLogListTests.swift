@@ -22,10 +22,8 @@ import Testing
         let leaf: EmbeddedSCTLeaf
         let updateLeaf: LabLeaf
         let api: LocalTLSServer
-        let updates: LocalTLSServer
-        let repository: String
+        let published: PublishedPolicyStates
         let backup = try! Pin("sha256/" + Data(repeating: 9, count: 32).base64EncodedString())
-        let served = Locked(0)
         /// The floor's list: log A only, three days old.
         let floorListDate = Date(timeIntervalSinceNow: -3 * 86_400)
 
@@ -51,25 +49,17 @@ import Testing
                 ["targets": ["policy.json": policy, "ct_log_list.json": Self.logList([logA, logB], at: Date(timeIntervalSinceNow: -5 * 86_400))]],
                 ["targets": ["policy.json": policy, "ct_log_list.json": garbled]],
             ]
-            repository = TUFTooling.temporaryDirectory("ct-policies")
-            let spec = repository + ".spec.json"
-            try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
-            let result = Child.run(PackageFiles.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
-            precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
-            let base = repository
-            let served = served
-            updates = try LocalTLSServer(LocalTLSServer.Configuration(chain: updateLeaf.chain, privateKeyPEM: updateLeaf.key.pemPrivateKey) { request in
-                let path = String(request.target.prefix { $0 != "?" })
-                guard !path.contains(".."), let data = FileManager.default.contents(atPath: "\(base)/\(served.withLock { $0 })\(path)") else {
-                    return LocalHTTPResponse(status: 404)
-                }
-                return LocalHTTPResponse(body: .bytes(Array(data)))
-            })
+            published = try PublishedPolicyStates("ct-policies", states: states, identity: updateLeaf)
         }
+
+        /// The update host.
+        var updates: LocalTLSServer { published.server }
+        /// Where the states were generated.
+        var repository: String { published.directory }
 
         func stop() {
             api.stop()
-            updates.stop()
+            published.stop()
         }
 
         /// The compiled-in floor: the API host pinned, CT enforced, with a list of log A only.
@@ -133,7 +123,7 @@ import Testing
         #expect(before?.code == .certificateTransparency, "\(String(describing: before))")
 
         // The delivered list adds log B: accepted, without a new binary or a restart.
-        fixture.served.withLock { $0 = 0 }
+        fixture.published.servedState = 0
         let applied = await client.refresh()
         #expect(applied.lastOutcome == .applied, "\(applied)")
         #expect(applied.certificateTransparencyLogList?.source == .delivered)
@@ -153,7 +143,7 @@ import Testing
         #expect(afterRestart == nil, "\(String(describing: afterRestart))")
 
         // An older list is refused as a rollback; the list in force stays, and so does the host.
-        fixture.served.withLock { $0 = 1 }
+        fixture.published.servedState = 1
         let rolledBack = await restarted.refresh()
         #expect(rolledBack.lastOutcome == .refused, "\(rolledBack)")
         #expect(rolledBack.refusal?.code == .logListRollback, "\(String(describing: rolledBack.refusal))")
@@ -161,7 +151,7 @@ import Testing
         #expect(await fixture.refusal(restartedSession) == nil)
 
         // A garbled list is refused naming the file and the member.
-        fixture.served.withLock { $0 = 2 }
+        fixture.published.servedState = 2
         let garbled = await restarted.refresh()
         #expect(garbled.refusal?.code == .invalidLogList, "\(String(describing: garbled.refusal))")
         #expect(garbled.refusal?.reason.contains("ct_log_list.json:1: operators[0].logs[0].key") == true, "\(String(describing: garbled.refusal))")

@@ -32,19 +32,8 @@ import Testing
         let leafB: LabLeaf
         let updateLeaf: LabLeaf
         let api: LocalTLSServer
-        let updates: LocalTLSServer
-        let repository: String
+        let published: PublishedPolicyStates
         let backup = try! Pin("sha256/" + Data(repeating: 9, count: 32).base64EncodedString())
-        /// The state the update host serves.
-        final class Served: @unchecked Sendable {
-            private let lock = NSLock()
-            private var state = 0
-            var value: Int {
-                get { lock.withLock { state } }
-                set { lock.withLock { state = newValue } }
-            }
-        }
-        private let served = Served()
 
         /// Response-signing keys (RFC 9421), published as `jwks.json`.
         let signingKey1 = try! SignaturePrivateKey.generate(.ed25519)
@@ -116,32 +105,22 @@ import Testing
                 ["targets": ["policy.json": policy([a, b]), "denylist.json": "{\"version\": 2, \"spki\": [\"\(a)\"]}"]],
                 ["targets": ["policy.json": policy([a, b]), "jwks.json": "{\"keys\": \"k1\"}"]],
             ]
-            repository = TUFTooling.temporaryDirectory("policies")
-            let spec = repository + ".spec.json"
-            try JSONSerialization.data(withJSONObject: states).write(to: URL(fileURLWithPath: spec))
-            let result = Child.run(PackageFiles.python, [TUFTooling.repositoryScript, "policies", repository, spec], timeout: 120)
-            precondition(result.status == 0, "tuf_repo.py policies failed: \(result)")
-            let base = repository
-            let served = served
-            let configuration = LocalTLSServer.Configuration(chain: updateLeaf.chain, privateKeyPEM: updateLeaf.key.pemPrivateKey) { request in
-                let path = String(request.target.prefix { $0 != "?" })
-                let state = served.value
-                guard !path.contains(".."), let data = FileManager.default.contents(atPath: "\(base)/\(state)\(path)") else {
-                    return LocalHTTPResponse(status: 404)
-                }
-                return LocalHTTPResponse(body: .bytes(Array(data)))
-            }
-            updates = try LocalTLSServer(configuration)
+            published = try PublishedPolicyStates("policies", states: states, identity: updateLeaf)
         }
 
+        /// The update host.
+        var updates: LocalTLSServer { published.server }
+        /// Where the states were generated.
+        var repository: String { published.directory }
+        /// The state the update host serves.
         var servedState: Int {
-            get { served.value }
-            set { served.value = newValue }
+            get { published.servedState }
+            set { published.servedState = newValue }
         }
 
         func stop() {
             api.stop()
-            updates.stop()
+            published.stop()
         }
 
         /// The compiled-in floor: the API host pinned to key A and a backup, and `revocation`
