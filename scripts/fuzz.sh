@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh build                  build every target (libFuzzer + AddressSanitizer)
 #   scripts/fuzz.sh smoke [SECONDS]        replay Fuzz/Regressions, then fuzz each target SECONDS
-#                                          (default 30; FUZZ_SMOKE_SECONDS overrides), FUZZ_JOBS
+#                                          (default 20; FUZZ_SMOKE_SECONDS overrides), FUZZ_JOBS
 #                                          targets at a time (default: the cores): the CI step
 #   scripts/fuzz.sh run TARGET [SECONDS]   one long run (default 3600 s); TARGET as in `list`
 #   scripts/fuzz.sh repro TARGET FILE...   run TARGET on inputs, e.g. a crash-… artifact
@@ -151,7 +151,7 @@ build)
     build
     ;;
 smoke)
-    seconds=${1:-${FUZZ_SMOKE_SECONDS:-30}}
+    seconds=${1:-${FUZZ_SMOKE_SECONDS:-20}}
     build
     echo "== fuzz: regressions"
     failed=0

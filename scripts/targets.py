@@ -5,9 +5,9 @@ conditions, so that a new target, trait, catalogue or fuzz target needs no edit 
   trait-tests    what the traits step of .ci/run tests: every test target whose code is all
                  behind a trait, and every suite (Target.Suite) behind one in a default test
                  target (TrustUpdateServiceTests, in ServerTrustUpdatesTests, needs LifecycleService)
-  docc-default   library targets with a DocC catalogue whose code builds without a trait
-  docc-traits    library targets with a DocC catalogue whose code is all behind a trait (the
-                 adapters: empty, so undocumentable, without their traits)
+  docc           library targets with a DocC catalogue, for one DocC build with every trait
+                 (the adapters' code is all behind their traits: empty, so undocumentable,
+                 without them)
   traits         the package's traits
   fuzz-targets   from Fuzz/'s manifest: its fuzz-NAME executables, as NAME
 
@@ -99,7 +99,7 @@ def suites(path):
 
 
 def main():
-    queries = {"trait-tests", "docc-default", "docc-traits", "traits", "fuzz-targets"}
+    queries = {"trait-tests", "docc", "traits", "fuzz-targets"}
     if len(sys.argv) != 2 or sys.argv[1] not in queries:
         print(f"usage: swift package dump-package | {sys.argv[0]} {{{'|'.join(sorted(queries))}}}", file=sys.stderr)
         return 2
@@ -132,8 +132,7 @@ def main():
                     else:
                         out += [f"{target['name']}.{suite}" for path in gated for suite in suites(path)]
                 elif any(p.is_dir() for p in directory(target).rglob("*.docc")):
-                    if whole == (query == "docc-traits"):
-                        out.append(target["name"])
+                    out.append(target["name"])
         except Unreadable as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
