@@ -75,7 +75,7 @@ package enum CertificateBuilder {
         }
 
         if spec.isCA {
-            try add(NID_basic_constraints, "critical,CA:TRUE" + (spec.pathLength.map { ",pathlen:\($0)" } ?? ""))
+            try add(NID_basic_constraints, (spec.basicConstraintsCritical ? "critical," : "") + "CA:TRUE" + (spec.pathLength.map { ",pathlen:\($0)" } ?? ""))
         } else {
             try add(NID_basic_constraints, "CA:FALSE")
         }
@@ -98,6 +98,14 @@ package enum CertificateBuilder {
         if let url = spec.crlURL { try add(NID_crl_distribution_points, "URI:\(url)") }
         // TLS feature status_request encodes as 30 03 02 01 05 (RFC 7633).
         if spec.mustStaple { try add(NID_tlsfeature, "status_request") }
+        for custom in spec.customExtensions {
+            // X509V3_EXT_conf's generic form: an OID and the value's DER as hex.
+            let hex = custom.value.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: ":")
+            let value = (custom.critical ? "critical," : "") + "DER:" + hex
+            let ext = try check(X509V3_EXT_conf(nil, &ctx, custom.oid, value), "building extension \(custom.oid) = \(value)")
+            defer { X509_EXTENSION_free(ext) }
+            try check(X509_add_ext(x509, ext, -1), "adding extension \(custom.oid)")
+        }
     }
 
     /// Built name by name rather than from a configuration string, so a DNS name may hold any

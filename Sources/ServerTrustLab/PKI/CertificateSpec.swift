@@ -44,6 +44,22 @@ public struct CertificateSpec: Sendable {
         public static let anyExtendedKeyUsage = ExtendedKeyUsage(name: "anyExtendedKeyUsage")
     }
 
+    /// An extension ServerTrustLab has no property for (a vendor's marker, say), by dotted OID.
+    public struct CustomExtension: Sendable {
+        /// The extension's OID, dotted.
+        public let oid: String
+        public let critical: Bool
+        /// The DER of the extension's value (the contents of its OCTET STRING).
+        public let value: [UInt8]
+
+        /// An extension with `value` (default: an ASN.1 NULL, as marker extensions carry).
+        public init(oid: String, critical: Bool = false, value: [UInt8] = [0x05, 0x00]) {
+            self.oid = oid
+            self.critical = critical
+            self.value = value
+        }
+    }
+
     /// The subject name.
     public var subject: LabName
     /// The key the certificate certifies (its public half goes into the certificate).
@@ -58,6 +74,11 @@ public struct CertificateSpec: Sendable {
     public var isCA: Bool
     /// basicConstraints pathLenConstraint; only meaningful for a CA. Default none.
     public var pathLength: Int?
+    /// Whether a CA's basicConstraints is marked critical. Default true; some real CAs (Apple's
+    /// test CA for App Store signed data among them) mark it non-critical.
+    public var basicConstraintsCritical: Bool
+    /// Extensions added after the ones above, in order. Default none.
+    public var customExtensions: [CustomExtension]
     /// nil (the default) picks keyCertSign + cRLSign + digitalSignature for a CA, and
     /// digitalSignature (+ keyEncipherment for RSA) otherwise; `[]` omits the extension.
     public var keyUsage: [KeyUsage]?
@@ -99,7 +120,9 @@ public struct CertificateSpec: Sendable {
         ocspURL: String? = nil,
         crlURL: String? = nil,
         mustStaple: Bool = false,
-        includeKeyIdentifiers: Bool = true
+        includeKeyIdentifiers: Bool = true,
+        basicConstraintsCritical: Bool = true,
+        customExtensions: [CustomExtension] = []
     ) {
         self.subject = subject
         self.subjectKey = subjectKey
@@ -118,6 +141,8 @@ public struct CertificateSpec: Sendable {
         self.crlURL = crlURL
         self.mustStaple = mustStaple
         self.includeKeyIdentifiers = includeKeyIdentifiers
+        self.basicConstraintsCritical = basicConstraintsCritical
+        self.customExtensions = customExtensions
     }
 
     /// The key usage actually written: the explicit one, or the default for the certificate kind.
