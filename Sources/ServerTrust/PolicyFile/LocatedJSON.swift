@@ -1,13 +1,14 @@
 import Foundation
 
-/// A JSON value with the line it starts on, so a policy-file error can name its line.
+/// A JSON value with the line it starts on, so a policy-file error can name its line; also the
+/// strict reader of ServerTrustPurchases' signed payloads.
 ///
 /// Foundation's `JSONSerialization` parses the string tokens (escapes and all); the scanner
 /// around it records where every value and key begins, refuses duplicate keys (which
 /// `JSONSerialization` would silently resolve to the last one, letting a second `"pins"` hide
 /// the first), and bounds the input: at most ``maximumSize`` bytes and ``maximumDepth`` levels.
-struct LocatedJSON {
-    enum Value {
+package struct LocatedJSON {
+    package enum Value {
         /// Members in file order, each with the line of its key.
         case object([(key: String, line: Int, value: LocatedJSON)])
         case array([LocatedJSON])
@@ -18,19 +19,19 @@ struct LocatedJSON {
         case null
     }
 
-    let value: Value
-    let line: Int
+    package let value: Value
+    package let line: Int
 
-    static let maximumSize = 1 << 20
-    static let maximumDepth = 32
+    package static let maximumSize = 1 << 20
+    package static let maximumDepth = 32
 
-    struct SyntaxError: Error {
-        let line: Int
-        let message: String
+    package struct SyntaxError: Error {
+        package let line: Int
+        package let message: String
     }
 
     /// Parses a whole document.
-    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> LocatedJSON {
+    package static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> LocatedJSON {
         guard bytes.count <= maximumSize else {
             throw SyntaxError(line: 1, message: "the file is larger than \(maximumSize) bytes")
         }

@@ -31,6 +31,17 @@ public struct PathValidationOptions: Hashable, Sendable {
     /// The longest chain accepted, not counting the leaf. Default 10.
     public var maximumDepth: Int
 
+    /// What the leaf is validated for: a TLS server (EKU serverAuth, key usage, Netscape cert
+    /// type: OpenSSL's `ssl_server`), or a signer of data that is not a TLS server's (OpenSSL's
+    /// `default`: no purpose; the App Store's signed data). Every other check is the same.
+    package enum Purpose: Hashable, Sendable {
+        case tlsServer
+        case dataSigning
+    }
+
+    /// Default ``Purpose/tlsServer``; only ServerTrust's own signed-data verifiers choose another.
+    package var purpose: Purpose = .tlsServer
+
     public init(strict: Bool = false, authenticationLevel: Int = 2, maximumDepth: Int = 10) {
         self.strict = strict
         self.authenticationLevel = authenticationLevel
@@ -224,9 +235,11 @@ enum PathValidator {
         if let trusted { X509_STORE_CTX_set0_trusted_stack(ctx, trusted) }
         // Also searched before the store, and the only place indirect CRLs are found.
         if let crls { X509_STORE_CTX_set0_crls(ctx, crls) }
-        // Purpose and trust of a TLS server: EKU serverAuth, key usage, Netscape cert type.
-        guard X509_STORE_CTX_set_default(ctx, "ssl_server") == 1 else {
-            throw TrustError(.openSSLFailure, "X509_STORE_CTX_set_default(ssl_server) failed.")
+        // Purpose and trust of a TLS server: EKU serverAuth, key usage, Netscape cert type; for
+        // a data signer, OpenSSL's default parameters (no purpose).
+        let parameters = options.purpose == .tlsServer ? "ssl_server" : "default"
+        guard X509_STORE_CTX_set_default(ctx, parameters) == 1 else {
+            throw TrustError(.openSSLFailure, "X509_STORE_CTX_set_default(\(parameters)) failed.")
         }
         let param = X509_STORE_CTX_get0_param(ctx)
         var flags = UInt(X509_V_FLAG_PARTIAL_CHAIN) | UInt(X509_V_FLAG_TRUSTED_FIRST)

@@ -235,6 +235,18 @@ extension Certificate {
         }
     }
 
+    /// Whether the extension `oid` (dotted) is present and, if so, marked critical: nil when
+    /// the certificate has none, or when `oid` is not a dotted OID. A certificate with the
+    /// extension twice (which RFC 5280 forbids, and OpenSSL refuses to validate) reads as the
+    /// first occurrence.
+    package func extensionCriticality(oid: String) -> Bool? {
+        guard let object = OBJ_txt2obj(oid, 1) else { return nil }
+        defer { ASN1_OBJECT_free(object) }
+        let index = X509_get_ext_by_OBJ(x509, object, -1)
+        guard index >= 0, let ext = X509_get_ext(x509, index) else { return nil }
+        return X509_EXTENSION_get_critical(ext) != 0
+    }
+
     private func subjectAlternativeNames() -> (dns: [String], ip: [String]) {
         guard let raw = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) else { return ([], []) }
         let names = OpaquePointer(raw)

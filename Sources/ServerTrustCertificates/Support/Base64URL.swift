@@ -16,4 +16,24 @@ package enum Base64URL {
         standard += Array(repeating: UInt8(ascii: "="), count: (4 - standard.count % 4) % 4)
         return StrictBase64.decode(standard)
     }
+
+    /// JOSE's form exactly (RFC 7515 section 2): the URL-safe alphabet, no padding, canonical
+    /// (zero bits after the last byte); nil for anything else, `+`, `/`, `=` and whitespace
+    /// included. An empty text is the empty byte string.
+    package static func decodeUnpadded<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
+        guard !text.isEmpty else { return [] }
+        guard text.count % 4 != 1 else { return nil }
+        var standard: [UInt8] = []
+        standard.reserveCapacity(text.count + 3)
+        for character in text {
+            switch character {
+            case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): return nil
+            default: standard.append(character)
+            }
+        }
+        standard += Array(repeating: UInt8(ascii: "="), count: (4 - standard.count % 4) % 4)
+        return StrictBase64.decode(standard)
+    }
 }
