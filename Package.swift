@@ -20,6 +20,9 @@ let package = Package(
         .library(name: "ServerTrustTUF", targets: ["ServerTrustTUF"]),
         // The glue between them: the TUF client fetching over a pinned `Session`.
         .library(name: "ServerTrustUpdates", targets: ["ServerTrustUpdates"]),
+        // The App Store's signed data verified against configured Apple roots before a purchase
+        // is granted; OpenSSL through ServerTrust, no other dependency, no libcurl.
+        .library(name: "ServerTrustPurchases", targets: ["ServerTrustPurchases"]),
         .executable(name: "servertrust", targets: ["servertrust"]),
         // A local PKI and TLS servers for demos, examples and your own tests — never for
         // production traffic. `servertrust demo` runs on it.
@@ -221,6 +224,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
             ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ServerTrustPurchases",
+            dependencies: ["ServerTrust", "ServerTrustCertificates"],
+            swiftSettings: strictSwift
+        ),
+        // An Apple-like PKI (ServerTrustTestSupport's AppStoreLab) mints the signed data; Apple's
+        // own test vectors (MIT) sit in Fixtures/apple with their licence, read from the source tree.
+        .testTarget(
+            name: "ServerTrustPurchasesTests",
+            dependencies: ["ServerTrustPurchases", "ServerTrust", "ServerTrustLab", "ServerTrustTestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool

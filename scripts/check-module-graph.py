@@ -6,6 +6,7 @@
   ServerTrustHTTP          no TUF client (a program using only it never builds ServerTrustTUF)
                            and not the glue of the two, ServerTrustUpdates
   ServerTrustTUF           no libcurl, no ServerTrustHTTP, not even ServerTrust
+  ServerTrustPurchases     no libcurl, no ServerTrustHTTP, no TUF client: a verifier of signed data
   servertrust-generate     the plugin's tool: never ServerTrust (the build would compile it twice)
   products                 none holds ServerTrustTestSupport or CServerTrustTestShims
 
@@ -22,6 +23,7 @@ FORBIDDEN = {
     "ServerTrust": {"ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
     "ServerTrustHTTP": {"ServerTrustTUF", "ServerTrustUpdates"},
     "ServerTrustTUF": {"ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
+    "ServerTrustPurchases": {"ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
     "servertrust-generate": {"ServerTrust", "ServerTrustHTTP", "CCurl"},
 }
 TEST_ONLY = {"ServerTrustTestSupport", "CServerTrustTestShims"}
