@@ -12,6 +12,8 @@ package import Foundation
 package final class SignedDataTrustStore: Sendable {
     /// The roots, as configured.
     package let roots: [Certificate]
+    /// The roots' DER, encoded once: every verification compares the sender's root with them.
+    private let rootEncodings: Set<[UInt8]>
     private let store: X509TrustStore
 
     /// A store of `roots`; throws ``TrustError/Code/invalidConfiguration`` when there is none.
@@ -20,6 +22,7 @@ package final class SignedDataTrustStore: Sendable {
             throw TrustError(.invalidConfiguration, "A signed-data trust store needs at least one root.")
         }
         self.roots = roots
+        rootEncodings = Set(roots.map(\.derEncoded))
         do {
             store = try X509TrustStore(anchors: roots)
         } catch let error as TrustError {
@@ -31,8 +34,7 @@ package final class SignedDataTrustStore: Sendable {
 
     /// Whether `certificate` is one of the roots, byte for byte.
     package func holds(_ certificate: Certificate) -> Bool {
-        let der = certificate.derEncoded
-        return roots.contains { $0.derEncoded == der }
+        rootEncodings.contains(certificate.derEncoded)
     }
 
     /// Validates `chain` (the signer first, then its intermediates; never a root a sender
