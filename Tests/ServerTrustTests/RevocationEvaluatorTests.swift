@@ -4,42 +4,6 @@ import ServerTrust
 import ServerTrustTestSupport
 import Testing
 
-/// An in-memory ``RevocationFetcher``: URLs are routed by prefix to canned replies, and every
-/// request is logged with the deadline it was given.
-final class FakeRevocationFetcher: RevocationFetcher {
-    typealias Handler = @Sendable (RevocationFetchRequest, ContinuousClock.Instant) -> Result<[UInt8], TrustError>
-
-    private let routes = Locked<[(prefix: String, handler: Handler)]>([])
-    private let log = Locked<[(request: RevocationFetchRequest, deadline: ContinuousClock.Instant)]>([])
-
-    /// Answers requests whose URL starts with `prefix`; later routes win.
-    func route(_ prefix: String, _ handler: @escaping Handler) {
-        routes.withLock { $0.insert((prefix, handler), at: 0) }
-    }
-
-    func serve(_ prefix: String, _ bytes: [UInt8]) { route(prefix) { _, _ in .success(bytes) } }
-    func fail(_ prefix: String, _ error: TrustError) { route(prefix) { _, _ in .failure(error) } }
-
-    /// A responder that never answers: it waits out the deadline, as a fetcher must, and times out.
-    func hang(_ prefix: String) {
-        route(prefix) { _, deadline in
-            while ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
-            return .failure(.fetchTimedOut("no answer"))
-        }
-    }
-
-    var requests: [RevocationFetchRequest] { log.withLock { $0.map(\.request) } }
-    var deadlines: [ContinuousClock.Instant] { log.withLock { $0.map(\.deadline) } }
-    var count: Int { log.withLock { $0.count } }
-    func count(_ prefix: String) -> Int { requests.filter { $0.url.hasPrefix(prefix) }.count }
-
-    func fetch(_ request: RevocationFetchRequest, deadline: ContinuousClock.Instant) -> Result<[UInt8], TrustError> {
-        log.withLock { $0.append((request, deadline)) }
-        let handler = routes.withLock { routes in routes.first { request.url.hasPrefix($0.prefix) }?.handler }
-        return handler?(request, deadline) ?? .failure(.fetchHTTPStatus(404, "no route for \(request.url)"))
-    }
-}
-
 /// Root → issuing CA → leaf, where the leaf names an OCSP responder and a CRL distribution
 /// point of the CA, and the CA names ones of the root (for whole-chain checks).
 struct RevocationPKI {

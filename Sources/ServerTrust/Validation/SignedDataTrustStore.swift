@@ -54,3 +54,56 @@ package final class SignedDataTrustStore: Sendable {
         }
     }
 }
+
+extension SignedDataTrustStore {
+    /// The revocation status of every certificate of a validated signing chain but its root,
+    /// signer first, from ServerTrust's revocation machinery (``RevocationChecker``): the
+    /// application's CRLs, the shared ``RevocationCache``, then live OCSP and CRLs through
+    /// `fetcher`, one flight per certificate across concurrent callers, within the options'
+    /// time budget; answers judged at `time`.
+    ///
+    /// The options' scope is not read: a signing chain is checked whole, since a revoked
+    /// intermediate would vouch for any leaf. A certificate naming neither an OCSP responder nor
+    /// a CRL distribution point is `noResponderURL` unknown. Checking stops at the first
+    /// certificate found revoked.
+    ///
+    /// - Parameter validated: the chain ``validate(_:at:)`` returned, ending at the root.
+    package func revocationResults(
+        of validated: [Certificate], options: RevocationOptions, fetcher: (any RevocationFetcher)?, cache: RevocationCache,
+        revocationLists: [CertificateRevocationList] = [], at time: Date
+    ) -> [CertificateRevocationResult] {
+        let checker = RevocationChecker(
+            options: options, fetcher: fetcher, cache: cache, localCRLs: revocationLists.map(ProfiledCRL.init), time: time,
+            deadline: ContinuousClock.now + options.timeBudget, record: RevocationRecord())
+        var results: [CertificateRevocationResult] = []
+        for depth in 0..<max(validated.count - 1, 0) {
+            let result = checker.check(validated[depth], depth: depth, issuer: validated[depth + 1], staple: nil)
+            results.append(result)
+            if case .revoked = result.status { break }
+        }
+        return results
+    }
+}
+
+extension SignedDataTrustStore {
+    /// A verified OCSP answer for `certificate` that the cache still holds (in memory or in its
+    /// directory) though it may have gone stale, verified in full as of the time it was
+    /// produced: what shows a certificate that has since expired was not revoked at that time.
+    ///
+    /// - Returns: the status and the response's thisUpdate, or nil when the cache holds no
+    ///   response that verifies at its production time.
+    package func archivedOCSPAnswer(
+        for certificate: Certificate, issuer: Certificate, options: RevocationOptions, cache: RevocationCache
+    ) -> (status: RevocationStatus, thisUpdate: Date)? {
+        guard let key = RevocationCacheKey.ocsp(certificate: certificate, issuer: issuer) else { return nil }
+        var found: (status: RevocationStatus, thisUpdate: Date)?
+        _ = cache.cached(key, maximumSize: options.effectiveMaximumResponseSize) { data in
+            guard let response = data.ocspResponse, let producedAt = response.basic?.producedAt else { return false }
+            let verified = options.ocspVerifier.verify(response, for: certificate, issuedBy: issuer, at: producedAt)
+            guard verified.status.isDecisive, let thisUpdate = verified.thisUpdate else { return false }
+            found = (verified.status, thisUpdate)
+            return true
+        }
+        return found
+    }
+}
