@@ -226,10 +226,13 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // Apple's three roots (Certificates/, as Apple publishes them) compiled in by the plugin.
         .target(
             name: "ServerTrustPurchases",
             dependencies: ["ServerTrust", "ServerTrustCertificates"],
-            swiftSettings: strictSwift
+            exclude: ["Certificates"],
+            swiftSettings: strictSwift,
+            plugins: [.plugin(name: "ServerTrustPinsPlugin")]
         ),
         // An Apple-like PKI (ServerTrustTestSupport's AppStoreLab) mints the signed data; Apple's
         // own test vectors (MIT) sit in Fixtures/apple with their licence, read from the source tree.

@@ -4,7 +4,7 @@ import ServerTrustCertificates
 
 /// Verifies the App Store's signed data — a StoreKit 2 transaction (`jwsRepresentation`), a
 /// subscription's renewal info, an App Store Server Notification v2, an app transaction —
-/// against Apple roots the server configures, before anything is granted.
+/// against Apple's roots (or roots the server configures), before anything is granted.
 ///
 /// Each value is checked in this order, and refused with the code of the first check it fails
 /// (``PurchaseVerificationError/Code``):
@@ -14,24 +14,38 @@ import ServerTrustCertificates
 ///    and an `x5c` of exactly three certificates.
 /// 2. The `x5c` root is, byte for byte, one of the configured roots: a root is never trusted
 ///    because the sender put it there.
-/// 3. The leaf and intermediate validate to that root at the verification time with
-///    ServerTrust's path validator (signatures, validity, CA flag, path length, key usage; no
-///    TLS purpose, no strict profile), through that intermediate.
+/// 3. The leaf and intermediate validate to that root with ServerTrust's path validator
+///    (signatures, validity, CA flag, path length, key usage; no TLS purpose, no strict
+///    profile), through that intermediate, at the validation time (below).
 /// 4. Apple's marker extensions are present and not critical: 1.2.840.113635.100.6.2.1 on the
 ///    intermediate, 1.2.840.113635.100.6.11.1 on the leaf.
-/// 5. The signature is the leaf's P-256 key's over the exact signing input.
-/// 6. The payload is strict JSON with the fields the type needs, of the types Apple documents;
+/// 5. The leaf and intermediate are not revoked, as the ``AppStoreRevocationPolicy`` says.
+/// 6. The signature is the leaf's P-256 key's over the exact signing input.
+/// 7. The payload is strict JSON with the fields the type needs, of the types Apple documents;
 ///    `signedDate` is not after the verification time (beyond ``allowedClockSkew``) nor older
 ///    than ``maximumAge``.
-/// 7. What Apple defines per type: a transaction's bundle ID and environment; a renewal info's
+/// 8. What Apple defines per type: a transaction's bundle ID and environment; a renewal info's
 ///    environment; a notification's bundle ID, app Apple ID (production) and environment, with
 ///    its nested transaction and renewal info verified as JWS of their own; an app
 ///    transaction's bundle ID, app Apple ID (production) and receipt type.
 ///
-/// The verification time is the time passed in (now by default), so a chain that has expired
-/// since the data was signed is refused.
+/// **Validation time.** Given a time, the chain is judged at it, and nothing moves it: a
+/// certificate expired then is refused. Given none (the default), the chain is judged now; a
+/// chain that has expired or been rotated since the data was signed is judged at `signedDate`
+/// instead — only with revocation checking on, and only when a verified answer produced at or
+/// after `signedDate` shows its certificates were not revoked (a live one, or the last one this
+/// verifier saw while they were valid); otherwise it is refused, as
+/// ``PurchaseVerificationError/Code/revocationUnknown`` (retry later) or, with revocation off,
+/// ``PurchaseVerificationError/Code/chainValidationFailed``. A `signedDate` in the future is
+/// always refused; ``maximumAge`` bounds how old data may be. See
+/// <doc:VerifyingAppStorePurchases>.
 ///
-/// A verifier holds no mutable state: share one across tasks.
+/// A chain that verified is remembered with its revocation answers (at most 64 chains): a new
+/// transaction from a known signing certificate costs one ES256 verification and a JSON decode.
+/// Share one verifier across tasks; copies share what it remembers.
+///
+/// With revocation checking on, a chain whose answers are not cached is checked with the
+/// policy's fetcher, which blocks the calling thread for at most the policy's time budget.
 public struct AppStoreSignedDataVerifier: Sendable {
     /// The most bytes a signed value may have; a notification with its nested transaction and
     /// renewal info is under 16 KiB.
@@ -53,40 +67,108 @@ public struct AppStoreSignedDataVerifier: Sendable {
     /// How far `signedDate` may be after the verification time (clocks differ). Default 60 s.
     public var allowedClockSkew: TimeInterval = 60
 
-    private let roots: SignedDataTrustStore
+    private let trust: Trust
+    /// Signing chains parsed and validated so far: a verification that found its chain
+    /// remembered did neither. For tests.
+    var chainValidations: Int {
+        if case .apple(let chains) = trust { return chains.validations }
+        return 0
+    }
+
+    /// Where "now" comes from when no time is given; tests move it.
+    var clock: @Sendable () -> Date = { Date() }
+
+    /// Who signs: Apple, through a chain to a configured root; or, for StoreKit Testing in
+    /// Xcode only, the one self-signed certificate the caller configured.
+    private enum Trust: Sendable {
+        case apple(SigningChainVerifier)
+        case xcode(certificate: Certificate, key: SignaturePublicKey, encoded: [UInt8])
+    }
 
     /// A verifier for one app in one environment.
     ///
     /// - Parameters:
-    ///   - roots: the roots `x5c` chains must end at (DER or PEM read by the caller); Apple's
-    ///     are Apple Root CA – G3 for App Store signed data.
+    ///   - roots: the roots `x5c` chains must end at; default Apple's
+    ///     (``AppleRootCertificates/all``; App Store signed data ends at Apple Root CA – G3).
     ///   - bundleID: the app's bundle ID.
     ///   - appAppleID: the app's Apple ID; required when `environment` is production.
     ///   - environment: production or sandbox.
+    ///   - revocation: how the signing chain's revocation is checked; no default, so that
+    ///     offline verification is a stated choice (``AppStoreRevocationPolicy/disabled``).
     /// - Throws: ``PurchaseVerificationError/Code/invalidConfiguration`` for no root, an empty
     ///   bundle ID, production without an app Apple ID, or the Xcode and local-testing
-    ///   environments, whose data Apple does not sign: this verifier never accepts unsigned or
-    ///   self-signed data silently.
-    public init(roots: [Certificate], bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment) throws(PurchaseVerificationError) {
-        guard !bundleID.isEmpty else {
-            throw PurchaseVerificationError(.invalidConfiguration, "The bundle ID is empty.")
-        }
+    ///   environments: Xcode's data is verified only by ``xcodeTesting(storeKitCertificate:bundleID:)``,
+    ///   and local testing's is not signed at all.
+    public init(
+        roots: [Certificate] = AppleRootCertificates.all, bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment,
+        revocation: AppStoreRevocationPolicy
+    ) throws(PurchaseVerificationError) {
         guard environment != .xcode, environment != .localTesting else {
             throw PurchaseVerificationError(
                 .invalidConfiguration,
-                "The \(environment) environment's data is not signed by Apple; this verifier checks Apple's signatures only.")
+                "The \(environment) environment's data is not signed by Apple: verify Xcode's with AppStoreSignedDataVerifier.xcodeTesting"
+                    + "(storeKitCertificate:bundleID:); local testing's cannot be verified.")
         }
         guard environment != .production || appAppleID != nil else {
             throw PurchaseVerificationError(.invalidConfiguration, "The production environment needs the app's Apple ID.")
         }
+        let store: SignedDataTrustStore
         do {
-            self.roots = try SignedDataTrustStore(roots: roots)
+            store = try SignedDataTrustStore(roots: roots)
         } catch {
             throw PurchaseVerificationError(.invalidConfiguration, error.reason)
         }
+        try self.init(
+            trust: .apple(SigningChainVerifier(roots: store, revocation: revocation)), bundleID: bundleID, appAppleID: appAppleID,
+            environment: environment)
+    }
+
+    private init(trust: Trust, bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment) throws(PurchaseVerificationError) {
+        guard !bundleID.isEmpty else {
+            throw PurchaseVerificationError(.invalidConfiguration, "The bundle ID is empty.")
+        }
+        self.trust = trust
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environment = environment
+    }
+
+    /// A verifier of data signed by StoreKit Testing in Xcode, for a debug build's tests: an
+    /// `x5c` of exactly one certificate, byte for byte `storeKitCertificate` (the one Xcode's
+    /// StoreKit configuration exports), whose key signs; the environment `Xcode`. Nothing of
+    /// Apple's vouches for it: whoever holds that certificate's key can sign anything, so it
+    /// is never trusted unless configured here, and the certificate's validity is judged at
+    /// the data's `signedDate` (or the time given).
+    ///
+    /// - Throws: ``PurchaseVerificationError/Code/invalidConfiguration`` in a release build
+    ///   (use ``unsafeAcceptingXcodeSignedDataInReleaseBuild(storeKitCertificate:bundleID:)``
+    ///   to inspect test material there), for one of Apple's roots, or a certificate whose key
+    ///   is not P-256.
+    public static func xcodeTesting(storeKitCertificate: Certificate, bundleID: String) throws(PurchaseVerificationError) -> Self {
+        #if DEBUG
+        return try unsafeAcceptingXcodeSignedDataInReleaseBuild(storeKitCertificate: storeKitCertificate, bundleID: bundleID)
+        #else
+        throw PurchaseVerificationError(
+            .invalidConfiguration,
+            "Xcode-signed data is accepted in debug builds only: a release build that trusts the StoreKit test certificate "
+                + "grants whatever anyone with its key signs. To inspect test material in a release build, call "
+                + "unsafeAcceptingXcodeSignedDataInReleaseBuild(storeKitCertificate:bundleID:).")
+        #endif
+    }
+
+    /// ``xcodeTesting(storeKitCertificate:bundleID:)`` in any build: for tools that inspect
+    /// test material (`servertrust purchases verify --environment xcode --root …`), never for a
+    /// server that grants purchases.
+    public static func unsafeAcceptingXcodeSignedDataInReleaseBuild(storeKitCertificate: Certificate, bundleID: String) throws(PurchaseVerificationError) -> Self {
+        guard !AppleRootCertificates.isAppleRoot(storeKitCertificate) else {
+            throw PurchaseVerificationError(
+                .invalidConfiguration, "\(storeKitCertificate.subject) is one of Apple's roots, not a StoreKit test certificate.")
+        }
+        guard let key = try? SignaturePublicKey(subjectPublicKeyInfoDER: storeKitCertificate.subjectPublicKeyInfoDER), key.kind == .ecdsaP256 else {
+            throw PurchaseVerificationError(.invalidConfiguration, "The StoreKit test certificate's key is not a P-256 key.")
+        }
+        let encoded = Array(Data(storeKitCertificate.derEncoded).base64EncodedString().utf8)
+        return try Self(trust: .xcode(certificate: storeKitCertificate, key: key, encoded: encoded), bundleID: bundleID, appAppleID: nil, environment: .xcode)
     }
 
     /// Verifies a signed transaction (StoreKit 2's `jwsRepresentation`, a notification's
@@ -94,11 +176,12 @@ public struct AppStoreSignedDataVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - signed: the compact JWS.
-    ///   - time: the verification time. Default now.
+    ///   - time: the time to judge the chain at; nil (the default) for now, with the signing-date
+    ///     rule.
     /// - Throws: ``PurchaseVerificationError`` naming the first check that failed.
-    public func verifyTransaction(_ signed: String, at time: Date = Date()) throws(PurchaseVerificationError) -> AppStoreTransaction {
+    public func verifyTransaction(_ signed: String, at time: Date? = nil) throws(PurchaseVerificationError) -> AppStoreTransaction {
         let transaction = try AppStoreTransaction(verifiedFields(signed, what: "transaction", at: time))
-        try checkSignedDate(transaction.signedDate, at: time)
+        try checkSignedDate(transaction.signedDate, at: time ?? clock())
         guard transaction.bundleId == bundleID else {
             throw PurchaseVerificationError(
                 .bundleIDMismatch, "The transaction is for bundle ID \"\(transaction.bundleId)\", not \"\(bundleID)\".")
@@ -112,11 +195,12 @@ public struct AppStoreSignedDataVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - signed: the compact JWS.
-    ///   - time: the verification time. Default now.
+    ///   - time: the time to judge the chain at; nil (the default) for now, with the signing-date
+    ///     rule.
     /// - Throws: ``PurchaseVerificationError`` naming the first check that failed.
-    public func verifyRenewalInfo(_ signed: String, at time: Date = Date()) throws(PurchaseVerificationError) -> AppStoreRenewalInfo {
+    public func verifyRenewalInfo(_ signed: String, at time: Date? = nil) throws(PurchaseVerificationError) -> AppStoreRenewalInfo {
         let renewal = try AppStoreRenewalInfo(verifiedFields(signed, what: "renewal info", at: time))
-        try checkSignedDate(renewal.signedDate, at: time)
+        try checkSignedDate(renewal.signedDate, at: time ?? clock())
         try checkEnvironment(renewal.environment, of: "renewal info")
         return renewal
     }
@@ -132,12 +216,13 @@ public struct AppStoreSignedDataVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - signed: the `signedPayload` value.
-    ///   - time: the verification time. Default now.
+    ///   - time: the time to judge the chain at; nil (the default) for now, with the signing-date
+    ///     rule.
     /// - Throws: ``PurchaseVerificationError`` naming the first check that failed; for a nested
     ///   value, its reason names the field.
-    public func verifyNotification(_ signed: String, at time: Date = Date()) throws(PurchaseVerificationError) -> AppStoreNotification {
+    public func verifyNotification(_ signed: String, at time: Date? = nil) throws(PurchaseVerificationError) -> AppStoreNotification {
         let notification = try AppStoreNotification(verifiedFields(signed, what: "notification", at: time), verifier: self, at: time)
-        try checkSignedDate(notification.signedDate, at: time)
+        try checkSignedDate(notification.signedDate, at: time ?? clock())
         let subject = notification.subject
         try checkApp(bundleID: subject.bundleId, appAppleID: subject.appAppleId, of: "notification")
         guard let found = subject.environment else {
@@ -152,11 +237,12 @@ public struct AppStoreSignedDataVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - signed: the compact JWS.
-    ///   - time: the verification time. Default now.
+    ///   - time: the time to judge the chain at; nil (the default) for now, with the signing-date
+    ///     rule.
     /// - Throws: ``PurchaseVerificationError`` naming the first check that failed.
-    public func verifyAppTransaction(_ signed: String, at time: Date = Date()) throws(PurchaseVerificationError) -> AppStoreAppTransaction {
+    public func verifyAppTransaction(_ signed: String, at time: Date? = nil) throws(PurchaseVerificationError) -> AppStoreAppTransaction {
         let appTransaction = try AppStoreAppTransaction(verifiedFields(signed, what: "app transaction", at: time))
-        if let signedDate = appTransaction.signedDate { try checkSignedDate(signedDate, at: time) }
+        if let signedDate = appTransaction.signedDate { try checkSignedDate(signedDate, at: time ?? clock()) }
         try checkApp(bundleID: appTransaction.bundleId, appAppleID: appTransaction.appAppleId, of: "app transaction")
         try checkEnvironment(appTransaction.receiptType, of: "app transaction")
         return appTransaction
@@ -176,31 +262,46 @@ public struct AppStoreSignedDataVerifier: Sendable {
         }
     }
 
-    /// Steps 1 to 5, then the payload read as an object.
-    private func verifiedFields(_ signed: String, what: String, at time: Date) throws(PurchaseVerificationError) -> SignedFields {
+    /// Steps 1 to 6, then the payload read as an object.
+    private func verifiedFields(_ signed: String, what: String, at time: Date?) throws(PurchaseVerificationError) -> SignedFields {
         let bytes = Array(signed.utf8)
         guard bytes.count <= Self.maximumLength else {
             throw PurchaseVerificationError(.inputTooLarge, "The signed \(what) is \(bytes.count) bytes, over the \(Self.maximumLength)-byte limit.")
         }
-        let jws = try CompactJWS(bytes)
-        let (leaf, intermediate, root) = (jws.chain[0], jws.chain[1], jws.chain[2])
-        guard roots.holds(root) else {
-            throw PurchaseVerificationError(
-                .untrustedRoot, "The x5c root (\(root.subject), \(root.spkiPin)) is not one of the configured roots.")
+        let key: SignaturePublicKey
+        let jws: CompactJWS
+        switch trust {
+        case .apple(let chains):
+            let parsed = try CompactJWS(bytes)
+            jws = parsed
+            key = try chains.verify(
+                key: parsed.chainKey,
+                presented: { () throws(PurchaseVerificationError) -> [Certificate] in
+                    let chain = try parsed.certificates()
+                    guard chains.roots.holds(chain[2]) else {
+                        throw PurchaseVerificationError(
+                            .untrustedRoot, "The x5c root (\(chain[2].subject), \(chain[2].spkiPin)) is not one of the configured roots.")
+                    }
+                    return [chain[0], chain[1]]
+                },
+                signedAt: { Self.claimedSignedDate(parsed.payload) }, at: time ?? clock(), fixed: time != nil
+            ).key
+        case .xcode(let certificate, let storeKitKey, let encoded):
+            jws = try CompactJWS(bytes, chainLength: 1)
+            guard jws.chainKey == encoded else {
+                throw PurchaseVerificationError(
+                    .untrustedRoot, "The x5c certificate is not the configured StoreKit test certificate (\(certificate.subject)).")
+            }
+            let judged = time ?? Self.claimedSignedDate(jws.payload) ?? clock()
+            guard certificate.notValidBefore <= judged, judged <= certificate.notValidAfter else {
+                throw PurchaseVerificationError(
+                    .chainValidationFailed,
+                    "The StoreKit test certificate is valid from \(certificate.notValidBefore.formatted(.iso8601)) to "
+                        + "\(certificate.notValidAfter.formatted(.iso8601)), not at \(judged.formatted(.iso8601)).")
+            }
+            key = storeKitKey
         }
-        let validated: [Certificate]
-        do {
-            validated = try roots.validate([leaf, intermediate], at: time)
-        } catch {
-            throw PurchaseVerificationError(.chainValidationFailed, error.reason)
-        }
-        guard validated.count == 3, validated[1] == intermediate else {
-            throw PurchaseVerificationError(
-                .chainValidationFailed, "The leaf does not chain to the configured root through the x5c intermediate.")
-        }
-        try checkMarker(Self.intermediateMarkerOID, on: intermediate, named: "intermediate")
-        try checkMarker(Self.leafMarkerOID, on: leaf, named: "leaf")
-        guard let key = try? SignaturePublicKey(subjectPublicKeyInfoDER: leaf.subjectPublicKeyInfoDER), key.kind == .ecdsaP256 else {
+        guard key.kind == .ecdsaP256 else {
             throw PurchaseVerificationError(.invalidSignature, "The leaf's key is not a P-256 key.")
         }
         guard key.isValidSignature(jws.signature, for: jws.signingInput, algorithm: .ecdsaP256SHA256Raw) else {
@@ -209,17 +310,12 @@ public struct AppStoreSignedDataVerifier: Sendable {
         return try SignedFields(json: jws.payload, what: what)
     }
 
-    private func checkMarker(_ oid: String, on certificate: Certificate, named name: String) throws(PurchaseVerificationError) {
-        switch certificate.extensionCriticality(oid: oid) {
-        case nil:
-            throw PurchaseVerificationError(
-                .missingMarkerExtension, "The \(name) certificate (\(certificate.subject)) lacks Apple's marker extension \(oid).")
-        case true?:
-            throw PurchaseVerificationError(
-                .criticalMarkerExtension, "The \(name) certificate (\(certificate.subject)) marks Apple's extension \(oid) critical.")
-        case false?:
-            return
-        }
+    /// The `signedDate` a payload claims (an Xcode app transaction has none: its
+    /// `requestDate`), read before its signature is checked: used only to choose the time a
+    /// chain that is no longer valid is judged at, and checked by the signature right after.
+    private static func claimedSignedDate(_ payload: [UInt8]) -> Date? {
+        guard let fields = try? SignedFields(json: payload, what: "payload") else { return nil }
+        return ((try? fields.date("signedDate")) ?? nil) ?? ((try? fields.date("requestDate")) ?? nil)
     }
 
     private func checkSignedDate(_ signedDate: Date, at time: Date) throws(PurchaseVerificationError) {

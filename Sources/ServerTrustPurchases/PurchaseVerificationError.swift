@@ -11,6 +11,8 @@ public struct PurchaseVerificationError: Error, Hashable, Sendable, CustomString
             case untrustedRoot, chainValidationFailed, missingMarkerExtension, criticalMarkerExtension
             case invalidSignature, malformedPayload, signedInTheFuture, tooOld
             case bundleIDMismatch, appAppleIDMismatch, environmentMismatch, invalidConfiguration
+            case revoked, revocationUnknown
+            case malformedReceipt, wrongSignerCount, signerCertificateMismatch, deviceHashMismatch
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -53,6 +55,27 @@ public struct PurchaseVerificationError: Error, Hashable, Sendable, CustomString
         public static let appAppleIDMismatch = Code(.appAppleIDMismatch)
         /// The payload's environment is not the configured one.
         public static let environmentMismatch = Code(.environmentMismatch)
+        /// A certificate of the signing chain is revoked, according to a verified OCSP response
+        /// or CRL: refused whatever the revocation mode, and whenever the data was signed.
+        public static let revoked = Code(.revoked)
+        /// The signing chain's revocation status could not be established (no responder
+        /// answered, the time budget ran out, an answer did not verify) and the configuration
+        /// needs it — hard-fail, or a chain that has expired since the data was signed. Not a
+        /// verdict on the data: retry later (``PurchaseVerificationError/isRetryable``).
+        public static let revocationUnknown = Code(.revocationUnknown)
+        /// Not an App Store receipt as Apple writes it: BER that is truncated, too deep or too
+        /// large, trailing bytes, a PKCS#7 structure that is not SignedData of id-data with its
+        /// content present, a receipt payload that is not a SET of attributes of the documented
+        /// types.
+        public static let malformedReceipt = Code(.malformedReceipt)
+        /// A receipt with other than one signer.
+        public static let wrongSignerCount = Code(.wrongSignerCount)
+        /// A receipt whose signer's `issuerAndSerialNumber` names no certificate of the receipt,
+        /// or whose signer certificate is not the leaf of the validated chain.
+        public static let signerCertificateMismatch = Code(.signerCertificateMismatch)
+        /// A receipt whose SHA-1 hash is not that of the device identifier, opaque value and
+        /// bundle ID given: a receipt copied from another device.
+        public static let deviceHashMismatch = Code(.deviceHashMismatch)
         /// A verifier that cannot be made as configured (no root, production without an app
         /// Apple ID, the Xcode environment with Apple's roots).
         public static let invalidConfiguration = Code(.invalidConfiguration)
@@ -68,6 +91,10 @@ public struct PurchaseVerificationError: Error, Hashable, Sendable, CustomString
         self.code = code
         self.reason = reason
     }
+
+    /// Whether the refusal is no verdict on the data and the same data may verify later: the
+    /// revocation status was unknown where it was needed. Every other code is a verdict.
+    public var isRetryable: Bool { code == .revocationUnknown }
 
     /// `untrustedRoot: the x5c root …`: the code first, so logs can be searched by it.
     public var description: String { "\(code): \(reason)" }

@@ -26,7 +26,7 @@ import Testing
 
     @Test func applesMockTransactionVerifiesUnderTheRootItCarries() throws {
         let jws = try Self.fixture("transactionInfo")
-        let verifier = try AppStoreSignedDataVerifier(roots: [try Self.x5cRoot(of: jws)], bundleID: "com.example", appAppleID: nil, environment: .sandbox)
+        let verifier = try AppStoreSignedDataVerifier(roots: [try Self.x5cRoot(of: jws)], bundleID: "com.example", appAppleID: nil, environment: .sandbox, revocation: .disabled)
         let transaction = try verifier.verifyTransaction(jws)
         #expect(transaction.bundleId == "com.example")
         #expect(transaction.environment == .sandbox)
@@ -35,7 +35,7 @@ import Testing
         let signedRenewal = try Self.fixture("renewalInfo")
         #expect(try Self.x5cRoot(of: signedRenewal) != Self.x5cRoot(of: jws))
         #expect(refusal { try verifier.verifyRenewalInfo(signedRenewal) }?.code == .untrustedRoot)
-        let renewalVerifier = try AppStoreSignedDataVerifier(roots: [try Self.x5cRoot(of: signedRenewal)], bundleID: "com.example", appAppleID: nil, environment: .sandbox)
+        let renewalVerifier = try AppStoreSignedDataVerifier(roots: [try Self.x5cRoot(of: signedRenewal)], bundleID: "com.example", appAppleID: nil, environment: .sandbox, revocation: .disabled)
         let renewal = try renewalVerifier.verifyRenewalInfo(signedRenewal)
         #expect(renewal.environment == .sandbox)
         #expect(renewal.signedDate == Date(timeIntervalSince1970: 1_672_956_154))
@@ -48,22 +48,22 @@ import Testing
         let testCA = try Certificate(derEncoded: Array(try Data(contentsOf: URL(fileURLWithPath: PackageFiles.path("Tests/ServerTrustPurchasesTests/Fixtures/apple/testCA.der")))))
         let jws = try Self.fixture("transactionInfo")
         #expect(try Self.x5cRoot(of: jws).spkiPin == testCA.spkiPin)
-        let verifier = try AppStoreSignedDataVerifier(roots: [testCA], bundleID: "com.example", appAppleID: nil, environment: .sandbox)
+        let verifier = try AppStoreSignedDataVerifier(roots: [testCA], bundleID: "com.example", appAppleID: nil, environment: .sandbox, revocation: .disabled)
         #expect(refusal { try verifier.verifyTransaction(jws) }?.code == .untrustedRoot)
     }
 
     @Test func applesMockDataIsRefusedForAnotherBundleOrEnvironment() throws {
         let jws = try Self.fixture("transactionInfo")
         let root = try Self.x5cRoot(of: jws)
-        let other = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example.other", appAppleID: nil, environment: .sandbox)
+        let other = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example.other", appAppleID: nil, environment: .sandbox, revocation: .disabled)
         #expect(refusal { try other.verifyTransaction(jws) }?.code == .bundleIDMismatch)
-        let production = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example", appAppleID: 1234, environment: .production)
+        let production = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example", appAppleID: 1234, environment: .production, revocation: .disabled)
         #expect(refusal { try production.verifyTransaction(jws) }?.code == .environmentMismatch)
     }
 
     @Test func applesMockDataWithoutX5CIsRefused() throws {
         let verifier = try AppStoreSignedDataVerifier(
-            roots: [try Self.x5cRoot(of: try Self.fixture("transactionInfo"))], bundleID: "com.example", appAppleID: nil, environment: .sandbox)
+            roots: [try Self.x5cRoot(of: try Self.fixture("transactionInfo"))], bundleID: "com.example", appAppleID: nil, environment: .sandbox, revocation: .disabled)
         let error = refusal { try verifier.verifyTransaction(try Self.fixture("missingX5CHeaderClaim")) }
         #expect(error?.code == .malformedJWS)
         #expect(error?.reason.contains("x5c") == true)

@@ -18,7 +18,7 @@ import Testing
     init() throws {
         lab = try AppStoreLab()
         production = try AppStoreSignedDataVerifier(
-            roots: [lab.root.certificate], bundleID: Self.bundleID, appAppleID: Self.appAppleID, environment: .production)
+            roots: [lab.root.certificate], bundleID: Self.bundleID, appAppleID: Self.appAppleID, environment: .production, revocation: .disabled)
     }
 
     static var milliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -82,7 +82,7 @@ import Testing
         #expect(refusal { try production.verifyNotification(try lab.jws(payload: notification(data: data(appAppleID: 1)))) }?.code == .appAppleIDMismatch)
         #expect(refusal { try production.verifyNotification(try lab.jws(payload: notification(data: data(environment: "Sandbox")))) }?.code == .environmentMismatch)
         // Sandbox does not compare the app Apple ID (Apple assigns none before release).
-        let sandbox = try AppStoreSignedDataVerifier(roots: [lab.root.certificate], bundleID: Self.bundleID, appAppleID: nil, environment: .sandbox)
+        let sandbox = try AppStoreSignedDataVerifier(roots: [lab.root.certificate], bundleID: Self.bundleID, appAppleID: nil, environment: .sandbox, revocation: .disabled)
         #expect(try sandbox.verifyNotification(try lab.jws(payload: notification(data: data(appAppleID: 1, environment: "Sandbox")))).data?.appAppleId == 1)
     }
 
@@ -112,12 +112,12 @@ import Testing
     @Test func applesMockTestNotificationVerifies() throws {
         let signed = try AppleTestVectorTests.fixture("testNotification")
         let root = try AppleTestVectorTests.x5cRoot(of: signed)
-        let verifier = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example", appAppleID: 1234, environment: .sandbox)
+        let verifier = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example", appAppleID: 1234, environment: .sandbox, revocation: .disabled)
         let verified = try verifier.verifyNotification(signed)
         #expect(verified.notificationType == .test)
         #expect(verified.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
         #expect(verified.data?.bundleId == "com.example")
-        let other = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example.other", appAppleID: 1234, environment: .sandbox)
+        let other = try AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example.other", appAppleID: 1234, environment: .sandbox, revocation: .disabled)
         #expect(refusal { try other.verifyNotification(signed) }?.code == .bundleIDMismatch)
     }
 }

@@ -15,7 +15,7 @@ let root: Certificate = {
     let json = try! JSONSerialization.jsonObject(with: Data(base64Encoded: padded)!) as! [String: Any]
     return try! Certificate(base64Encoded: (json["x5c"] as! [String])[2])
 }()
-let verifier = try! AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example", appAppleID: 1234, environment: .sandbox)
+let verifier = try! AppStoreSignedDataVerifier(roots: [root], bundleID: "com.example", appAppleID: 1234, environment: .sandbox, revocation: .disabled)
 /// Inside the test chain's validity (2023–2032), after the genuine data's signedDate.
 let time = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -75,4 +75,4 @@ public func fuzzAppStoreJWS(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 }
 
 /// A verifier whose only root is the fuzz fixture's, not Apple's test chain's.
-let elsewhere = try! AppStoreSignedDataVerifier(roots: [Fixtures.root], bundleID: "com.example", appAppleID: 1234, environment: .sandbox)
+let elsewhere = try! AppStoreSignedDataVerifier(roots: [Fixtures.root], bundleID: "com.example", appAppleID: 1234, environment: .sandbox, revocation: .disabled)

@@ -88,7 +88,7 @@ public struct AppStoreNotification: Hashable, Sendable {
     public var appData: AppData?
 
     /// The payload's fields; the nested signed values are verified by `verifier` at `time`.
-    init(_ fields: SignedFields, verifier: AppStoreSignedDataVerifier, at time: Date) throws(PurchaseVerificationError) {
+    init(_ fields: SignedFields, verifier: AppStoreSignedDataVerifier, at time: Date?) throws(PurchaseVerificationError) {
         notificationType = AppStoreNotificationType(rawValue: try fields.required("notificationType", fields.string))
         subtype = try fields.string("subtype")
         notificationUUID = try fields.required("notificationUUID", fields.string)

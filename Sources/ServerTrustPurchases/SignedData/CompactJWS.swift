@@ -17,13 +17,16 @@ struct CompactJWS {
     let payload: [UInt8]
     /// ES256's `r || s`, 64 bytes.
     let signature: [UInt8]
-    /// The `x5c` certificates, in order: leaf, intermediate, root.
-    let chain: [Certificate]
+    /// The `x5c` entries as sent (standard base64 DER), leaf first; parsed by
+    /// ``certificates()`` only when the chain is not one already verified.
+    let encodedChain: [String]
+    /// The `x5c` entries' exact text: what a verified chain is remembered by.
+    let chainKey: [UInt8]
 
     /// How many `x5c` certificates the App Store sends.
     static let chainLength = 3
 
-    init(_ text: [UInt8]) throws(PurchaseVerificationError) {
+    init(_ text: [UInt8], chainLength: Int = CompactJWS.chainLength) throws(PurchaseVerificationError) {
         let segments = text.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
         guard segments.count == 3 else {
             throw PurchaseVerificationError(
@@ -52,11 +55,22 @@ struct CompactJWS {
         guard let encodedChain = try header.strings("x5c") else {
             throw PurchaseVerificationError(.malformedJWS, "The JWS header has no \"x5c\" certificate chain.")
         }
-        guard encodedChain.count == Self.chainLength else {
+        guard encodedChain.count == chainLength else {
             throw PurchaseVerificationError(
                 .wrongChainLength,
-                "The x5c chain has \(encodedChain.count) certificates; App Store signed data carries \(Self.chainLength) (leaf, intermediate, root).")
+                chainLength == Self.chainLength
+                    ? "The x5c chain has \(encodedChain.count) certificates; App Store signed data carries \(Self.chainLength) (leaf, intermediate, root)."
+                    : "The x5c chain has \(encodedChain.count) certificates; StoreKit Testing in Xcode signs with \(chainLength).")
         }
+        signingInput = Array(text[..<segments[1].endIndex])
+        self.payload = payload
+        self.signature = signature
+        self.encodedChain = encodedChain
+        chainKey = Array(encodedChain.joined(separator: ",").utf8)
+    }
+
+    /// The `x5c` certificates parsed, in order: leaf, intermediate, root.
+    func certificates() throws(PurchaseVerificationError) -> [Certificate] {
         var chain: [Certificate] = []
         for (index, encoded) in encodedChain.enumerated() {
             guard let der = StrictBase64.decode(Array(encoded.utf8)) else {
@@ -68,9 +82,6 @@ struct CompactJWS {
                 throw PurchaseVerificationError(.malformedCertificate, "x5c[\(index)] is not a DER certificate: \(error)")
             }
         }
-        signingInput = Array(text[..<segments[1].endIndex])
-        self.payload = payload
-        self.signature = signature
-        self.chain = chain
+        return chain
     }
 }

@@ -76,11 +76,26 @@ struct SignedFields {
         return flag
     }
 
-    /// Milliseconds since 1970 (UTC), within the years 1970 to 9999.
+    /// Milliseconds since 1970 (UTC), within the years 0 to 9999: an integer as the App Store
+    /// writes it, or a decimal fraction of a millisecond as StoreKit Testing in Xcode writes
+    /// it (and `-62135769600000`, late in the year 0, for a date it does not have). No exponent.
     func date(_ key: String) throws(PurchaseVerificationError) -> Date? {
-        guard let milliseconds = try int64(key) else { return nil }
-        guard milliseconds >= 0, milliseconds <= 253_402_300_799_999 else { throw wrongType(key, "a date in milliseconds since 1970") }
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        guard let value = present(key) else { return nil }
+        guard case .number(let text) = value else { throw wrongType(key, "a date in milliseconds since 1970") }
+        let milliseconds: Double
+        if let whole = Int64(text) {
+            milliseconds = Double(whole)
+        } else if text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let fractional = Double(text)
+        {
+            milliseconds = fractional
+        } else {
+            throw wrongType(key, "a date in milliseconds since 1970")
+        }
+        guard milliseconds >= -62_135_769_600_000, milliseconds <= 253_402_300_799_999 else {
+            throw wrongType(key, "a date in milliseconds since 1970 within the years 0 to 9999")
+        }
+        return Date(timeIntervalSince1970: milliseconds / 1000)
     }
 
     func strings(_ key: String) throws(PurchaseVerificationError) -> [String]? {

@@ -28,14 +28,19 @@ public struct AppStoreLab: Sendable {
     public let leafKey: LabKey
 
     /// The PKI; by default the CAs are valid from a year ago, the leaf from a day ago, each for
-    /// years, and both markers are present and not critical.
+    /// years, both markers are present and not critical, and no certificate names an OCSP
+    /// responder or CRL (`leafOCSPURL`, `intermediateOCSPURL` and `leafCRLURL` add them; the
+    /// intermediate answers for the leaf, the root for the intermediate).
     public init(
         rootName: String = "Lab Apple Root CA - G3",
         intermediateMarker: Marker = .present,
         leafMarker: Marker = .present,
         leafNotBefore: Date = Date(timeIntervalSinceNow: -86_400),
         leafNotAfter: Date = Date(timeIntervalSinceNow: 2 * 365 * 86_400),
-        leafKey: LabKey = .ecP256()
+        leafKey: LabKey = .ecP256(),
+        leafOCSPURL: String? = nil,
+        intermediateOCSPURL: String? = nil,
+        leafCRLURL: String? = nil
     ) throws {
         root = try LabPKI.makeRoot(
             CertificateSpec(
@@ -46,13 +51,13 @@ public struct AppStoreLab: Sendable {
             CertificateSpec(
                 subject: LabName(commonName: "Lab Apple Worldwide Developer Relations Certification Authority", organization: "Apple Inc."),
                 subjectKey: .ecP384(), notBefore: Date(timeIntervalSinceNow: -365 * 86_400), notAfter: Date(timeIntervalSinceNow: 10 * 365 * 86_400),
-                isCA: true, pathLength: 0, extendedKeyUsage: [], includeKeyIdentifiers: false, basicConstraintsCritical: false,
-                customExtensions: Self.extensions(Self.intermediateMarkerOID, intermediateMarker)))
+                isCA: true, pathLength: 0, extendedKeyUsage: [], ocspURL: intermediateOCSPURL, includeKeyIdentifiers: false,
+                basicConstraintsCritical: false, customExtensions: Self.extensions(Self.intermediateMarkerOID, intermediateMarker)))
         leaf = try intermediate.issue(
             CertificateSpec(
                 subject: LabName(commonName: "Lab Prod ECC Mac App Store and iTunes Store Receipt Signing", organization: "Apple Inc."),
                 subjectKey: leafKey, notBefore: leafNotBefore, notAfter: leafNotAfter, keyUsage: [.digitalSignature],
-                extendedKeyUsage: [], includeKeyIdentifiers: false,
+                extendedKeyUsage: [], ocspURL: leafOCSPURL, crlURL: leafCRLURL, includeKeyIdentifiers: false,
                 customExtensions: Self.extensions(Self.leafMarkerOID, leafMarker)))
         self.leafKey = leafKey
     }
