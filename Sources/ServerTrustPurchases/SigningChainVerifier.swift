@@ -123,12 +123,12 @@ final class SigningChainVerifier: Sendable {
             }
             validated = then
         }
-        guard validated.count == 3, presented.count >= 2, validated[1] == presented[1] else {
+        guard validated.count == 3, validated.first == presented.first, presented.dropFirst().contains(validated[1]) else {
             throw PurchaseVerificationError(
                 .chainValidationFailed, "The leaf does not chain to the configured root through the intermediate sent with it (a JWS's x5c[1]).")
         }
-        try Self.checkMarker(AppStoreSignedDataVerifier.intermediateMarkerOID, on: validated[1], named: "intermediate")
-        try Self.checkMarker(AppStoreSignedDataVerifier.leafMarkerOID, on: validated[0], named: "leaf")
+        try AppleMarkerExtension.check(AppStoreSignedDataVerifier.intermediateMarkerOID, on: validated[1], named: "intermediate")
+        try AppleMarkerExtension.check(AppStoreSignedDataVerifier.leafMarkerOID, on: validated[0], named: "leaf")
         let key: SignaturePublicKey
         do {
             key = try SignaturePublicKey(subjectPublicKeyInfoDER: validated[0].subjectPublicKeyInfoDER)
@@ -138,19 +138,6 @@ final class SigningChainVerifier: Sendable {
         return Entry(
             chain: validated, key: key, validFrom: validated.map(\.notValidBefore).max() ?? .distantFuture,
             validUntil: validated.map(\.notValidAfter).min() ?? .distantPast, inserted: Date())
-    }
-
-    private static func checkMarker(_ oid: String, on certificate: Certificate, named name: String) throws(PurchaseVerificationError) {
-        switch certificate.extensionCriticality(oid: oid) {
-        case nil:
-            throw PurchaseVerificationError(
-                .missingMarkerExtension, "The \(name) certificate (\(certificate.subject)) lacks Apple's marker extension \(oid).")
-        case true?:
-            throw PurchaseVerificationError(
-                .criticalMarkerExtension, "The \(name) certificate (\(certificate.subject)) marks Apple's extension \(oid) critical.")
-        case false?:
-            return
-        }
     }
 
     /// The revocation step: the entry's answers while they stand, else fresh ones; then the

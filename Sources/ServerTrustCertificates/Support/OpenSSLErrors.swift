@@ -47,6 +47,16 @@ package func sha256(_ bytes: [UInt8]) -> [UInt8] {
     return digest
 }
 
+/// SHA-1 over bytes: only where a format fixes it (an App Store receipt's device hash and the
+/// messageDigest of receipts signed before 2023), never to decide trust on its own.
+package func sha1(_ bytes: [UInt8]) -> [UInt8] {
+    var digest = [UInt8](repeating: 0, count: 20)
+    bytes.withUnsafeBufferPointer { input in
+        _ = SHA1(input.baseAddress, input.count, &digest)
+    }
+    return digest
+}
+
 /// The text of a NUL-terminated C buffer.
 package func decodeCString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -146,4 +146,13 @@ public final class SignaturePublicKey: @unchecked Sendable {
             return EVPSignature.verify(key: pointer, digest: EVP_sha256(), signature: signature, message: message)
         }
     }
+
+    /// Whether `signature` is an RSASSA-PKCS1-v1_5 signature with SHA-1 of `message` under this
+    /// RSA key: App Store receipts signed before 2023. Verification only, and not a
+    /// ``SignatureAlgorithm`` (whose every scheme ``SignaturePrivateKey`` can also sign with), so
+    /// nothing in the package signs with SHA-1. `false` for a key that is not RSA.
+    package func isValidRSAPKCS1v15SHA1Signature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+        guard kind == .rsa else { return false }
+        return EVPSignature.verify(key: pointer, digest: EVP_sha1(), signature: signature, message: message)
+    }
 }

@@ -1,6 +1,5 @@
 public import Foundation
 public import ServerTrust
-public import ServerTrustLab
 
 /// An Apple-like PKI for App Store signed data, made the way Apple's published test chain is:
 /// a root, an intermediate (Apple's WWDR) carrying the marker extension

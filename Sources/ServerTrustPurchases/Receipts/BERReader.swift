@@ -1,0 +1,402 @@
+/// A bounds-checked reader of BER, written for the App Store's legacy receipts (PKCS#7
+/// SignedData) and nothing else.
+///
+/// Hand-written on purpose: swift-certificates' CMS parser is DER-only and refuses real Apple
+/// receipts, whose outer structure is BER — indefinite lengths (`0x80` … `00 00`) and the
+/// content as a constructed OCTET STRING. This reader tolerates exactly those two BER forms and
+/// is strict about everything else:
+///
+/// - at most ``maximumDepth`` levels of nesting and ``maximumLength`` bytes in all;
+/// - the high-tag-number form read correctly (base 128, minimal, at most 4 octets, for tag
+///   numbers of 31 and up only);
+/// - lengths in the short form, or the long form of at most 4 octets, minimal (no leading zero
+///   octet, not for a length under 128), never longer than the bytes that remain; `0xFF` refused;
+/// - an indefinite length on constructed values only;
+/// - the end-of-contents marker (`00 00`) only where an indefinite-length value is open, and
+///   universal tag 0 nowhere else;
+/// - SEQUENCE and SET constructed, OCTET STRING either (a constructed one's segments are OCTET
+///   STRINGs themselves), every other universal type primitive;
+/// - no byte after the top-level value.
+///
+/// Reading an element validates everything inside it, so an element held is well formed all the
+/// way down; every malformed input throws ``PurchaseVerificationError/Code/malformedReceipt``
+/// naming the problem and its offset, and nothing traps: every index is checked against the
+/// bounds first.
+package struct BERReader: Sendable {
+    /// The deepest nesting accepted; Apple's receipts nest about a dozen levels (certificates
+    /// included).
+    package static let maximumDepth = 32
+    /// The most bytes a receipt may have: Apple's are tens of kilobytes, a few hundred with a
+    /// long purchase history.
+    package static let maximumLength = 4 * 1024 * 1024
+
+    private let input: [UInt8]
+    private var position: Int
+    private let end: Int
+    private let depth: Int
+    /// Whether the bytes were validated already (the content of an element read before), so a
+    /// definite-length value need not be walked again.
+    private let validated: Bool
+
+    private init(input: [UInt8], range: Range<Int>, depth: Int, validated: Bool) {
+        self.input = input
+        position = range.lowerBound
+        end = range.upperBound
+        self.depth = depth
+        self.validated = validated
+    }
+
+    /// The one value `bytes` hold, validated all the way down.
+    ///
+    /// - Parameters:
+    ///   - bytes: BER, a single value with nothing after it.
+    ///   - what: what the bytes are, for the error's reason ("the receipt").
+    ///   - maximumLength: the size limit. Default ``maximumLength``.
+    /// - Throws: ``PurchaseVerificationError/Code/malformedReceipt`` for empty, oversized,
+    ///   malformed or trailing input.
+    package static func parse(
+        _ bytes: [UInt8], what: String = "the receipt", maximumLength: Int = Self.maximumLength
+    ) throws(PurchaseVerificationError) -> BERElement {
+        guard !bytes.isEmpty else { throw malformed("\(what) is empty") }
+        guard bytes.count <= maximumLength else {
+            throw malformed("\(what) is \(bytes.count) bytes, over the \(maximumLength)-byte limit")
+        }
+        var reader = BERReader(input: bytes, range: 0..<bytes.count, depth: 0, validated: false)
+        guard let element = try reader.next() else { throw malformed("\(what) holds no value") }
+        guard reader.isAtEnd else {
+            throw malformed("\(what) has \(bytes.count - element.endOffset) trailing bytes after its value, at offset \(element.endOffset)")
+        }
+        return element
+    }
+
+    /// A reader of `element`'s children.
+    init(children element: BERElement) {
+        self.init(input: element.input, range: element.contentRange, depth: element.depth + 1, validated: true)
+    }
+
+    /// Whether every value has been read.
+    package var isAtEnd: Bool { position >= end }
+
+    /// The next value, or nil at the end.
+    package mutating func next() throws(PurchaseVerificationError) -> BERElement? {
+        guard position < end else { return nil }
+        let element = try Self.readElement(in: input, at: position, bound: end, depth: depth, validated: validated)
+        position = element.endOffset
+        return element
+    }
+
+    /// Every remaining value, at most `limit` of them.
+    package mutating func all(limit: Int = .max, what: String = "values") throws(PurchaseVerificationError) -> [BERElement] {
+        var elements: [BERElement] = []
+        while let element = try next() {
+            guard elements.count < limit else {
+                throw Self.malformed("more than \(limit) \(what) at offset \(element.offset)")
+            }
+            elements.append(element)
+        }
+        return elements
+    }
+
+    static func malformed(_ reason: String) -> PurchaseVerificationError {
+        PurchaseVerificationError(.malformedReceipt, "Malformed BER: \(reason).")
+    }
+
+    /// The value whose identifier is at `start`, ending at or before `bound`; its content is
+    /// walked (so validated) unless `validated` and its length is definite.
+    private static func readElement(
+        in input: [UInt8], at start: Int, bound: Int, depth: Int, validated: Bool
+    ) throws(PurchaseVerificationError) -> BERElement {
+        guard depth <= maximumDepth else {
+            throw malformed("the value at offset \(start) is nested \(depth) levels deep, over the limit of \(maximumDepth)")
+        }
+        guard start >= 0, start < bound, bound <= input.count else { throw malformed("truncated at offset \(start)") }
+        let first = input[start]
+        var cursor = start + 1
+        let tagClass = BERTag.TagClass(rawValue: first >> 6) ?? .universal
+        let constructed = first & 0x20 != 0
+        var number = UInt32(first & 0x1F)
+        if number == 0x1F {
+            number = 0
+            var octets = 0
+            while true {
+                guard cursor < bound else { throw malformed("the tag at offset \(start) is truncated") }
+                let octet = input[cursor]
+                cursor += 1
+                guard octets > 0 || octet != 0x80 else {
+                    throw malformed("the high-tag-number form at offset \(start) has a leading zero octet")
+                }
+                octets += 1
+                guard octets <= 4 else { throw malformed("the tag number at offset \(start) is longer than 4 octets") }
+                number = number << 7 | UInt32(octet & 0x7F)
+                if octet & 0x80 == 0 { break }
+            }
+            guard number >= 31 else {
+                throw malformed("the tag number \(number) at offset \(start) uses the high-tag-number form, which is for 31 and up")
+            }
+        }
+        let tag = BERTag(tagClass: tagClass, isConstructed: constructed, number: number)
+        if tag.tagClass == .universal, tag.number == 0 {
+            guard !constructed, cursor < bound, input[cursor] == 0 else {
+                throw malformed("universal tag 0 at offset \(start) is reserved for the end-of-contents marker")
+            }
+            throw malformed("an end-of-contents marker at offset \(start), where no indefinite-length value is open")
+        }
+        try checkForm(of: tag, at: start)
+
+        guard cursor < bound else { throw malformed("the length at offset \(cursor) is missing") }
+        let lengthOctet = input[cursor]
+        cursor += 1
+        var length: Int?
+        switch lengthOctet {
+        case 0x00..<0x80:
+            length = Int(lengthOctet)
+        case 0x80:
+            guard constructed else {
+                throw malformed("the primitive \(tag) at offset \(start) has an indefinite length")
+            }
+            length = nil
+        case 0xFF:
+            throw malformed("the length octet 0xFF at offset \(cursor - 1) is reserved")
+        default:
+            let count = Int(lengthOctet & 0x7F)
+            guard count <= 4 else {
+                throw malformed("the length at offset \(cursor - 1) has \(count) octets, over the limit of 4")
+            }
+            guard count <= bound - cursor else { throw malformed("the length at offset \(cursor - 1) is truncated") }
+            guard input[cursor] != 0 else {
+                throw malformed("the length at offset \(cursor - 1) has a leading zero octet")
+            }
+            var value = 0
+            for index in cursor..<(cursor + count) { value = value << 8 | Int(input[index]) }
+            guard value >= 0x80 else {
+                throw malformed("the length \(value) at offset \(cursor - 1) is in the long form, which is for 128 and up")
+            }
+            cursor += count
+            length = value
+        }
+
+        if let length {
+            guard length <= bound - cursor else {
+                throw malformed(
+                    "the \(tag) at offset \(start) has a length of \(length) bytes, but only \(bound - cursor) remain")
+            }
+            let element = BERElement(
+                tag: tag, offset: start, contentRange: cursor..<(cursor + length), endOffset: cursor + length,
+                isIndefiniteLength: false, depth: depth, input: input)
+            if constructed, !validated { try walkChildren(of: element) }
+            return element
+        }
+        // Indefinite: the children run until the end-of-contents marker, which only a walk finds.
+        var child = cursor
+        while true {
+            guard child < bound else {
+                throw malformed("the indefinite-length \(tag) at offset \(start) has no end-of-contents marker")
+            }
+            if input[child] == 0, child + 1 < bound, input[child + 1] == 0 {
+                let element = BERElement(
+                    tag: tag, offset: start, contentRange: cursor..<child, endOffset: child + 2, isIndefiniteLength: true,
+                    depth: depth, input: input)
+                try checkSegments(of: element)
+                return element
+            }
+            child = try readElement(in: input, at: child, bound: bound, depth: depth + 1, validated: validated).endOffset
+        }
+    }
+
+    /// Walks (so validates) every child of a definite-length constructed value.
+    private static func walkChildren(of element: BERElement) throws(PurchaseVerificationError) {
+        var reader = BERReader(input: element.input, range: element.contentRange, depth: element.depth + 1, validated: false)
+        while try reader.next() != nil {}
+        try checkSegments(of: element)
+    }
+
+    /// A constructed OCTET STRING's segments are OCTET STRINGs (X.690 8.7.3.2).
+    private static func checkSegments(of element: BERElement) throws(PurchaseVerificationError) {
+        guard element.tag.tagClass == .universal, element.tag.number == BERTag.octetString.number else { return }
+        var reader = BERReader(children: element)
+        while let segment = try reader.next() {
+            guard segment.tag.tagClass == .universal, segment.tag.number == BERTag.octetString.number else {
+                throw malformed(
+                    "a segment of the constructed OCTET STRING at offset \(element.offset) is tagged \(segment.tag), at offset \(segment.offset)")
+            }
+        }
+    }
+
+    /// The form X.690 requires of a universal type: SEQUENCE and SET constructed, OCTET STRING
+    /// either, the others (as a receipt uses them) primitive.
+    private static func checkForm(of tag: BERTag, at offset: Int) throws(PurchaseVerificationError) {
+        guard tag.tagClass == .universal else { return }
+        switch tag.number {
+        case BERTag.sequence.number, BERTag.set.number:
+            guard tag.isConstructed else { throw malformed("the \(tag) at offset \(offset) is primitive") }
+        case BERTag.octetString.number:
+            return
+        default:
+            guard !tag.isConstructed else {
+                throw malformed("the \(tag) at offset \(offset) is constructed; only OCTET STRING may be")
+            }
+        }
+    }
+}
+
+/// A BER identifier: class, form and tag number.
+package struct BERTag: Hashable, Sendable, CustomStringConvertible {
+    /// The two class bits.
+    package enum TagClass: UInt8, Hashable, Sendable {
+        case universal = 0, application = 1, contextSpecific = 2, `private` = 3
+    }
+
+    package let tagClass: TagClass
+    package let isConstructed: Bool
+    package let number: UInt32
+
+    package init(tagClass: TagClass, isConstructed: Bool, number: UInt32) {
+        self.tagClass = tagClass
+        self.isConstructed = isConstructed
+        self.number = number
+    }
+
+    package static let integer = BERTag(tagClass: .universal, isConstructed: false, number: 2)
+    package static let bitString = BERTag(tagClass: .universal, isConstructed: false, number: 3)
+    package static let octetString = BERTag(tagClass: .universal, isConstructed: false, number: 4)
+    package static let null = BERTag(tagClass: .universal, isConstructed: false, number: 5)
+    package static let objectIdentifier = BERTag(tagClass: .universal, isConstructed: false, number: 6)
+    package static let utf8String = BERTag(tagClass: .universal, isConstructed: false, number: 12)
+    package static let sequence = BERTag(tagClass: .universal, isConstructed: true, number: 16)
+    package static let set = BERTag(tagClass: .universal, isConstructed: true, number: 17)
+    package static let ia5String = BERTag(tagClass: .universal, isConstructed: false, number: 22)
+
+    /// `[number]`, context-specific.
+    package static func contextSpecific(_ number: UInt32, constructed: Bool) -> BERTag {
+        BERTag(tagClass: .contextSpecific, isConstructed: constructed, number: number)
+    }
+
+    package var description: String {
+        let names: [UInt32: String] = [
+            1: "BOOLEAN", 2: "INTEGER", 3: "BIT STRING", 4: "OCTET STRING", 5: "NULL", 6: "OBJECT IDENTIFIER", 12: "UTF8String",
+            16: "SEQUENCE", 17: "SET", 19: "PrintableString", 22: "IA5String", 23: "UTCTime", 24: "GeneralizedTime",
+        ]
+        switch tagClass {
+        case .universal: return names[number] ?? "universal tag \(number)"
+        case .application: return "[APPLICATION \(number)]"
+        case .contextSpecific: return "[\(number)]"
+        case .private: return "[PRIVATE \(number)]"
+        }
+    }
+}
+
+/// One BER value of a ``BERReader``'s input, well formed all the way down, with the offsets it
+/// was read at.
+package struct BERElement: Sendable {
+    package let tag: BERTag
+    /// Offset of the identifier in the input.
+    package let offset: Int
+    /// The content's offsets; for an indefinite length, without the end-of-contents marker.
+    package let contentRange: Range<Int>
+    /// Offset just after the value (after its end-of-contents marker, if any).
+    package let endOffset: Int
+    package let isIndefiniteLength: Bool
+    package let depth: Int
+    let input: [UInt8]
+
+    /// The value's bytes exactly as received: identifier, length, content (and end-of-contents).
+    package var encodedBytes: ArraySlice<UInt8> { input[offset..<endOffset] }
+
+    /// The content bytes exactly as received (for a constructed value, its children's encodings).
+    package var contentBytes: ArraySlice<UInt8> { input[contentRange] }
+
+    /// A reader of a constructed value's children.
+    package func children() throws(PurchaseVerificationError) -> BERReader {
+        guard tag.isConstructed else { throw BERReader.malformed("the \(tag) at offset \(offset) is primitive, not constructed") }
+        return BERReader(children: self)
+    }
+
+    /// The children of a constructed value, which must be exactly `count`.
+    package func children(exactly count: Int, what: String) throws(PurchaseVerificationError) -> [BERElement] {
+        var reader = try children()
+        let elements = try reader.all(limit: count, what: "elements in \(what)")
+        guard elements.count == count else {
+            throw BERReader.malformed("\(what) at offset \(offset) has \(elements.count) elements, not \(count)")
+        }
+        return elements
+    }
+
+    /// Throws unless the value has `expected` tag (class, form and number).
+    @discardableResult
+    package func expect(_ expected: BERTag, _ what: String) throws(PurchaseVerificationError) -> BERElement {
+        guard tag == expected else {
+            throw BERReader.malformed(
+                "\(what) at offset \(offset) is tagged \(tag.isConstructed ? "constructed " : "")\(tag), not \(expected)")
+        }
+        return self
+    }
+
+    /// The content of a primitive value.
+    package func primitiveContent(_ what: String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
+        guard !tag.isConstructed else { throw BERReader.malformed("\(what) at offset \(offset) is constructed, not primitive") }
+        return contentBytes
+    }
+
+    /// An OCTET STRING's octets: the content of a primitive one, the segments of a constructed
+    /// one concatenated (each itself an OCTET STRING, possibly constructed).
+    package func octetString(_ what: String) throws(PurchaseVerificationError) -> [UInt8] {
+        guard tag.tagClass == .universal, tag.number == BERTag.octetString.number else {
+            throw BERReader.malformed("\(what) at offset \(offset) is tagged \(tag), not OCTET STRING")
+        }
+        guard tag.isConstructed else { return Array(contentBytes) }
+        var octets: [UInt8] = []
+        var reader = BERReader(children: self)
+        while let segment = try reader.next() { octets += try segment.octetString(what) }
+        return octets
+    }
+
+    /// An INTEGER's two's-complement content: not empty, minimal (X.690 8.3.2).
+    package func integerBytes(_ what: String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
+        let content = try expect(.integer, what).contentBytes
+        guard let first = content.first else { throw BERReader.malformed("\(what) at offset \(offset) is an empty INTEGER") }
+        if content.count > 1 {
+            let second = content[content.startIndex + 1]
+            guard !(first == 0x00 && second & 0x80 == 0), !(first == 0xFF && second & 0x80 != 0) else {
+                throw BERReader.malformed("\(what) at offset \(offset) is an INTEGER with a redundant leading octet")
+            }
+        }
+        return content
+    }
+
+    /// An INTEGER that fits in 64 bits.
+    package func integer(_ what: String) throws(PurchaseVerificationError) -> Int64 {
+        let content = try integerBytes(what)
+        guard content.count <= 8 else {
+            throw BERReader.malformed("\(what) at offset \(offset) is an INTEGER of \(content.count) octets, over 64 bits")
+        }
+        var value: Int64 = content.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
+        for octet in content { value = value << 8 | Int64(octet) }
+        return value
+    }
+
+    /// An OBJECT IDENTIFIER in dotted form, each arc minimal and within 64 bits.
+    package func objectIdentifier(_ what: String) throws(PurchaseVerificationError) -> String {
+        let content = try expect(.objectIdentifier, what).contentBytes
+        guard !content.isEmpty, let last = content.last, last & 0x80 == 0 else {
+            throw BERReader.malformed("\(what) at offset \(offset) is an empty or truncated OBJECT IDENTIFIER")
+        }
+        var arcs: [UInt64] = []
+        var arc: UInt64 = 0
+        var fresh = true
+        for octet in content {
+            guard !(fresh && octet == 0x80) else {
+                throw BERReader.malformed("\(what) at offset \(offset) is an OBJECT IDENTIFIER with a non-minimal arc")
+            }
+            guard arc >> 57 == 0 else { throw BERReader.malformed("\(what) at offset \(offset) has an arc over 64 bits") }
+            arc = arc << 7 | UInt64(octet & 0x7F)
+            fresh = octet & 0x80 == 0
+            if fresh {
+                arcs.append(arc)
+                arc = 0
+            }
+        }
+        guard let head = arcs.first else { throw BERReader.malformed("\(what) at offset \(offset) is an empty OBJECT IDENTIFIER") }
+        let (top, second): (UInt64, UInt64) = head < 40 ? (0, head) : head < 80 ? (1, head - 40) : (2, head - 80)
+        return ([top, second] + arcs.dropFirst()).map { String($0) }.joined(separator: ".")
+    }
+}
