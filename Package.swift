@@ -256,6 +256,7 @@ let package = Package(
                 "ServerTrustLab",
                 "ServerTrustTUF",
                 "ServerTrustUpdates",
+                "ServerTrustPurchases",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -24,7 +24,7 @@ struct ServerTrustCommand: AsyncParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, InspectCommand.self, PinsCommand.self, FetchCommand.self, VerifyCommand.self,
-            GenerateCommand.self, KeysCommand.self, AuditCommand.self, UpdatesCommand.self,
+            GenerateCommand.self, KeysCommand.self, AuditCommand.self, UpdatesCommand.self, PurchasesCommand.self,
         ]
     )
 

@@ -2,7 +2,7 @@ public import Foundation
 
 /// The type of an App Store Server Notification v2 (Apple's `notificationType`); unknown values
 /// kept.
-public struct AppStoreNotificationType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreNotificationType: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -32,9 +32,9 @@ public struct AppStoreNotificationType: RawRepresentable, Hashable, Sendable, Cu
 /// A verified App Store Server Notification v2: the payload of a `signedPayload`
 /// (`ResponseBodyV2DecodedPayload`), with the signed transaction and renewal info it carries
 /// verified as their own JWS under the same rules.
-public struct AppStoreNotification: Hashable, Sendable {
+public struct AppStoreNotification: Hashable, Sendable, Encodable {
     /// The app, environment and status a notification is about (Apple's `data`).
-    public struct Data: Hashable, Sendable {
+    public struct Data: Hashable, Sendable, Encodable {
         public var appAppleId: Int64?
         public var bundleId: String?
         public var bundleVersion: String?
@@ -49,7 +49,7 @@ public struct AppStoreNotification: Hashable, Sendable {
     }
 
     /// A summary of a renewal-date extension for all eligible subscribers (Apple's `summary`).
-    public struct Summary: Hashable, Sendable {
+    public struct Summary: Hashable, Sendable, Encodable {
         public var requestIdentifier: String?
         public var environment: AppStoreEnvironment?
         public var appAppleId: Int64?
@@ -61,7 +61,7 @@ public struct AppStoreNotification: Hashable, Sendable {
     }
 
     /// An external purchase token (Apple's `externalPurchaseToken`).
-    public struct ExternalPurchaseToken: Hashable, Sendable {
+    public struct ExternalPurchaseToken: Hashable, Sendable, Encodable {
         public var externalPurchaseId: String?
         public var tokenCreationDate: Date?
         public var appAppleId: Int64?
@@ -69,7 +69,7 @@ public struct AppStoreNotification: Hashable, Sendable {
     }
 
     /// The app a notification without transaction data is about (Apple's `appData`).
-    public struct AppData: Hashable, Sendable {
+    public struct AppData: Hashable, Sendable, Encodable {
         public var appAppleId: Int64?
         public var bundleId: String?
         public var environment: AppStoreEnvironment?
@@ -170,7 +170,7 @@ public struct AppStoreNotification: Hashable, Sendable {
 /// `AppTransaction`), every field Apple documents under Apple's own name.
 ///
 /// `bundleId` and `receiptType` (the environment) are always there.
-public struct AppStoreAppTransaction: Hashable, Sendable {
+public struct AppStoreAppTransaction: Hashable, Sendable, Encodable {
     /// The environment the app was signed for.
     public var receiptType: AppStoreEnvironment
     public var appAppleId: Int64?

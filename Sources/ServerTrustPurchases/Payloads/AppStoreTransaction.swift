@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// `bundleId`, `environment` and `signedDate` are always there (verification checks them);
 /// every other field is optional, as Apple documents it. Dates are read from milliseconds.
-public struct AppStoreTransaction: Hashable, Sendable {
+public struct AppStoreTransaction: Hashable, Sendable, Encodable {
     public var transactionId: String?
     public var originalTransactionId: String?
     public var webOrderLineItemId: String?
@@ -81,7 +81,7 @@ public struct AppStoreTransaction: Hashable, Sendable {
 /// (`JWSRenewalInfoDecodedPayload`), every field Apple documents under Apple's own name.
 ///
 /// `environment` and `signedDate` are always there; every other field is optional.
-public struct AppStoreRenewalInfo: Hashable, Sendable {
+public struct AppStoreRenewalInfo: Hashable, Sendable, Encodable {
     public var expirationIntent: AppStoreExpirationIntent?
     public var originalTransactionId: String?
     public var autoRenewProductId: String?

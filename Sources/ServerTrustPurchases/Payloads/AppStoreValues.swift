@@ -1,6 +1,6 @@
 /// The server environment signed data was made in (Apple's `environment`). A value this
 /// release does not know is kept as it was sent, never a decode failure.
-public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -15,7 +15,7 @@ public struct AppStoreEnvironment: RawRepresentable, Hashable, Sendable, CustomS
 }
 
 /// The kind of in-app purchase (Apple's `type`); unknown values kept.
-public struct AppStoreProductType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreProductType: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -29,7 +29,7 @@ public struct AppStoreProductType: RawRepresentable, Hashable, Sendable, CustomS
 
 /// Whether the customer bought the product or has it through Family Sharing (Apple's
 /// `inAppOwnershipType`); unknown values kept.
-public struct AppStoreOwnershipType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreOwnershipType: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -40,7 +40,7 @@ public struct AppStoreOwnershipType: RawRepresentable, Hashable, Sendable, Custo
 }
 
 /// Why a transaction happened (Apple's `transactionReason`); unknown values kept.
-public struct AppStoreTransactionReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreTransactionReason: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -51,7 +51,7 @@ public struct AppStoreTransactionReason: RawRepresentable, Hashable, Sendable, C
 }
 
 /// A subscription offer's kind (Apple's `offerType`); unknown values kept.
-public struct AppStoreOfferType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreOfferType: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
@@ -64,7 +64,7 @@ public struct AppStoreOfferType: RawRepresentable, Hashable, Sendable, CustomStr
 }
 
 /// How an offer discounts (Apple's `offerDiscountType`); unknown values kept.
-public struct AppStoreOfferDiscountType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreOfferDiscountType: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -77,7 +77,7 @@ public struct AppStoreOfferDiscountType: RawRepresentable, Hashable, Sendable, C
 }
 
 /// Why Apple refunded or revoked a transaction (Apple's `revocationReason`); unknown values kept.
-public struct AppStoreRevocationReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreRevocationReason: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
@@ -90,7 +90,7 @@ public struct AppStoreRevocationReason: RawRepresentable, Hashable, Sendable, Cu
 }
 
 /// Why a subscription expired (Apple's `expirationIntent`); unknown values kept.
-public struct AppStoreExpirationIntent: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct AppStoreExpirationIntent: RawRepresentable, Hashable, Sendable, Encodable, CustomStringConvertible {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 

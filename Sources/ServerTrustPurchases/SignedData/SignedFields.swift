@@ -40,6 +40,9 @@ struct SignedFields {
 
     func has(_ key: String) -> Bool { members[key] != nil }
 
+    /// The member names.
+    var keys: Set<String> { Set(members.keys) }
+
     private func wrongType(_ key: String, _ expected: String) -> PurchaseVerificationError {
         PurchaseVerificationError(code, "The \(what)'s \"\(key)\" is not \(expected).")
     }

@@ -98,23 +98,33 @@ struct DemoCommand: AsyncParsableCommand {
         for scenario in scenarios {
             results.append((scenario, await scenario.run()))
         }
+        let purchases: DemoPurchases
+        do {
+            purchases = try DemoPurchases()
+        } catch {
+            throw CommandFailure(status: CommandFailure.transfer, message: "error: the demo could not make its lab purchases: \(error)")
+        }
         let unexpected = results.filter { $0.outcome.verdict != $0.scenario.expected }
+            .map { "  \($0.scenario.server) / \($0.scenario.evaluator): expected \($0.scenario.expected.text), got \($0.outcome.verdict.text)" }
+            + purchases.scenes.filter { !$0.asExpected }
+            .map { "  \($0.purchase): expected \($0.expected.map { "refused (\($0))" } ?? "verified"), got \($0.refusal.map { "refused (\($0.code))" } ?? "verified")" }
+        let total = results.count + purchases.scenes.count
 
         if json {
-            print(JSONText.render(DemoOutput(lab: lab, results: results)))
+            print(JSONText.render(DemoOutput(lab: lab, results: results, purchases: purchases)))
         } else {
-            print(text(lab: lab, results: results, style: .standardOutput))
+            print(text(lab: lab, results: results, purchases: purchases, style: .standardOutput))
         }
         if !unexpected.isEmpty {
             throw CommandFailure(
                 status: CommandFailure.rejected,
-                message: "error: \(unexpected.count) of \(results.count) verdicts differ from the expected ones:\n"
-                    + unexpected.map { "  \($0.scenario.server) / \($0.scenario.evaluator): expected \($0.scenario.expected.text), got \($0.outcome.verdict.text)" }
-                    .joined(separator: "\n"))
+                message: "error: \(unexpected.count) of \(total) verdicts differ from the expected ones:\n" + unexpected.joined(separator: "\n"))
         }
     }
 
-    private func text(lab: DemoLab, results: [(scenario: DemoScenario, outcome: DemoOutcome)], style: TextStyle) -> String {
+    private func text(
+        lab: DemoLab, results: [(scenario: DemoScenario, outcome: DemoOutcome)], purchases: DemoPurchases, style: TextStyle
+    ) -> String {
         var lines = [
             style.bold("ServerTrust demo") + ": \(lab.servers.count) local HTTPS servers for \(DemoLab.host), made on the spot; no network.",
             "",
@@ -138,12 +148,23 @@ struct DemoCommand: AsyncParsableCommand {
         lines.append(
             "Compiled in from Certificates/ by ServerTrustPinsPlugin: "
                 + CompiledSamples.all.map(\.fileName).joined(separator: ", "))
-        let unexpected = results.filter { $0.outcome.verdict != $0.scenario.expected }.count
+        lines.append("")
+        lines.append("App Store purchases from an Apple-like lab PKI, verified offline by ServerTrustPurchases:")
+        let purchaseTable = DemoTable(
+            header: ["PURCHASE", "VERDICT", "REASON"], rows: purchases.scenes.map { [$0.purchase, $0.verdict, $0.reason] })
+        lines += purchaseTable.render(style: style) { row, column, text in
+            guard column == 1 else { return text }
+            let scene = purchases.scenes[row]
+            guard scene.asExpected else { return style.red(text) + style.red(" ✗") }
+            return scene.refusal == nil ? style.green(text) : style.yellow(text)
+        }
+        let unexpected = results.filter { $0.outcome.verdict != $0.scenario.expected }.count + purchases.scenes.filter { !$0.asExpected }.count
+        let total = results.count + purchases.scenes.count
         lines.append("")
         lines.append(
             unexpected == 0
-                ? style.green("All \(results.count) verdicts as expected.")
-                : style.red("\(unexpected) of \(results.count) verdicts differ from the expected ones."))
+                ? style.green("All \(total) verdicts as expected.")
+                : style.red("\(unexpected) of \(total) verdicts differ from the expected ones."))
         return lines.joined(separator: "\n")
     }
 }

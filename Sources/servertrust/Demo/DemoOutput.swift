@@ -4,7 +4,9 @@ import ServerTrust
 /// trusts), `pins` (`{current, backup}`), `rows` (one per scenario: `{server, evaluator,
 /// verdict, expected, asExpected, reason}`, with `code` for a rejection and `expectedCode`
 /// when a specific rejection is expected), `compiledCertificates` (`{file, pin, subject}` of
-/// the constants ServerTrustPinsPlugin compiled in) and `allAsExpected`.
+/// the constants ServerTrustPinsPlugin compiled in), `purchases` (one per purchase scene:
+/// `{purchase, verdict, asExpected, reason}`, with `code` for a refusal and `expectedCode`) and
+/// `allAsExpected`.
 struct DemoOutput: Encodable {
     struct Pins: Encodable {
         let current: String
@@ -22,6 +24,15 @@ struct DemoOutput: Encodable {
         let expectedCode: String?
     }
 
+    struct Purchase: Encodable {
+        let purchase: String
+        let verdict: String
+        let asExpected: Bool
+        let reason: String
+        let code: String?
+        let expectedCode: String?
+    }
+
     struct Compiled: Encodable {
         let file: String
         let pin: String
@@ -33,9 +44,10 @@ struct DemoOutput: Encodable {
     let pins: Pins
     let rows: [Row]
     let compiledCertificates: [Compiled]
+    let purchases: [Purchase]
     let allAsExpected: Bool
 
-    init(lab: DemoLab, results: [(scenario: DemoScenario, outcome: DemoOutcome)]) {
+    init(lab: DemoLab, results: [(scenario: DemoScenario, outcome: DemoOutcome)], purchases: DemoPurchases) {
         host = DemoLab.host
         anchors = [lab.genuineRoot.certificate.subject, lab.proxyRoot.certificate.subject]
         pins = Pins(current: lab.currentKey.pin.description, backup: lab.backupKey.pin.description)
@@ -48,6 +60,11 @@ struct DemoOutput: Encodable {
                 reason: outcome.reason, code: outcome.failure?.code.description, expectedCode: expectedCode)
         }
         compiledCertificates = CompiledSamples.all.map { Compiled(file: $0.fileName, pin: $0.pin, subject: $0.subject) }
-        allAsExpected = results.allSatisfy { $0.outcome.verdict == $0.scenario.expected }
+        self.purchases = purchases.scenes.map {
+            Purchase(
+                purchase: $0.purchase, verdict: $0.verdict, asExpected: $0.asExpected, reason: $0.reason, code: $0.refusal?.code.description,
+                expectedCode: $0.expected?.description)
+        }
+        allAsExpected = results.allSatisfy { $0.outcome.verdict == $0.scenario.expected } && purchases.scenes.allSatisfy(\.asExpected)
     }
 }
