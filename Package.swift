@@ -226,19 +226,21 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // Apple's three roots (Certificates/, as Apple publishes them) compiled in by the plugin.
+        // Apple's three roots (Certificates/, as Apple publishes them) compiled into
+        // Generated/AppleRootCertificates+Data.swift by the plugin's generator, committed; a test
+        // regenerates it and compares. Not the build plugin itself: a library applying it makes
+        // every dependent build the generator tool, and the fuzzing build cannot (libFuzzer's main).
         .target(
             name: "ServerTrustPurchases",
             dependencies: ["ServerTrust", "ServerTrustCertificates"],
             exclude: ["Certificates"],
-            swiftSettings: strictSwift,
-            plugins: [.plugin(name: "ServerTrustPinsPlugin")]
+            swiftSettings: strictSwift
         ),
         // An Apple-like PKI (ServerTrustTestSupport's AppStoreLab) mints the signed data; Apple's
         // own test vectors (MIT) sit in Fixtures/apple with their licence, read from the source tree.
         .testTarget(
             name: "ServerTrustPurchasesTests",
-            dependencies: ["ServerTrustPurchases", "ServerTrust", "ServerTrustLab", "ServerTrustTestSupport"],
+            dependencies: ["ServerTrustPurchases", "ServerTrust", "ServerTrustLab", "ServerTrustTestSupport", "ServerTrustCodeGeneration"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),

@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: [.product(name: "ServerTrust", package: "ServerTrust")]),
     ] + [
         "fuzz-pin", "fuzz-host-pattern", "fuzz-certificate", "fuzz-ocsp", "fuzz-crl", "fuzz-signed-response", "fuzz-policy-file",
-        "fuzz-tuf-metadata", "fuzz-message-signature", "fuzz-sct-list", "fuzz-ct-log-list", "fuzz-app-store-jws",
+        "fuzz-tuf-metadata", "fuzz-message-signature", "fuzz-sct-list", "fuzz-ct-log-list", "fuzz-app-store-jws", "fuzz-receipt",
     ].map { name in
         .executableTarget(
             name: name,
@@ -37,7 +37,7 @@ let package = Package(
                 "FuzzSupport", .product(name: "ServerTrust", package: "ServerTrust"), .product(name: "Logging", package: "swift-log"),
                 // The TUF client's parser and metadata (fuzz-tuf-metadata); a library of its own.
                 .product(name: "ServerTrustTUF", package: "ServerTrust"),
-                // The App Store's signed data (fuzz-app-store-jws).
+                // The App Store's signed data and receipts (fuzz-app-store-jws, fuzz-receipt).
                 .product(name: "ServerTrustPurchases", package: "ServerTrust"),
             ],
             swiftSettings: fuzzTarget

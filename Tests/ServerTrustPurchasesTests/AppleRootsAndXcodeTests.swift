@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustCodeGeneration
 @testable import ServerTrustPurchases
 import ServerTrustTestSupport
 import Testing
@@ -90,5 +91,15 @@ import Testing
             chain: [Self.storeKitCertificate(of: signed)])
         let verifier = try AppStoreSignedDataVerifier.xcodeTesting(storeKitCertificate: Self.storeKitCertificate(of: signed), bundleID: Self.xcodeBundleID)
         #expect(refusal { try verifier.verifyTransaction(forged) }?.code == .invalidSignature)
+    }
+}
+
+/// The committed constants are exactly what the generator makes of the certificate files.
+@Suite struct AppleRootCertificatesGenerationTests {
+    @Test func theCompiledInRootsAreTheGeneratorsOutputForTheFiles() throws {
+        let folder = URL(fileURLWithPath: PackageFiles.path("Sources/ServerTrustPurchases/Certificates"))
+        let expected = try CertificateConstantsGenerator().source(forDirectory: folder)
+        let committed = try String(contentsOfFile: PackageFiles.path("Sources/ServerTrustPurchases/Generated/AppleRootCertificates+Data.swift"), encoding: .utf8)
+        #expect(committed == expected, "regenerate with servertrust-generate (Sources/ServerTrustPurchases/Certificates/README.md)")
     }
 }
