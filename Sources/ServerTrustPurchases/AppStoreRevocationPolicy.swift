@@ -5,24 +5,24 @@ public import ServerTrust
 /// configuration.
 ///
 /// Checking goes through ServerTrust's revocation machinery, the one TLS connections use: the
-/// CRLs given here, the ``RevocationCache`` (shared with TLS by default), then live OCSP (with a
-/// nonce when ``RevocationOptions/ocspNonce`` is set) and the certificates' CRL distribution
-/// points through the ``RevocationFetcher`` — ServerTrustHTTP's `CurlRevocationFetcher`, or
+/// CRLs given here, the `RevocationCache` (shared with TLS by default), then live OCSP (with a
+/// nonce when `RevocationOptions/ocspNonce` is set) and the certificates' CRL distribution
+/// points through the `RevocationFetcher` — ServerTrustHTTP's `CurlRevocationFetcher`, or
 /// one of the application's — one flight per certificate across concurrent verifications,
-/// within ``RevocationOptions/timeBudget``. Then:
+/// within `RevocationOptions/timeBudget`. Then:
 ///
 /// - a certificate that is **revoked** refuses the data
 ///   (``PurchaseVerificationError/Code/revoked``), in every mode and whatever its signing date;
 /// - an **unknown** status (no responder answered, the budget ran out, an answer did not
 ///   verify) refuses it with ``PurchaseVerificationError/Code/revocationUnknown``, a retryable
-///   refusal, under ``RevocationOptions/requirePositiveResponse`` (hard-fail), and is accepted
+///   refusal, under `RevocationOptions/requirePositiveResponse` (hard-fail), and is accepted
 ///   otherwise (soft-fail) — except for data whose chain has expired since it was signed, which
 ///   a verified answer must cover (<doc:VerifyingAppStorePurchases>);
 /// - a certificate that names neither an OCSP responder nor a CRL distribution point has
 ///   nothing to check: its status is unknown (`noResponderURL`), accepted in soft-fail, refused
 ///   in hard-fail. Apple's production leaf and WWDR intermediate name both.
 ///
-/// ``RevocationOptions/scope`` is not read: the chain is always checked whole.
+/// `RevocationOptions/scope` is not read: the chain is always checked whole.
 public struct AppStoreRevocationPolicy: Sendable {
     /// Nothing checked: for offline material, or a caller that checks elsewhere.
     public static let disabled = AppStoreRevocationPolicy(mode: nil)
@@ -42,10 +42,10 @@ public struct AppStoreRevocationPolicy: Sendable {
     ///
     /// - Parameters:
     ///   - options: soft or hard fail, methods, time budget, nonce; default
-    ///     ``RevocationOptions/softFail``.
+    ///     `RevocationOptions/softFail`.
     ///   - fetcher: for live OCSP and CRL queries; `nil` consults the CRLs and the cache only
     ///     (a certificate they do not cover is unknown).
-    ///   - cache: default ``RevocationCache/shared``, the one TLS evaluations use.
+    ///   - cache: default `RevocationCache/shared`, the one TLS evaluations use.
     ///   - revocationLists: CRLs the application already has, verified as fetched ones.
     public init(
         options: RevocationOptions = .softFail, fetcher: (any RevocationFetcher)?, cache: RevocationCache = .shared,
