@@ -75,6 +75,7 @@ public struct AppStoreLab: Sendable {
     /// A compact JWS of `payload` (JSON text, used as given).
     ///
     /// - Parameters:
+    ///   - payload: the JSON text, used as given.
     ///   - algorithm: the header's `alg`; the signature is ES256 whatever it says.
     ///   - chain: the header's `x5c`; default ``chain``.
     ///   - signingKey: default the leaf's key.
