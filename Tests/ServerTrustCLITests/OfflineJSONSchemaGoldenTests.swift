@@ -328,6 +328,52 @@ import Testing
                 "backup" : "sha256/<pin>",
                 "current" : "sha256/<pin>"
               },
+              "purchases" : [
+                {
+                  "asExpected" : true,
+                  "purchase" : "genuine signed transaction",
+                  "reason" : "transaction 2000000000000001 of com.example.app.gems.100, signed by the lab's Apple-like chain",
+                  "verdict" : "verified"
+                },
+                {
+                  "asExpected" : true,
+                  "code" : "untrustedRoot",
+                  "expectedCode" : "untrustedRoot",
+                  "purchase" : "look-alike root in x5c",
+                  "reason" : "untrustedRoot: The x5c root (CN=Demo Apple Root CA - G3,O=Apple Inc., sha256/<pin>) is not one of the configured roots.",
+                  "verdict" : "refused"
+                },
+                {
+                  "asExpected" : true,
+                  "code" : "invalidSignature",
+                  "expectedCode" : "invalidSignature",
+                  "purchase" : "tampered payload",
+                  "reason" : "invalidSignature: The signature is not the leaf's over the signed transaction.",
+                  "verdict" : "refused"
+                },
+                {
+                  "asExpected" : true,
+                  "code" : "wrongChainLength",
+                  "expectedCode" : "wrongChainLength",
+                  "purchase" : "Xcode-signed transaction",
+                  "reason" : "wrongChainLength: The x5c chain has 1 certificates; App Store signed data carries 3 (leaf, intermediate, root).",
+                  "verdict" : "refused"
+                },
+                {
+                  "asExpected" : true,
+                  "purchase" : "genuine receipt",
+                  "reason" : "receipt of com.example.app with 1 in-app purchase, signed by the lab's Apple-like RSA chain",
+                  "verdict" : "verified"
+                },
+                {
+                  "asExpected" : true,
+                  "code" : "invalidSignature",
+                  "expectedCode" : "invalidSignature",
+                  "purchase" : "receipt with altered content",
+                  "reason" : "invalidSignature: The signature is not the signer certificate's (CN=Lab Mac App Store and iTunes Store Receipt Signing,O=Apple Inc.) RSA PKCS#1 v1.5 SHA-256 signature over the receipt.",
+                  "verdict" : "refused"
+                }
+              ],
               "rows" : [
                 {
                   "asExpected" : true,
