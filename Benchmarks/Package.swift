@@ -41,6 +41,16 @@ let package = Package(
         // peer (scripts/signatures.sh, rfc9421/bench.py). No network.
         .executableTarget(name: "signature-bench", dependencies: [.product(name: "ServerTrust", package: "ServerTrust")]),
         .executableTarget(name: "urlsession-bench", dependencies: ["BenchSupport"]),
+        // App Store signed-transaction verification beside its crypto floor; Apple's
+        // SignedDataVerifier is built beside it by scripts/purchases.sh, outside this package.
+        .executableTarget(
+            name: "purchases-bench",
+            dependencies: [
+                .product(name: "ServerTrust", package: "ServerTrust"),
+                .product(name: "ServerTrustLab", package: "ServerTrust"),
+                .product(name: "ServerTrustPurchases", package: "ServerTrust"),
+            ]
+        ),
         .executableTarget(
             name: "ahc-bench",
             dependencies: [
