@@ -84,4 +84,29 @@ import Testing
         }
         #expect(StrictBase64.decode("QQ==".utf8) == [0x41])
     }
+
+    @Test func base64URLWithoutPaddingRoundTripsEveryLengthAndRefusesOtherSpellings() {
+        for length in 0...70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let encoded = Base64URL.encode(bytes)
+            let expected = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(encoded == expected)
+            #expect(Base64URL.decodeUnpadded(encoded.utf8) == bytes, "length \(length)")
+            // The slice overload, from a slice that does not start at index 0 (a JWS segment).
+            let framed = Array(("x." + encoded + ".y").utf8)
+            #expect(Base64URL.decodeUnpadded(framed[2..<(framed.count - 2)]) == bytes, "slice, length \(length)")
+        }
+        // One character left over; non-zero bits after the last byte (two spellings of one
+        // value); padding; the standard alphabet; whitespace; a character outside ASCII.
+        for bad in ["A", "AAAAA", "AB", "AAB", "QR", "QUJ", "AA==", "AA=", "A+B/", "AA AA", "AAAA\n", "-_-\u{e9}"] {
+            #expect(Base64URL.decodeUnpadded(bad.utf8) == nil, "\(bad)")
+            let slice = Array(bad.utf8)[...]
+            #expect(Base64URL.decodeUnpadded(slice) == nil, "slice \(bad)")
+        }
+        #expect(Base64URL.decodeUnpadded("QQ".utf8) == [0x41])
+        #expect(Base64URL.decodeUnpadded("QUI".utf8) == [0x41, 0x42])
+        #expect(Base64URL.decodeUnpadded("-_-_".utf8) == [0xFB, 0xFF, 0xBF])
+        #expect(Base64URL.decodeUnpadded("".utf8) == [])
+    }
 }
