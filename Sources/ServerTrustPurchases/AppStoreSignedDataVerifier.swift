@@ -82,7 +82,7 @@ public struct AppStoreSignedDataVerifier: Sendable {
     /// Xcode only, the one self-signed certificate the caller configured.
     private enum Trust: Sendable {
         case apple(SigningChainVerifier)
-        case xcode(certificate: Certificate, key: SignaturePublicKey, encoded: [UInt8])
+        case xcode(StoreKitTestCertificate)
     }
 
     /// A verifier for one app in one environment.
@@ -160,15 +160,9 @@ public struct AppStoreSignedDataVerifier: Sendable {
     /// test material (`servertrust purchases verify --environment xcode --root …`), never for a
     /// server that grants purchases.
     public static func unsafeAcceptingXcodeSignedDataInReleaseBuild(storeKitCertificate: Certificate, bundleID: String) throws(PurchaseVerificationError) -> Self {
-        guard !AppleRootCertificates.isAppleRoot(storeKitCertificate) else {
-            throw PurchaseVerificationError(
-                .invalidConfiguration, "\(storeKitCertificate.subject) is one of Apple's roots, not a StoreKit test certificate.")
-        }
-        guard let key = try? SignaturePublicKey(subjectPublicKeyInfoDER: storeKitCertificate.subjectPublicKeyInfoDER), key.kind == .ecdsaP256 else {
-            throw PurchaseVerificationError(.invalidConfiguration, "The StoreKit test certificate's key is not a P-256 key.")
-        }
-        let encoded = Array(Data(storeKitCertificate.derEncoded).base64EncodedString().utf8)
-        return try Self(trust: .xcode(certificate: storeKitCertificate, key: key, encoded: encoded), bundleID: bundleID, appAppleID: nil, environment: .xcode)
+        try Self(
+            trust: .xcode(StoreKitTestCertificate(storeKitCertificate, keyKind: .ecdsaP256)), bundleID: bundleID, appAppleID: nil,
+            environment: .xcode)
     }
 
     /// Verifies a signed transaction (StoreKit 2's `jwsRepresentation`, a notification's
@@ -286,20 +280,14 @@ public struct AppStoreSignedDataVerifier: Sendable {
                 },
                 signedAt: { Self.claimedSignedDate(parsed.payload) }, at: time ?? clock(), fixed: time != nil
             ).key
-        case .xcode(let certificate, let storeKitKey, let encoded):
+        case .xcode(let storeKit):
             jws = try CompactJWS(bytes, chainLength: 1)
-            guard jws.chainKey == encoded else {
+            guard jws.chainKey == storeKit.x5cEntry else {
                 throw PurchaseVerificationError(
-                    .untrustedRoot, "The x5c certificate is not the configured StoreKit test certificate (\(certificate.subject)).")
+                    .untrustedRoot, "The x5c certificate is not the configured StoreKit test certificate (\(storeKit.certificate.subject)).")
             }
-            let judged = time ?? Self.claimedSignedDate(jws.payload) ?? clock()
-            guard certificate.notValidBefore <= judged, judged <= certificate.notValidAfter else {
-                throw PurchaseVerificationError(
-                    .chainValidationFailed,
-                    "The StoreKit test certificate is valid from \(certificate.notValidBefore.formatted(.iso8601)) to "
-                        + "\(certificate.notValidAfter.formatted(.iso8601)), not at \(judged.formatted(.iso8601)).")
-            }
-            key = storeKitKey
+            try storeKit.checkValid(at: time ?? Self.claimedSignedDate(jws.payload) ?? clock())
+            key = storeKit.key
         }
         guard key.kind == .ecdsaP256 else {
             throw PurchaseVerificationError(.invalidSignature, "The leaf's key is not a P-256 key.")

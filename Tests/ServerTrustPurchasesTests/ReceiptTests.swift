@@ -403,6 +403,34 @@ import Testing
         }
     }
 
+    /// Configured explicitly, Apple's Xcode receipts verify: the signer is byte for byte the
+    /// StoreKit certificate given, its RSA key signs, and it is judged at the creation date (or
+    /// the time given). Anything else configured is refused, each with its own check.
+    @Test func applesXcodeReceiptsVerifyOnlyUnderTheirConfiguredStoreKitCertificate() throws {
+        let bundleID = "com.example.naturelab.backyardbirds.example"
+        let bytes = try Self.appleReceipt("xcode-app-receipt-with-transaction")
+        let storeKit = try PKCS7SignedData(ber: bytes).signerCertificate().certificate
+        let verifier = try AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate: storeKit, bundleID: bundleID)
+        let receipt = try verifier.verify(bytes)
+        #expect(receipt.environment == .xcode)
+        #expect(receipt.inAppPurchases.first?.productID == "pass.premium")
+        #expect(try verifier.verify(base64Encoded: String(decoding: try Self.appleReceiptText("xcode-app-receipt-with-transaction"), as: UTF8.self)).bundleID == bundleID)
+        // The StoreKit certificate is valid 2020-04-01 to 2040-03-27: judged after it, refused.
+        #expect(refusal { try verifier.verify(bytes, at: Date(timeIntervalSince1970: 2_300_000_000)) }?.code == .chainValidationFailed)
+        // Another bundle.
+        let other = try AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate: storeKit, bundleID: "com.example.other")
+        #expect(refusal { try other.verify(bytes) }?.code == .bundleIDMismatch)
+        // Another StoreKit certificate (RSA, as Xcode's): not the signer.
+        let impostor = try LabPKI.makeRoot(commonName: "StoreKit", key: .rsa(bits: 2048))
+        let elsewhere = try AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate: impostor.certificate, bundleID: bundleID)
+        #expect(refusal { try elsewhere.verify(bytes) }?.code == .untrustedRoot)
+        // A P-256 certificate cannot sign a receipt, and Apple's roots are never a StoreKit certificate.
+        let p256 = try LabPKI.makeRoot(commonName: "StoreKit")
+        #expect(refusal { try AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate: p256.certificate, bundleID: bundleID) }?.code == .invalidConfiguration)
+        let appleRoot = try #require(AppleRootCertificates.all.first)
+        #expect(refusal { try AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate: appleRoot, bundleID: bundleID) }?.code == .invalidConfiguration)
+    }
+
     static func appleReceiptText(_ name: String) throws -> [UInt8] {
         Array(try String(contentsOfFile: PackageFiles.path("Tests/ServerTrustPurchasesTests/Fixtures/apple/\(name)"), encoding: .utf8).utf8)
     }

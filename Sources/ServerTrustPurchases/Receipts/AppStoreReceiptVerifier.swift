@@ -66,7 +66,7 @@ public struct AppStoreReceiptVerifier: Sendable {
         /// `untrustedRoot` from `chainValidationFailed` once validation has failed.
         case apple(SigningChainVerifier, rootSubjects: [[UInt8]])
         /// StoreKit Testing in Xcode: the one self-signed certificate configured.
-        case xcode(Certificate)
+        case xcode(StoreKitTestCertificate)
     }
 
     /// A verifier for one app.
@@ -140,11 +140,7 @@ public struct AppStoreReceiptVerifier: Sendable {
     /// ``xcodeTesting(storeKitCertificate:bundleID:)`` in any build: for tools that inspect test
     /// material, never for a server that grants purchases.
     public static func unsafeAcceptingXcodeSignedReceiptsInReleaseBuild(storeKitCertificate: Certificate, bundleID: String) throws(PurchaseVerificationError) -> Self {
-        guard !AppleRootCertificates.isAppleRoot(storeKitCertificate) else {
-            throw PurchaseVerificationError(
-                .invalidConfiguration, "\(storeKitCertificate.subject) is one of Apple's roots, not a StoreKit test certificate.")
-        }
-        return try Self(trust: .xcode(storeKitCertificate), bundleID: bundleID, environment: .xcode)
+        try Self(trust: .xcode(StoreKitTestCertificate(storeKitCertificate, keyKind: .rsa)), bundleID: bundleID, environment: .xcode)
     }
 
     /// Verifies a receipt's DER (or BER) bytes.
@@ -163,23 +159,19 @@ public struct AppStoreReceiptVerifier: Sendable {
         let signer = try signedData.signerCertificate()
         let receiptFields = try AppStoreReceipt(payload: signedData.content)
         let others = signedData.certificates.filter { $0.certificate != signer.certificate }
+        let key: SignaturePublicKey
         switch trust {
         case .apple(let chains, let rootSubjects):
-            try verifyChain(signer: signer, others: others, createdAt: receiptFields.creationDate, at: time, chains: chains, rootSubjects: rootSubjects)
+            key = try verifyChain(signer: signer, others: others, createdAt: receiptFields.creationDate, at: time, chains: chains, rootSubjects: rootSubjects)
         case .xcode(let storeKit):
-            guard signer.certificate.derEncoded == storeKit.derEncoded else {
+            guard signer.certificate.derEncoded == storeKit.certificate.derEncoded else {
                 throw PurchaseVerificationError(
-                    .untrustedRoot, "The receipt's signer is not the configured StoreKit test certificate (\(storeKit.subject)).")
+                    .untrustedRoot, "The receipt's signer is not the configured StoreKit test certificate (\(storeKit.certificate.subject)).")
             }
-            let judged = time ?? receiptFields.creationDate
-            guard storeKit.notValidBefore <= judged, judged <= storeKit.notValidAfter else {
-                throw PurchaseVerificationError(
-                    .chainValidationFailed,
-                    "The StoreKit test certificate is valid from \(storeKit.notValidBefore.formatted(.iso8601)) to "
-                        + "\(storeKit.notValidAfter.formatted(.iso8601)), not at \(judged.formatted(.iso8601)).")
-            }
+            try storeKit.checkValid(at: time ?? receiptFields.creationDate)
+            key = storeKit.key
         }
-        try signedData.verifySignature(by: signer.certificate)
+        try signedData.verifySignature(with: key, of: signer.certificate)
         guard receiptFields.bundleID == bundleID else {
             throw PurchaseVerificationError(
                 .bundleIDMismatch, "The receipt is for bundle ID \"\(receiptFields.bundleID)\", not \"\(bundleID)\".")
@@ -213,11 +205,11 @@ public struct AppStoreReceiptVerifier: Sendable {
     /// Steps 6 and 7: the signer certificate and the receipt's other certificates
     /// (intermediates, never anchors) verified by the shared signing-chain verifier — path
     /// validation, markers, revocation, the validation-time rule — and, without a time given,
-    /// valid at the creation date too.
+    /// valid at the creation date too. Returns the signer's key, parsed once per chain.
     private func verifyChain(
         signer: ReceiptCertificate, others: [ReceiptCertificate], createdAt: Date, at time: Date?, chains: SigningChainVerifier,
         rootSubjects: [[UInt8]]
-    ) throws(PurchaseVerificationError) {
+    ) throws(PurchaseVerificationError) -> SignaturePublicKey {
         let presented = [signer.certificate] + others.map(\.certificate)
         let verified: SigningChainVerifier.Verified
         do {
@@ -235,6 +227,7 @@ public struct AppStoreReceiptVerifier: Sendable {
                 "The receipt says it was created at \(createdAt.formatted(.iso8601)), when \(invalid.subject) was not valid "
                     + "(\(invalid.notValidBefore.formatted(.iso8601)) to \(invalid.notValidAfter.formatted(.iso8601))).")
         }
+        return verified.key
     }
 
     /// Whether the chain the names make, from the signer up through the receipt's certificates,

@@ -120,6 +120,17 @@ package struct PKCS7SignedData: Sendable {
     ///
     /// - Throws: ``PurchaseVerificationError/Code/invalidSignature``.
     package func verifySignature(by certificate: Certificate) throws(PurchaseVerificationError) {
+        let key: SignaturePublicKey
+        do {
+            key = try SignaturePublicKey(subjectPublicKeyInfoDER: certificate.subjectPublicKeyInfoDER)
+        } catch {
+            throw PurchaseVerificationError(.invalidSignature, "The signer certificate's key cannot verify: \(error.reason)")
+        }
+        try verifySignature(with: key, of: certificate)
+    }
+
+    /// The same with the signer's key already parsed (a verified chain keeps it).
+    package func verifySignature(with key: SignaturePublicKey, of certificate: Certificate) throws(PurchaseVerificationError) {
         let message: [UInt8]
         if let attributes = signer.signedAttributes {
             guard signer.digest.hash(content) == attributes.messageDigest else {
@@ -129,12 +140,6 @@ package struct PKCS7SignedData: Sendable {
             message = attributes.signedBytes
         } else {
             message = content
-        }
-        let key: SignaturePublicKey
-        do {
-            key = try SignaturePublicKey(subjectPublicKeyInfoDER: certificate.subjectPublicKeyInfoDER)
-        } catch {
-            throw PurchaseVerificationError(.invalidSignature, "The signer certificate's key cannot verify: \(error.reason)")
         }
         guard key.kind == .rsa else {
             throw PurchaseVerificationError(.invalidSignature, "The signer certificate's key is \(key.kind.rawValue), not RSA.")
