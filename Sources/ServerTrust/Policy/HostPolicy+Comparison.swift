@@ -122,7 +122,7 @@ extension RevocationOptions {
     /// The fields ``softening(_:_:)`` reads: every stored property, checked by a test.
     static let comparedFields: Set<String> = [
         "methods", "requirePositiveResponse", "networkAccessDisabled", "scope", "clockSkew", "maximumResponseAge", "ocspNonce",
-        "shortLivedCertificateValidity", "timeBudget", "maximumResponseSize", "maximumCRLSize",
+        "ocspCertificateIDHash", "shortLivedCertificateValidity", "timeBudget", "maximumResponseSize", "maximumCRLSize",
     ]
 
     /// Why `mine` checks revocation less strictly than `floor`, or nil.
@@ -159,7 +159,9 @@ extension RevocationOptions {
         }
         // timeBudget, maximumResponseSize and maximumCRLSize bound how long and how much is
         // fetched: under hard-fail a miss refuses, and under soft-fail an attacker who can block
-        // the fetch defeats any budget, so they are operational, never a softening.
+        // the fetch defeats any budget, so they are operational, never a softening. Nor is
+        // ocspCertificateIDHash: the answer is signed and matched to the certificate either
+        // way, and the SHA-256 request falls back to SHA-1.
         guard !softer.isEmpty else { return nil }
         return "checks revocation less strictly (" + softer.joined(separator: "; ") + ") than %FLOOR% (\(floor.summary))"
     }

@@ -142,6 +142,22 @@ public struct RevocationOptions: Hashable, Sendable {
     /// echoes nonces. Requests with a nonce are sent by POST; without, by GET when short enough.
     public var ocspNonce: Bool
 
+    /// The hash of the certificate ID (RFC 6960 §4.1.1) in live OCSP requests. Default
+    /// ``OCSPCertificateIDHash/sha1``.
+    public var ocspCertificateIDHash: OCSPCertificateIDHash
+
+    /// The hash a live OCSP request names its certificate by.
+    public enum OCSPCertificateIDHash: String, Hashable, Sendable {
+        /// SHA-1, which RFC 5019 responders require and every responder answers.
+        case sha1
+        /// SHA-256 first; SHA-1 from a responder that answers, but not about a SHA-256 CertID
+        /// (HTTP 4xx, `malformedRequest`, `unauthorized`, `unknown`, another CertID), within the
+        /// same time budget. Such a responder is remembered by the `RevocationCache` for an
+        /// hour, so it is asked in SHA-1 alone meanwhile. The response is verified the same way
+        /// whichever hash it names.
+        case sha256
+    }
+
     /// The longest validity period of a leaf that needs no revocation check (a short-lived
     /// certificate), in seconds; `nil` checks every leaf. Default 7 days (604,800 s).
     ///
@@ -176,6 +192,7 @@ public struct RevocationOptions: Hashable, Sendable {
         maximumResponseSize: Int = 64 << 10,
         maximumCRLSize: Int = 16 << 20,
         ocspNonce: Bool = false,
+        ocspCertificateIDHash: OCSPCertificateIDHash = .sha1,
         shortLivedCertificateValidity: TimeInterval? = RevocationOptions.baselineShortLivedCertificateValidity
     ) {
         self.methods = methods
@@ -188,6 +205,7 @@ public struct RevocationOptions: Hashable, Sendable {
         self.maximumResponseSize = maximumResponseSize
         self.maximumCRLSize = maximumCRLSize
         self.ocspNonce = ocspNonce
+        self.ocspCertificateIDHash = ocspCertificateIDHash
         self.shortLivedCertificateValidity = shortLivedCertificateValidity
     }
 

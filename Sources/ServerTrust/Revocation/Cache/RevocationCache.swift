@@ -220,6 +220,26 @@ public final class RevocationCache: Sendable {
         state.withLock { $0.statistics.fetches += 1 }
     }
 
+    /// How long a responder that did not answer a SHA-256 CertID is asked in SHA-1 alone.
+    static let sha1OnlyInterval: TimeInterval = 3600
+
+    /// Whether the OCSP responder at `url` refused a SHA-256 CertID within the last hour
+    /// (`RevocationOptions.OCSPCertificateIDHash.sha256`).
+    func answersOnlySHA1(_ url: String) -> Bool {
+        state.withLock { state in
+            guard let since = state.sha1OnlyResponders[url] else { return false }
+            return Date().timeIntervalSince(since) < Self.sha1OnlyInterval
+        }
+    }
+
+    func noteAnswersOnlySHA1(_ url: String) {
+        state.withLock { state in
+            // A handful of responders in practice; bounded all the same.
+            if state.sha1OnlyResponders.count >= 256 { state.sha1OnlyResponders.removeAll() }
+            state.sha1OnlyResponders[url] = Date()
+        }
+    }
+
     // MARK: - Disk
 
     private func persist(_ key: RevocationCacheKey, _ data: CachedRevocationData) {
@@ -344,6 +364,8 @@ private struct State: Sendable {
     var entries: [RevocationCacheKey: (data: CachedRevocationData, lastUse: UInt64)] = [:]
     var flights: [RevocationCacheKey: Flight] = [:]
     var failures: [RevocationCacheKey: Failure] = [:]
+    /// OCSP responders that answered a SHA-256 CertID with a refusal, and when.
+    var sha1OnlyResponders: [String: Date] = [:]
     var bytes = 0
     var clock: UInt64 = 0
     var waiting = 0

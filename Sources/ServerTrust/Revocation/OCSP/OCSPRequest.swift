@@ -6,7 +6,7 @@ internal import COpenSSL
 /// Built for live queries: send ``derEncoded`` to the responder, then pass this request to
 /// `OCSPVerifier.verify(_:for:issuedBy:at:request:)` so the response must echo the nonce,
 /// which proves it was produced for this query and not replayed. The certificate ID uses SHA-1,
-/// the one hash every responder supports (RFC 5019 §2.1.1).
+/// the one hash every responder supports (RFC 5019 §2.1.1), unless SHA-256 is asked for.
 ///
 /// Owns exactly one `OCSP_REQUEST*`, freed in `deinit`; immutable, so `@unchecked Sendable`.
 package final class OCSPRequest: @unchecked Sendable {
@@ -36,9 +36,12 @@ package final class OCSPRequest: @unchecked Sendable {
     ///   - certificate: the certificate whose status is asked for.
     ///   - issuer: the certificate that issued it (its name and key form the certificate ID).
     ///   - nonce: default ``Nonce/random``.
+    ///   - hash: the CertID's hash; default SHA-1.
     /// - Throws: `TrustError.Code.invalidConfiguration` for a nonce of a bad length,
     ///   `TrustError.Code.openSSLFailure` if OpenSSL cannot build the request or draw random bytes.
-    package init(certificate: Certificate, issuer: Certificate, nonce: Nonce = .random) throws {
+    package init(
+        certificate: Certificate, issuer: Certificate, nonce: Nonce = .random, hash: RevocationOptions.OCSPCertificateIDHash = .sha1
+    ) throws {
         var nonceBytes: [UInt8]?
         switch nonce {
         case .random:
@@ -59,7 +62,7 @@ package final class OCSPRequest: @unchecked Sendable {
         guard let request = OCSP_REQUEST_new() else {
             throw TrustError(.openSSLFailure, "OCSP_REQUEST_new failed.")
         }
-        guard let id = OCSP_cert_to_id(EVP_sha1(), certificate.x509, issuer.x509) else {
+        guard let id = OCSP_cert_to_id(hash == .sha256 ? EVP_sha256() : EVP_sha1(), certificate.x509, issuer.x509) else {
             OCSP_REQUEST_free(request)
             var evidence = TrustError.Evidence()
             evidence.openSSLErrors = drainOpenSSLErrors()
