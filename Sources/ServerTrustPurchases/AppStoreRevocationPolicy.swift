@@ -22,7 +22,11 @@ public import ServerTrust
 ///   nothing to check: its status is unknown (`noResponderURL`), accepted in soft-fail, refused
 ///   in hard-fail. Apple's production leaf and WWDR intermediate name both.
 ///
-/// `RevocationOptions/scope` is not read: the chain is always checked whole.
+/// `RevocationOptions/scope` is not read: the chain is always checked whole. The presets and
+/// the initializer's default options ask in SHA-256 CertIDs
+/// (`RevocationOptions/OCSPCertificateIDHash/sha256`), with SHA-1 from a responder that
+/// refuses them; they send no nonce, which a responder serving pre-produced answers would not
+/// echo — set `RevocationOptions/ocspNonce` for one that does.
 public struct AppStoreRevocationPolicy: Sendable {
     /// Nothing checked: for offline material, or a caller that checks elsewhere.
     public static let disabled = AppStoreRevocationPolicy(mode: nil)
@@ -41,14 +45,14 @@ public struct AppStoreRevocationPolicy: Sendable {
     /// Checking with `options`.
     ///
     /// - Parameters:
-    ///   - options: soft or hard fail, methods, time budget, nonce; default
-    ///     `RevocationOptions/softFail`.
+    ///   - options: soft or hard fail, methods, time budget, nonce, CertID hash; default
+    ///     ``appStoreSoftFail``.
     ///   - fetcher: for live OCSP and CRL queries; `nil` consults the CRLs and the cache only
     ///     (a certificate they do not cover is unknown).
     ///   - cache: default `RevocationCache/shared`, the one TLS evaluations use.
     ///   - revocationLists: CRLs the application already has, verified as fetched ones.
     public init(
-        options: RevocationOptions = .softFail, fetcher: (any RevocationFetcher)?, cache: RevocationCache = .shared,
+        options: RevocationOptions = Self.appStoreSoftFail, fetcher: (any RevocationFetcher)?, cache: RevocationCache = .shared,
         revocationLists: [CertificateRevocationList] = []
     ) {
         mode = Mode(options: options, fetcher: fetcher, cache: cache, revocationLists: revocationLists)
@@ -57,14 +61,20 @@ public struct AppStoreRevocationPolicy: Sendable {
     /// Soft-fail checking: a revoked certificate refuses the data; an unknown status does not,
     /// unless the chain has expired since the data was signed.
     public static func softFail(fetcher: (any RevocationFetcher)?, cache: RevocationCache = .shared) -> Self {
-        Self(options: .softFail, fetcher: fetcher, cache: cache)
+        Self(options: appStoreSoftFail, fetcher: fetcher, cache: cache)
     }
 
     /// Hard-fail checking: the data verifies only when every certificate of the chain has a
     /// verified answer; an unknown status is ``PurchaseVerificationError/Code/revocationUnknown``.
     public static func hardFail(fetcher: (any RevocationFetcher)?, cache: RevocationCache = .shared) -> Self {
-        Self(options: .hardFail, fetcher: fetcher, cache: cache)
+        Self(options: appStoreHardFail, fetcher: fetcher, cache: cache)
     }
+
+    /// `RevocationOptions/softFail` asking in SHA-256 CertIDs.
+    public static let appStoreSoftFail = RevocationOptions(ocspCertificateIDHash: .sha256)
+
+    /// `RevocationOptions/hardFail` asking in SHA-256 CertIDs.
+    public static let appStoreHardFail = RevocationOptions(requirePositiveResponse: true, ocspCertificateIDHash: .sha256)
 
     /// Whether anything is checked.
     public var isEnabled: Bool { mode != nil }
