@@ -165,6 +165,15 @@ public struct AppStoreSignedDataVerifier: Sendable {
             environment: .xcode)
     }
 
+    /// Whether a verification may wait for a revocation fetch (the `async` forms then run it on
+    /// a thread of their own).
+    var mayFetch: Bool {
+        switch trust {
+        case .apple(let chains): chains.revocation.mayFetch
+        case .xcode: false
+        }
+    }
+
     /// Verifies a signed transaction (StoreKit 2's `jwsRepresentation`, a notification's
     /// `signedTransactionInfo`).
     ///

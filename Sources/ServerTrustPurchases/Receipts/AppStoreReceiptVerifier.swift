@@ -143,6 +143,15 @@ public struct AppStoreReceiptVerifier: Sendable {
         try Self(trust: .xcode(StoreKitTestCertificate(storeKitCertificate, keyKind: .rsa)), bundleID: bundleID, environment: .xcode)
     }
 
+    /// Whether a verification may wait for a revocation fetch (the `async` forms then run it on
+    /// a thread of their own).
+    var mayFetch: Bool {
+        switch trust {
+        case .apple(let chains, _): chains.revocation.mayFetch
+        case .xcode: false
+        }
+    }
+
     /// Verifies a receipt's DER (or BER) bytes.
     ///
     /// - Parameters:
@@ -187,7 +196,7 @@ public struct AppStoreReceiptVerifier: Sendable {
     /// alphabet, padded; whitespace around it is ignored.
     ///
     /// - Throws: ``PurchaseVerificationError/Code/malformedReceipt`` for text that is not
-    ///   base64, and what ``verify(_:at:)`` throws.
+    ///   base64, and what ``verify(_:at:)-3omzl`` throws.
     public func verify(base64Encoded text: String, at time: Date? = nil) throws(PurchaseVerificationError) -> AppStoreReceipt {
         let utf8 = text.utf8
         guard utf8.count <= (Self.maximumLength / 3 + 1) * 4 + 1024 else {
