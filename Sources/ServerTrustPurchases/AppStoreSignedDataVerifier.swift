@@ -52,9 +52,9 @@ public struct AppStoreSignedDataVerifier: Sendable {
     public static let maximumLength = 256 * 1024
 
     /// OID of Apple's marker on the intermediate (WWDR) certificate of App Store signed data.
-    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+    public static let intermediateMarkerOID = AppleSigningTrust.appleIntermediateMarkerOID
     /// OID of Apple's marker on the leaf certificate of App Store signed data.
-    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    public static let leafMarkerOID = AppleSigningTrust.appleLeafMarkerOID
 
     public let bundleID: String
     /// The app's Apple ID; required in production, where notifications and app transactions
@@ -103,6 +103,20 @@ public struct AppStoreSignedDataVerifier: Sendable {
         roots: [Certificate] = AppleRootCertificates.all, bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment,
         revocation: AppStoreRevocationPolicy
     ) throws(PurchaseVerificationError) {
+        let fixed = try AppleSigningTrust(
+            roots: roots, intermediateMarkerOIDs: [Self.intermediateMarkerOID], leafMarkerOIDs: [Self.leafMarkerOID])
+        try self.init(trust: LiveAppleSigningTrust(fixed), bundleID: bundleID, appAppleID: appAppleID, environment: environment, revocation: revocation)
+    }
+
+    /// A verifier for one app in one environment that trusts the ``LiveAppleSigningTrust`` in
+    /// force at each verification — the one a trust update replaces (ServerTrustUpdates'
+    /// `TrustUpdateClient.appleSigningTrust`). A chain verified under an earlier set is
+    /// verified again under the new one.
+    ///
+    /// - Throws: as ``init(roots:bundleID:appAppleID:environment:revocation:)``.
+    public init(
+        trust: LiveAppleSigningTrust, bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment, revocation: AppStoreRevocationPolicy
+    ) throws(PurchaseVerificationError) {
         guard environment != .xcode, environment != .localTesting else {
             throw PurchaseVerificationError(
                 .invalidConfiguration,
@@ -112,14 +126,8 @@ public struct AppStoreSignedDataVerifier: Sendable {
         guard environment != .production || appAppleID != nil else {
             throw PurchaseVerificationError(.invalidConfiguration, "The production environment needs the app's Apple ID.")
         }
-        let store: SignedDataTrustStore
-        do {
-            store = try SignedDataTrustStore(roots: roots)
-        } catch {
-            throw PurchaseVerificationError(.invalidConfiguration, error.reason)
-        }
         try self.init(
-            trust: .apple(SigningChainVerifier(roots: store, revocation: revocation)), bundleID: bundleID, appAppleID: appAppleID,
+            trust: .apple(SigningChainVerifier(trust: trust, revocation: revocation)), bundleID: bundleID, appAppleID: appAppleID,
             environment: environment)
     }
 
@@ -279,9 +287,9 @@ public struct AppStoreSignedDataVerifier: Sendable {
             jws = parsed
             key = try chains.verify(
                 key: parsed.chainKey,
-                presented: { () throws(PurchaseVerificationError) -> [Certificate] in
+                presented: { (current: AppleSigningTrust) throws(PurchaseVerificationError) -> [Certificate] in
                     let chain = try parsed.certificates()
-                    guard chains.roots.holds(chain[2]) else {
+                    guard current.store.holds(chain[2]) else {
                         throw PurchaseVerificationError(
                             .untrustedRoot, "The x5c root (\(chain[2].subject), \(chain[2].spkiPin)) is not one of the configured roots.")
                     }

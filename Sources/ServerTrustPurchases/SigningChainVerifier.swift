@@ -29,7 +29,9 @@ final class SigningChainVerifier: Sendable {
     /// that is down is not asked on every verification.
     static let unknownRetryInterval: TimeInterval = 30
 
-    let roots: SignedDataTrustStore
+    /// The roots and markers in force; a chain verified under an earlier generation is
+    /// verified again.
+    let trust: LiveAppleSigningTrust
     let revocation: AppStoreRevocationPolicy
     private let entries = Locked<[[UInt8]: Entry]>([:])
     /// Chains parsed and validated so far (cache misses), for tests.
@@ -50,6 +52,9 @@ final class SigningChainVerifier: Sendable {
     private struct Entry: Sendable {
         let chain: [Certificate]
         let key: SignaturePublicKey
+        /// The ``LiveAppleSigningTrust`` generation it was verified under, and its store.
+        let generation: Int
+        let store: SignedDataTrustStore
         /// The chain validates strictly between these instants.
         let validFrom: Date
         let validUntil: Date
@@ -64,8 +69,8 @@ final class SigningChainVerifier: Sendable {
         func validates(at time: Date) -> Bool { validFrom < time && time < validUntil }
     }
 
-    init(roots: SignedDataTrustStore, revocation: AppStoreRevocationPolicy) {
-        self.roots = roots
+    init(trust: LiveAppleSigningTrust, revocation: AppStoreRevocationPolicy) {
+        self.trust = trust
         self.revocation = revocation
     }
 
@@ -73,21 +78,24 @@ final class SigningChainVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - key: the chain's exact bytes, the cache key.
-    ///   - presented: parses the chain, signer first, without the root (called on a cache miss).
+    ///   - presented: parses the chain, signer first, without the root (called on a cache
+    ///     miss, with the set in force).
     ///   - signedAt: when the data says it was signed, if it says; asked only when the chain is
     ///     not valid at the time.
     ///   - now: the time to judge the chain at.
     ///   - fixed: whether `now` was given by the caller, which no rule moves; else it is the
     ///     clock's, and the signing-date rule applies.
     func verify(
-        key: [UInt8], presented: () throws(PurchaseVerificationError) -> [Certificate], signedAt: () -> Date?, at now: Date, fixed: Bool
+        key: [UInt8], presented: (AppleSigningTrust) throws(PurchaseVerificationError) -> [Certificate], signedAt: () -> Date?, at now: Date,
+        fixed: Bool
     ) throws(PurchaseVerificationError) -> Verified {
+        let (current, generation) = trust.snapshot
         var entry: Entry
-        if let cached = entries.withLock({ $0[key] }) {
+        if let cached = entries.withLock({ $0[key] }), cached.generation == generation {
             entry = cached
         } else {
             misses.withLock { $0 += 1 }
-            entry = try validate(presented(), at: now, signedAt: fixed ? { nil } : signedAt)
+            entry = try validate(presented(current), under: current, generation: generation, at: now, signedAt: fixed ? { nil } : signedAt)
         }
         if entry.validates(at: now) {
             let results = try checkRevocation(&entry, key: key, at: now)
@@ -113,7 +121,10 @@ final class SigningChainVerifier: Sendable {
     /// Path validation, the chain's shape and Apple's markers, on a cache miss; the entry is
     /// stored only once all of them pass. With `signedAt`, a chain that does not validate at
     /// `time` is tried at `signedAt`.
-    private func validate(_ presented: [Certificate], at time: Date, signedAt: () -> Date?) throws(PurchaseVerificationError) -> Entry {
+    private func validate(
+        _ presented: [Certificate], under current: AppleSigningTrust, generation: Int, at time: Date, signedAt: () -> Date?
+    ) throws(PurchaseVerificationError) -> Entry {
+        let roots = current.store
         let validated: [Certificate]
         do {
             validated = try roots.validate(presented, at: time)
@@ -127,8 +138,8 @@ final class SigningChainVerifier: Sendable {
             throw PurchaseVerificationError(
                 .chainValidationFailed, "The leaf does not chain to the configured root through the intermediate sent with it (a JWS's x5c[1]).")
         }
-        try AppleMarkerExtension.check(AppStoreSignedDataVerifier.intermediateMarkerOID, on: validated[1], named: "intermediate")
-        try AppleMarkerExtension.check(AppStoreSignedDataVerifier.leafMarkerOID, on: validated[0], named: "leaf")
+        for oid in current.intermediateMarkerOIDs { try AppleMarkerExtension.check(oid, on: validated[1], named: "intermediate") }
+        for oid in current.leafMarkerOIDs { try AppleMarkerExtension.check(oid, on: validated[0], named: "leaf") }
         let key: SignaturePublicKey
         do {
             key = try SignaturePublicKey(subjectPublicKeyInfoDER: validated[0].subjectPublicKeyInfoDER)
@@ -136,7 +147,7 @@ final class SigningChainVerifier: Sendable {
             throw PurchaseVerificationError(.invalidSignature, "The signer's public key cannot be read: \(error)")
         }
         return Entry(
-            chain: validated, key: key, validFrom: validated.map(\.notValidBefore).max() ?? .distantFuture,
+            chain: validated, key: key, generation: generation, store: roots, validFrom: validated.map(\.notValidBefore).max() ?? .distantFuture,
             validUntil: validated.map(\.notValidAfter).min() ?? .distantPast, inserted: Date())
     }
 
@@ -151,7 +162,7 @@ final class SigningChainVerifier: Sendable {
             return []
         }
         if entry.revocationFreshUntil.map({ time >= $0 }) ?? true {
-            let results = roots.revocationResults(
+            let results = entry.store.revocationResults(
                 of: entry.chain, options: mode.options, fetcher: mode.fetcher, cache: mode.cache, revocationLists: mode.revocationLists,
                 at: time)
             entry.revocation = results
@@ -185,7 +196,7 @@ final class SigningChainVerifier: Sendable {
                 if let remembered = entry.lastGood[depth], Self.covers(.good, producedAt: remembered, signedAt: signedAt, certificate: certificate) {
                     continue
                 }
-                if let archived = roots.archivedOCSPAnswer(for: certificate, issuer: entry.chain[depth + 1], options: mode.options, cache: mode.cache) {
+                if let archived = entry.store.archivedOCSPAnswer(for: certificate, issuer: entry.chain[depth + 1], options: mode.options, cache: mode.cache) {
                     if case .revoked(let reason, let date) = archived.status {
                         throw PurchaseVerificationError(
                             .revoked,

@@ -33,15 +33,17 @@ import Testing
     @Test func applesRealChainValidatesToTheCompiledInG3() throws {
         let intermediate = try Certificate(base64Encoded: try Self.fixture("realAppleWWDRG6.b64"))
         let leaf = try Certificate(base64Encoded: try Self.fixture("realAppleSigningCertificate.b64"))
-        let chains = SigningChainVerifier(roots: try SignedDataTrustStore(roots: AppleRootCertificates.all), revocation: .disabled)
+        let chains = SigningChainVerifier(trust: LiveAppleSigningTrust(), revocation: .disabled)
         let effective = Date(timeIntervalSince1970: 1_761_962_975)
-        let verified = try chains.verify(key: [1], presented: { [leaf, intermediate] }, signedAt: { nil }, at: effective, fixed: true)
+        let verified = try chains.verify(key: [1], presented: { _ in [leaf, intermediate] }, signedAt: { nil }, at: effective, fixed: true)
         #expect(verified.chain.last == AppleRootCertificates.appleRootCAG3)
         #expect(verified.key.kind == .ecdsaP256)
         // Under another root it does not validate.
         let lab = try AppStoreLab()
-        let elsewhere = SigningChainVerifier(roots: try SignedDataTrustStore(roots: [lab.root.certificate]), revocation: .disabled)
-        #expect(refusal { try elsewhere.verify(key: [1], presented: { [leaf, intermediate] }, signedAt: { nil }, at: effective, fixed: true) }?.code == .chainValidationFailed)
+        let labTrust = try AppleSigningTrust(
+            roots: [lab.root.certificate], intermediateMarkerOIDs: [AppStoreLab.intermediateMarkerOID], leafMarkerOIDs: [AppStoreLab.leafMarkerOID])
+        let elsewhere = SigningChainVerifier(trust: LiveAppleSigningTrust(labTrust), revocation: .disabled)
+        #expect(refusal { try elsewhere.verify(key: [1], presented: { _ in [leaf, intermediate] }, signedAt: { nil }, at: effective, fixed: true) }?.code == .chainValidationFailed)
     }
 
     static func storeKitCertificate(of jws: String) throws -> Certificate {

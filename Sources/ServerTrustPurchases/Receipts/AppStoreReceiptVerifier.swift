@@ -48,7 +48,7 @@ public struct AppStoreReceiptVerifier: Sendable {
     public static let maximumLength = 4 * 1024 * 1024
 
     /// OID of Apple's marker on the intermediate (WWDR) certificate of a receipt's chain.
-    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+    public static let intermediateMarkerOID = AppleSigningTrust.appleIntermediateMarkerOID
     /// OID of Apple's marker on a receipt's signer certificate.
     public static let signerMarkerOID = "1.2.840.113635.100.6.11.1"
 
@@ -62,9 +62,8 @@ public struct AppStoreReceiptVerifier: Sendable {
     var clock: @Sendable () -> Date = { Date() }
 
     private enum Trust: Sendable {
-        /// Apple's chain to a configured root, and the roots' subject names (DER), to tell
-        /// `untrustedRoot` from `chainValidationFailed` once validation has failed.
-        case apple(SigningChainVerifier, rootSubjects: [[UInt8]])
+        /// Apple's chain to a root of the set in force.
+        case apple(SigningChainVerifier)
         /// StoreKit Testing in Xcode: the one self-signed certificate configured.
         case xcode(StoreKitTestCertificate)
     }
@@ -92,20 +91,26 @@ public struct AppStoreReceiptVerifier: Sendable {
                 "The \(environment) environment's receipts are not signed by Apple: verify Xcode's with "
                     + "AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate:bundleID:).")
         }
-        let store: SignedDataTrustStore
-        do {
-            store = try SignedDataTrustStore(roots: roots)
-        } catch {
-            throw PurchaseVerificationError(.invalidConfiguration, error.reason)
+        let fixed = try AppleSigningTrust(
+            roots: roots, intermediateMarkerOIDs: [Self.intermediateMarkerOID], leafMarkerOIDs: [AppStoreSignedDataVerifier.leafMarkerOID])
+        try self.init(trust: LiveAppleSigningTrust(fixed), bundleID: bundleID, environment: environment, revocation: revocation)
+    }
+
+    /// A verifier for one app that trusts the ``LiveAppleSigningTrust`` in force at each
+    /// verification — the one a trust update replaces — its roots, its markers, and its
+    /// intermediates for a receipt that does not carry its own.
+    ///
+    /// - Throws: as ``init(roots:bundleID:environment:revocation:)``.
+    public init(
+        trust: LiveAppleSigningTrust, bundleID: String, environment: AppStoreEnvironment? = nil, revocation: AppStoreRevocationPolicy
+    ) throws(PurchaseVerificationError) {
+        if let environment, environment == .xcode || environment == .localTesting {
+            throw PurchaseVerificationError(
+                .invalidConfiguration,
+                "The \(environment) environment's receipts are not signed by Apple: verify Xcode's with "
+                    + "AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate:bundleID:).")
         }
-        var subjects: [[UInt8]] = []
-        for root in roots {
-            guard let parsed = try? ReceiptCertificate(BERReader.parse(root.derEncoded, what: "a root")) else {
-                throw PurchaseVerificationError(.invalidConfiguration, "The root \(root.subject) cannot be read.")
-            }
-            subjects.append(parsed.subject)
-        }
-        try self.init(trust: .apple(SigningChainVerifier(roots: store, revocation: revocation), rootSubjects: subjects), bundleID: bundleID, environment: environment)
+        try self.init(trust: .apple(SigningChainVerifier(trust: trust, revocation: revocation)), bundleID: bundleID, environment: environment)
     }
 
     private init(trust: Trust, bundleID: String, environment: AppStoreEnvironment?) throws(PurchaseVerificationError) {
@@ -147,7 +152,7 @@ public struct AppStoreReceiptVerifier: Sendable {
     /// a thread of their own).
     var mayFetch: Bool {
         switch trust {
-        case .apple(let chains, _): chains.revocation.mayFetch
+        case .apple(let chains): chains.revocation.mayFetch
         case .xcode: false
         }
     }
@@ -170,8 +175,8 @@ public struct AppStoreReceiptVerifier: Sendable {
         let others = signedData.certificates.filter { $0.certificate != signer.certificate }
         let key: SignaturePublicKey
         switch trust {
-        case .apple(let chains, let rootSubjects):
-            key = try verifyChain(signer: signer, others: others, createdAt: receiptFields.creationDate, at: time, chains: chains, rootSubjects: rootSubjects)
+        case .apple(let chains):
+            key = try verifyChain(signer: signer, others: others, createdAt: receiptFields.creationDate, at: time, chains: chains)
         case .xcode(let storeKit):
             guard signer.certificate.derEncoded == storeKit.certificate.derEncoded else {
                 throw PurchaseVerificationError(
@@ -216,15 +221,16 @@ public struct AppStoreReceiptVerifier: Sendable {
     /// validation, markers, revocation, the validation-time rule — and, without a time given,
     /// valid at the creation date too. Returns the signer's key, parsed once per chain.
     private func verifyChain(
-        signer: ReceiptCertificate, others: [ReceiptCertificate], createdAt: Date, at time: Date?, chains: SigningChainVerifier,
-        rootSubjects: [[UInt8]]
+        signer: ReceiptCertificate, others: [ReceiptCertificate], createdAt: Date, at time: Date?, chains: SigningChainVerifier
     ) throws(PurchaseVerificationError) -> SignaturePublicKey {
         let presented = [signer.certificate] + others.map(\.certificate)
         let verified: SigningChainVerifier.Verified
         do {
             verified = try chains.verify(
-                key: presented.flatMap(\.derEncoded), presented: { presented }, signedAt: { createdAt }, at: time ?? clock(), fixed: time != nil)
-        } catch where error.code == .chainValidationFailed && !leadsToConfiguredRoot(signer, others, rootSubjects: rootSubjects, roots: chains.roots) {
+                key: presented.flatMap(\.derEncoded),
+                presented: { current in presented + current.intermediates.filter { !presented.contains($0) } },
+                signedAt: { createdAt }, at: time ?? clock(), fixed: time != nil)
+        } catch where error.code == .chainValidationFailed && !leadsToConfiguredRoot(signer, others, under: chains.trust.current) {
             throw PurchaseVerificationError(.untrustedRoot, error.reason)
         }
         guard verified.chain.first == signer.certificate else {
@@ -244,8 +250,9 @@ public struct AppStoreReceiptVerifier: Sendable {
     /// failed validation is the chain's fault (`chainValidationFailed`), otherwise the root's
     /// (`untrustedRoot`). Only read after validation has failed: names never admit a chain.
     private func leadsToConfiguredRoot(
-        _ signer: ReceiptCertificate, _ others: [ReceiptCertificate], rootSubjects: [[UInt8]], roots: SignedDataTrustStore
+        _ signer: ReceiptCertificate, _ others: [ReceiptCertificate], under trust: AppleSigningTrust
     ) -> Bool {
+        let (roots, rootSubjects) = (trust.store, trust.rootSubjects)
         var current = signer
         for _ in 0...others.count {
             if roots.holds(current.certificate) { return true }
