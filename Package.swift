@@ -190,7 +190,7 @@ let package = Package(
         .target(
             name: "ServerTrustUpdates",
             dependencies: [
-                "ServerTrustHTTP", "ServerTrustTUF", .product(name: "Logging", package: "swift-log"),
+                "ServerTrustHTTP", "ServerTrustTUF", "ServerTrustPurchases", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["LifecycleService"])),
             ],

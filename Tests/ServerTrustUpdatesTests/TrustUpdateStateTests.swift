@@ -107,8 +107,8 @@ import Testing
         init(_ effect: State.Effect) {
             switch effect {
             case .none: self = .nothing
-            case .putInForce(_, .some(let list)): self = .deliveredWithLogList(list.timestamp)
-            case .putInForce(_, nil): self = .delivered
+            case .putInForce(_, .some(let list), _): self = .deliveredWithLogList(list.timestamp)
+            case .putInForce(_, nil, _): self = .delivered
             case .replaceDenyList(let denyList): self = .denyList(denyList)
             case .revertToFloor(let denyList): self = .floor(denyList)
             }

@@ -87,7 +87,9 @@ public struct AppleSigningTrust: Sendable, Equatable {
     /// no member but the five above, `roots` and both marker lists present (an absent list
     /// never drops a check silently), certificates as standard base64 DER.
     ///
-    /// - Parameter name: the document's name in errors (the target's).
+    /// - Parameters:
+    ///   - json: the document's bytes.
+    ///   - name: the document's name in errors (the target's).
     /// - Throws: ``PurchaseVerificationError/Code/invalidConfiguration`` naming the member.
     public init(json: [UInt8], name: String = "apple_signing_trust.json") throws(PurchaseVerificationError) {
         guard json.count <= 1 << 20 else {

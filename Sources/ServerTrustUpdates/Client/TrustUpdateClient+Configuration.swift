@@ -1,4 +1,5 @@
 import ServerTrust
+public import ServerTrustPurchases
 public import ServerTrustTUF
 
 extension TrustUpdateClient {
@@ -28,6 +29,16 @@ extension TrustUpdateClient {
         /// replacing the floor's `CertificateTransparencyLogs`; a list older than the one in
         /// force is refused.
         public var certificateTransparencyLogListTarget: String? = "ct_log_list.json"
+        /// The App Store signing trust — roots, receipt intermediates, marker checks — as
+        /// `AppleSigningTrust(json:name:)` reads it, or nil (the default) for none. Put in force
+        /// in ``TrustUpdateClient/appleSigningTrust`` with the policy delivered beside it;
+        /// dropping a root or a marker check of ``appleSigningTrustFloor`` needs
+        /// `TrustUpdateRules.Permissions.weakerPurchaseVerification`; absent from a state, or
+        /// after a revert, the floor is in force.
+        public var appleSigningTrustTarget: String?
+        /// The set a delivered one is measured against and reverted to; default Apple's,
+        /// compiled in.
+        public var appleSigningTrustFloor: AppleSigningTrust = .compiledIn
         /// What a delivered policy may change, and what expiry does.
         public var rules = TrustUpdateRules()
         /// When refreshes run (``run()``).
@@ -54,8 +65,11 @@ extension TrustUpdateClient.Configuration {
     /// Where verified targets are cached: beside the metadata, as private (`MetadataStore` makes it 0700).
     var targetDirectory: String { metadataDirectory + "/targets" }
 
-    /// The targets a state is read from: the policy, and the deny-list, key set and CT log list when configured.
-    var targetNames: [String] { [policyTarget] + [denyListTarget, signingKeysTarget, certificateTransparencyLogListTarget].compactMap { $0 } }
+    /// The targets a state is read from: the policy, and the deny-list, key set, CT log list
+    /// and App Store signing trust when configured.
+    var targetNames: [String] {
+        [policyTarget] + [denyListTarget, signingKeysTarget, certificateTransparencyLogListTarget, appleSigningTrustTarget].compactMap { $0 }
+    }
 
     /// A TUF client on the store, fetching with `fetcher` and judging expiry by `clock`.
     func updater(fetcher: any TUFFetching, clock: any TUFClock) throws(TUFError) -> Updater {

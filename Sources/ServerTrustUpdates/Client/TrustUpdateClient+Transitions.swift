@@ -14,8 +14,17 @@ extension TrustUpdateClient {
             let effect = state.handle(event, floorDenyList: floor.denyList, rules: configuration.rules)
             // The list first: the new manager's first evaluation reads it. Loaded once already
             // (DeliveredTargets), so this does not fail; if OpenSSL does, the list in force stays.
-            if case .putInForce(_, .some(let list)) = effect, let logs = certificateTransparencyLogs {
+            if case .putInForce(_, .some(let list), _) = effect, let logs = certificateTransparencyLogs {
                 do { try logs.replace(with: list) } catch { logger.error("The delivered CT log list could not be put in force: \(error)") }
+            }
+            // The App Store signing trust with its policy, read (and measured) already: the
+            // delivered set, or the floor's when the state delivered none or on a revert.
+            if let live = appleSigningTrust {
+                switch effect {
+                case .putInForce(_, _, let delivered): live.replace(with: delivered ?? configuration.appleSigningTrustFloor)
+                case .revertToFloor: live.replace(with: configuration.appleSigningTrustFloor)
+                case .none, .replaceDenyList: break
+                }
             }
             if let manager = manager(for: effect) { state.status.generation = liveTrustManager.replace(with: manager) }
             // What only refuses of a verified state, recorded for a restart (numbered here, in
@@ -51,7 +60,7 @@ extension TrustUpdateClient {
     func manager(for effect: TrustUpdateState.Effect) -> ServerTrustManager? {
         switch effect {
         case .none: nil
-        case .putInForce(let manager, _): manager
+        case .putInForce(let manager, _, _): manager
         case .replaceDenyList(let denyList):
             // The policies in force with another deny-list: built from them, they cannot fail.
             (try? liveTrustManager.current.replacing(denyList: PolicyFloor.denyList(floor: floor, delivered: denyList)))

@@ -2,6 +2,7 @@ public import CoreMetrics
 import Foundation
 public import Logging
 public import ServerTrust
+public import ServerTrustPurchases
 public import ServerTrustTUF
 
 /// Keeps an application's trust up to date from a TUF repository: host policies, a key
@@ -54,6 +55,10 @@ public final class TrustUpdateClient: Sendable {
     /// The CT log list delivered hosts read, which a delivered `ct_log_list.json` replaces: the
     /// floor's, or (when the floor has none) the client's own, empty until a list is delivered.
     public let certificateTransparencyLogs: CertificateTransparencyLogs?
+    /// The App Store signing trust the purchase verifiers read
+    /// (`AppStoreSignedDataVerifier(trust:…)`), which a delivered
+    /// ``Configuration/appleSigningTrustTarget`` replaces; nil when no target is configured.
+    public let appleSigningTrust: LiveAppleSigningTrust?
 
     /// - Parameters:
     ///   - floor: the compiled-in policy, in force until an update is applied and whenever the
@@ -76,12 +81,19 @@ public final class TrustUpdateClient: Sendable {
         metrics = TrustUpdateMetrics(factory: metricsFactory)
         let floorLogList = floor.certificateTransparencyLogs?.current.list
         certificateTransparencyLogs = floor.certificateTransparencyLogs ?? Self.emptyLogs(configuration)
+        let floorAppleSigningTrust = configuration.appleSigningTrustTarget.map { _ in configuration.appleSigningTrustFloor }
+        appleSigningTrust = floorAppleSigningTrust.map { LiveAppleSigningTrust($0) }
         switch configuration.rules.beforeFirstUpdate {
         case .useFloor:
-            (liveTrustManager, state) = (LiveTrustManager(floor), Locked(TrustUpdateState(floorDenyList: floor.denyList, floorLogList: floorLogList)))
+            liveTrustManager = LiveTrustManager(floor)
+            state = Locked(
+                TrustUpdateState(floorDenyList: floor.denyList, floorLogList: floorLogList, floorAppleSigningTrust: floorAppleSigningTrust))
         case .refuseConnections:
             liveTrustManager = LiveTrustManager(try PolicyFloor.refusing(floor))
-            state = Locked(TrustUpdateState(inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList, floorLogList: floorLogList))
+            state = Locked(
+                TrustUpdateState(
+                    inForce: .refusingUntilFirstUpdate, floorDenyList: floor.denyList, floorLogList: floorLogList,
+                    floorAppleSigningTrust: floorAppleSigningTrust))
         }
         let store = try MetadataStore(directory: configuration.metadataDirectory)
         _ = try MetadataStore(directory: configuration.targetDirectory)

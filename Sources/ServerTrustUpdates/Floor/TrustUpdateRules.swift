@@ -48,10 +48,14 @@ public struct TrustUpdateRules: Sendable {
         /// closed, or accept an older list.
         public static let weakerCertificateTransparency = Permissions(rawValue: 1 << 8)
 
+        /// The delivered App Store signing trust may drop a root of its floor's or a marker
+        /// check it makes (`AppleSigningTrust.weakenings(comparedTo:)`).
+        public static let weakerPurchaseVerification = Permissions(rawValue: 1 << 9)
+
         /// Every weakening: a delivered policy can do anything the application's code could.
         public static let all: Permissions = [
             .unpinHosts, .reportOnly, .unlistedHosts, .weakerSignedResponses, .lowerTLSVersion, .weakerRevocation, .replaceCustomEvaluators,
-            .classicalKeyExchange, .weakerCertificateTransparency,
+            .classicalKeyExchange, .weakerCertificateTransparency, .weakerPurchaseVerification,
         ]
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ServerTrust
+import ServerTrustPurchases
 import ServerTrustTUF
 
 /// What a ``TrustUpdateClient`` has in force, as a value: the reported ``status``, and what of
@@ -18,7 +19,9 @@ import ServerTrustTUF
 /// - a failure changes nothing in force;
 /// - the CT log list in force never goes back in time: a delivered list older than it is
 ///   refused with its policy, a revert to the floor keeps the newest list put in force, and a
-///   policy requiring CT is never put in force without a list.
+///   policy requiring CT is never put in force without a list;
+/// - the App Store signing trust in force is the one delivered with the policy in force, else
+///   the floor's: a revert puts the floor's back.
 struct TrustUpdateState: Sendable {
     var status = TrustUpdateStatus()
     /// The delivered policy last put in force; what is in force only while
@@ -39,6 +42,8 @@ struct TrustUpdateState: Sendable {
     /// The delivered CT log list in force, nil while the floor's is. Kept by a revert: the
     /// floor's list is older, and a list only ages.
     var logList: CTLogList?
+    /// The floor's App Store signing trust, nil when no target is configured.
+    let floorAppleSigningTrust: AppleSigningTrust?
     /// How many records of what refuses were made: numbers them, so the client writes them in
     /// the order the states were handled.
     var recordSequence = 0
@@ -48,10 +53,16 @@ struct TrustUpdateState: Sendable {
     /// - Parameters:
     ///   - floorDenyList: the floor's deny-list, in force from the start.
     ///   - floorLogList: the floor's CT log list, in force until one is delivered.
-    init(inForce: TrustUpdateStatus.InForce = .floorNoUpdateYet, floorDenyList: KeyDenyList, floorLogList: CTLogList? = nil) {
+    ///   - floorAppleSigningTrust: the floor's App Store signing trust, when a target is configured.
+    init(
+        inForce: TrustUpdateStatus.InForce = .floorNoUpdateYet, floorDenyList: KeyDenyList, floorLogList: CTLogList? = nil,
+        floorAppleSigningTrust: AppleSigningTrust? = nil
+    ) {
         status.inForce = inForce
         status.denyListEntries = Self.entries(floorDenyList)
         self.floorLogList = floorLogList
+        self.floorAppleSigningTrust = floorAppleSigningTrust
+        status.appleSigningTrust = floorAppleSigningTrust.map { TrustUpdateStatus.AppleSigningTrustInForce($0, source: .floor) }
         status.certificateTransparencyLogList = floorLogList.map { TrustUpdateStatus.LogList($0, source: .floor) }
     }
 
@@ -83,9 +94,9 @@ struct TrustUpdateState: Sendable {
     enum Effect: Sendable {
         /// Nothing: the manager, and its connections, are left alone.
         case none
-        /// The delivered policy's manager, and the CT log list to put in force before it (nil:
-        /// the list in force stays).
-        case putInForce(ServerTrustManager, logList: CTLogList?)
+        /// The delivered policy's manager, the CT log list to put in force before it (nil: the
+        /// list in force stays), and the App Store signing trust delivered with it (nil: the floor's).
+        case putInForce(ServerTrustManager, logList: CTLogList?, appleSigningTrust: AppleSigningTrust?)
         /// The policies in force, with the floor's deny-list joined to this one.
         case replaceDenyList(KeyDenyList?)
         /// The floor (``PolicyFloor/reverted(floor:denyList:rules:)``), with this deny-list joined to its own.
@@ -125,6 +136,10 @@ struct TrustUpdateState: Sendable {
                     status.certificateTransparencyLogList = TrustUpdateStatus.LogList(list, source: .delivered)
                 }
                 (signingKeys, lastVerifiedSigningKeys) = (targets.signingKeys, targets.signingKeys)
+                if let floor = floorAppleSigningTrust {
+                    let inForce = targets.appleSigningTrust ?? floor
+                    status.appleSigningTrust = TrustUpdateStatus.AppleSigningTrustInForce(inForce, source: targets.appleSigningTrust == nil ? .floor : .delivered)
+                }
                 status.inForce = .delivered
                 status.policySHA256 = targets.policySHA256
                 status.targetsVersion = targets.targetsVersion
@@ -134,7 +149,7 @@ struct TrustUpdateState: Sendable {
                 status.signingKeyIDs = targets.signingKeys?.keyIDs ?? []
                 status.lastVerifiedSigningKeyIDs = targets.signingKeys?.keyIDs
                 (status.lastOutcome, status.refusal) = (.applied, nil)
-                return .putInForce(manager, logList: targets.logList)
+                return .putInForce(manager, logList: targets.logList, appleSigningTrust: targets.appleSigningTrust)
             }
         case .storedMetadataExpired(let expired):
             let effect = keepRefusals(expired.denyList, expired.signingKeys, floorStatus: .floorMetadataExpired, floorDenyList: floorDenyList)
@@ -226,6 +241,7 @@ struct TrustUpdateState: Sendable {
         // keys are part of what expired: a frozen client must not keep trusting a key set its
         // repository may have rotated away from; their withdrawals stay (lastVerifiedSigningKeys).
         (fingerprint, signingKeys, status.signingKeyIDs) = ([], nil, [])
+        status.appleSigningTrust = floorAppleSigningTrust.map { TrustUpdateStatus.AppleSigningTrustInForce($0, source: .floor) }
         return .revertToFloor(denyList)
     }
 

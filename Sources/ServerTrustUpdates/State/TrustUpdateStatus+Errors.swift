@@ -12,7 +12,8 @@ extension TrustUpdateStatus {
         /// An opaque, extensible refusal kind.
         public struct Code: Sendable, Codable, Hashable, CustomStringConvertible {
             private enum Base: String, Sendable, Codable, Hashable {
-                case newerFormat, invalidPolicy, invalidTarget, weakensFloor, unusable, expired, invalidLogList, logListRollback
+                case newerFormat, invalidPolicy, invalidTarget, weakensFloor, unusable, expired, invalidLogList, logListRollback,
+                    invalidAppleSigningTrust
             }
             private let base: Base
             private init(_ base: Base) { self.base = base }
@@ -39,6 +40,10 @@ extension TrustUpdateStatus {
             /// the one in force: refused as a rollback, with the policy; the deny-list and key
             /// withdrawals are put in force.
             public static let logListRollback = Code(.logListRollback)
+            /// The App Store signing trust delivered beside the policy does not read (the reason
+            /// names the member): refused with the policy; the deny-list and key withdrawals
+            /// beside it are put in force. A weakening of its floor is ``weakensFloor``.
+            public static let invalidAppleSigningTrust = Code(.invalidAppleSigningTrust)
 
             public var description: String { base.rawValue }
             public init(from decoder: any Decoder) throws { base = try Base(from: decoder) }

@@ -1,5 +1,6 @@
 public import Foundation
 import ServerTrust
+import ServerTrustPurchases
 
 /// Where a ``TrustUpdateClient`` stands: which policy is in force and why, and how its
 /// refreshes went. `servertrust updates show` prints it; `TrustUpdateClient.status` reads it.
@@ -77,6 +78,8 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
     /// The Certificate Transparency log list in force, nil when there is none (the floor has
     /// none and none was delivered).
     public var certificateTransparencyLogList: LogList?
+    /// The App Store signing trust in force, nil when no target is configured.
+    public var appleSigningTrust: AppleSigningTrustInForce?
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastOutcome: Outcome?
@@ -101,6 +104,22 @@ public struct TrustUpdateStatus: Sendable, Codable, Hashable {
         /// A graceful shutdown (a `ServiceGroup`'s, with the `LifecycleService` trait): no new
         /// refresh was started, and one in flight finished first.
         case gracefulShutdown
+    }
+
+    /// The App Store signing trust in force (``TrustUpdateStatus/appleSigningTrust``).
+    public struct AppleSigningTrustInForce: Sendable, Codable, Hashable {
+        /// The floor's (no set delivered, the state in force delivered none, or a revert), or
+        /// the target of a verified state.
+        public var source: LogList.Source
+        /// The roots' SHA-256 SPKI pins, as `servertrust inspect` prints them.
+        public var rootPins: [String]
+        public var intermediateMarkerOIDs: [String]
+        public var leafMarkerOIDs: [String]
+
+        init(_ trust: ServerTrustPurchases.AppleSigningTrust, source: LogList.Source) {
+            (self.source, rootPins) = (source, trust.roots.map { $0.spkiPin.description })
+            (intermediateMarkerOIDs, leafMarkerOIDs) = (trust.intermediateMarkerOIDs, trust.leafMarkerOIDs)
+        }
     }
 
     /// The Certificate Transparency log list in force (``TrustUpdateStatus/certificateTransparencyLogList``).

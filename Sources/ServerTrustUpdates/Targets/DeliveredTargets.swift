@@ -1,8 +1,10 @@
 import Foundation
 import ServerTrust
+import ServerTrustPurchases
 import ServerTrustTUF
 
-/// The targets of one verified TUF state — the policy, the deny-list, the key set and the CT log list — read
+/// The targets of one verified TUF state — the policy, the deny-list, the key set, the CT log list
+/// and the App Store signing trust — read
 /// through the TUF client and judged against the floor and the rules: one value, with the
 /// reason its policy may not be put in force typed (``Verdict``). ``TrustUpdateState`` decides
 /// what of it is put in force.
@@ -18,7 +20,7 @@ struct DeliveredTargets: Sendable {
         case unreadable(TrustUpdateStatus.Refusal)
     }
 
-    /// The SHA-256 of the four targets: the same state verified again leaves what is in force alone.
+    /// The SHA-256 of the targets: the same state verified again leaves what is in force alone.
     let fingerprint: [UInt8]
     /// The SHA-256 (hex) of the policy target.
     let policySHA256: String
@@ -37,6 +39,9 @@ struct DeliveredTargets: Sendable {
     let logList: CTLogList?
     /// The log list's target name, as refusals name it.
     let logListTarget: String
+    /// The delivered App Store signing trust, read and measured against its floor; nil when
+    /// none is delivered (the floor's is then in force with the policy), or it does not read.
+    let appleSigningTrust: AppleSigningTrust?
     /// What only refuses of this state, as the client records it beside the store
     /// (``InForceRefusals``); nil when the deny-list or the key set does not read.
     let refusals: InForceRefusals.Record?
@@ -49,15 +54,19 @@ struct DeliveredTargets: Sendable {
     ///   - denyList: the deny-list target's bytes, nil when the repository lists none.
     ///   - jwks: the key set target's bytes, nil when the repository lists none.
     ///   - logList: the CT log list target's bytes, nil when the repository lists none.
+    ///   - appleSigningTrust: the App Store signing trust target's bytes, nil when the
+    ///     repository lists none (or none is configured).
     ///   - certificateTransparencyLogs: what the delivered policy's CT hosts read (the client's
     ///     list, which the transition replaces); nil when there is none.
     ///   - now: the time the policy's own `expires` is judged at.
     init(
-        policy: [UInt8], denyList denyListBytes: [UInt8]?, jwks: [UInt8]?, logList logListBytes: [UInt8]? = nil, targetsVersion: Int64?,
+        policy: [UInt8], denyList denyListBytes: [UInt8]?, jwks: [UInt8]?, logList logListBytes: [UInt8]? = nil,
+        appleSigningTrust appleSigningTrustBytes: [UInt8]? = nil, targetsVersion: Int64?,
         metadataExpires: Date?, floor: ServerTrustManager, configuration: TrustUpdateClient.Configuration,
         certificateTransparencyLogs: CertificateTransparencyLogs? = nil, now: Date
     ) {
         fingerprint = sha256(policy) + sha256(denyListBytes ?? []) + sha256(jwks ?? []) + sha256(logListBytes ?? [])
+            + sha256(appleSigningTrustBytes ?? [])
         policySHA256 = sha256(policy).map { String(format: "%02x", $0) }.joined()
         self.targetsVersion = targetsVersion
         self.metadataExpires = metadataExpires
@@ -71,7 +80,7 @@ struct DeliveredTargets: Sendable {
             (keys, denyList) = (refusals.signingKeys, refusals.denyList)
         } catch {
             let reason = (error as? TrustError).map { PolicyFloor.Refusal.invalid($0).description } ?? "\(error)"
-            (self.denyList, signingKeys, logList, refusals) = (nil, nil, nil, nil)
+            (self.denyList, signingKeys, logList, refusals, appleSigningTrust) = (nil, nil, nil, nil, nil)
             verdict = .unreadable(TrustUpdateStatus.Refusal(.invalidTarget, reason))
             return
         }
@@ -88,8 +97,33 @@ struct DeliveredTargets: Sendable {
             }
         } catch {
             let reason = (error as? TrustError)?.reason ?? "\(error)"
-            (logList, verdict) = (nil, .refused(TrustUpdateStatus.Refusal(.invalidLogList, "its CT log list is not valid: \(reason)")))
+            (logList, appleSigningTrust) = (nil, nil)
+            verdict = .refused(TrustUpdateStatus.Refusal(.invalidLogList, "its CT log list is not valid: \(reason)"))
             return
+        }
+        // The App Store signing trust, read strictly and measured against its floor: a root or
+        // a marker check dropped needs its permission, or the policy beside it is refused too.
+        let appleSigningTrustTarget = configuration.appleSigningTrustTarget ?? "apple_signing_trust.json"
+        do throws(PurchaseVerificationError) {
+            appleSigningTrust = try appleSigningTrustBytes.map { bytes throws(PurchaseVerificationError) in
+                try AppleSigningTrust(json: bytes, name: appleSigningTrustTarget)
+            }
+        } catch {
+            appleSigningTrust = nil
+            verdict = .refused(
+                TrustUpdateStatus.Refusal(.invalidAppleSigningTrust, "its App Store signing trust is not valid: \(error.reason)"))
+            return
+        }
+        if let delivered = appleSigningTrust, !configuration.rules.permissions.contains(.weakerPurchaseVerification) {
+            let weakenings = delivered.weakenings(comparedTo: configuration.appleSigningTrustFloor)
+            if !weakenings.isEmpty {
+                verdict = .refused(
+                    TrustUpdateStatus.Refusal(
+                        .weakensFloor,
+                        "its App Store signing trust \(appleSigningTrustTarget) " + weakenings.joined(separator: "; ")
+                            + " without the permission weakerPurchaseVerification"))
+                return
+            }
         }
         do throws(PolicyFloor.Refusal) {
             // An RFC 9421 host without inline keys verifies with the key set delivered with the
@@ -141,10 +175,15 @@ struct DeliveredTargets: Sendable {
         if let name = configuration.certificateTransparencyLogListTarget {
             logList = try await bytes(of: name, from: updater, configuration: configuration, downloading: downloading)
         }
+        var appleSigningTrust: [UInt8]?
+        if let name = configuration.appleSigningTrustTarget {
+            appleSigningTrust = try await bytes(of: name, from: updater, configuration: configuration, downloading: downloading)
+        }
         // After the reads: a delegated role that delivered a target expires with the metadata.
         let metadataExpires = await updater.trustedUntil(forTargets: configuration.targetNames).map { Date(timeIntervalSince1970: TimeInterval($0)) }
         return DeliveredTargets(
-            policy: policy, denyList: denyList, jwks: jwks, logList: logList, targetsVersion: targetsVersion, metadataExpires: metadataExpires,
+            policy: policy, denyList: denyList, jwks: jwks, logList: logList, appleSigningTrust: appleSigningTrust, targetsVersion: targetsVersion,
+            metadataExpires: metadataExpires,
             floor: floor, configuration: configuration, certificateTransparencyLogs: certificateTransparencyLogs,
             now: Date(timeIntervalSince1970: TimeInterval(clock.now())))
     }
