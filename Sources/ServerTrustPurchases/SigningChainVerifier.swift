@@ -33,7 +33,7 @@ final class SigningChainVerifier: Sendable {
     /// verified again.
     let trust: LiveAppleSigningTrust
     let revocation: AppStoreRevocationPolicy
-    private let entries = Locked<[[UInt8]: Entry]>([:])
+    private let entries = Locked<[ChainKey: Entry]>([:])
     /// Chains parsed and validated so far (cache misses), for tests.
     private let misses = Locked(0)
     var validations: Int { misses.withLock { $0 } }
@@ -90,15 +90,17 @@ final class SigningChainVerifier: Sendable {
         fixed: Bool
     ) throws(PurchaseVerificationError) -> Verified {
         let (current, generation) = trust.snapshot
+        let key = ChainKey(key)
         var entry: Entry
-        if let cached = entries.withLock({ $0[key] }), cached.generation == generation {
-            entry = cached
+        var cached = false
+        if let known = entries.withLock({ $0[key] }), known.generation == generation {
+            (entry, cached) = (known, true)
         } else {
             misses.withLock { $0 += 1 }
             entry = try validate(presented(current), under: current, generation: generation, at: now, signedAt: fixed ? { nil } : signedAt)
         }
         if entry.validates(at: now) {
-            let results = try checkRevocation(&entry, key: key, at: now)
+            let results = try checkRevocation(&entry, key: key, cached: cached, at: now)
             return Verified(chain: entry.chain, key: entry.key, revocation: results, judgedAt: now)
         }
         // Not valid now: only the signing-date rule can save it, and only without a fixed time.
@@ -114,7 +116,7 @@ final class SigningChainVerifier: Sendable {
                 "The signing chain expired at \(entry.validUntil.formatted(.iso8601)), after the data was signed at "
                     + "\(signedAt.formatted(.iso8601)); with revocation checking off, nothing shows it was not revoked then.")
         }
-        let results = try checkRevocation(&entry, key: key, at: now, signedAt: signedAt)
+        let results = try checkRevocation(&entry, key: key, cached: cached, at: now, signedAt: signedAt)
         return Verified(chain: entry.chain, key: entry.key, revocation: results, judgedAt: signedAt)
     }
 
@@ -156,12 +158,18 @@ final class SigningChainVerifier: Sendable {
     ///
     /// - Parameter signedAt: set when the chain has expired since the data was signed: every
     ///   certificate then needs a verified "good" produced at or after it.
-    private func checkRevocation(_ entry: inout Entry, key: [UInt8], at time: Date, signedAt: Date? = nil) throws(PurchaseVerificationError) -> [CertificateRevocationResult] {
+    ///   - cached: whether the entry came from the cache: then it is stored again only when its
+    ///     answers were refreshed.
+    private func checkRevocation(
+        _ entry: inout Entry, key: ChainKey, cached: Bool, at time: Date, signedAt: Date? = nil
+    ) throws(PurchaseVerificationError) -> [CertificateRevocationResult] {
         guard let mode = revocation.mode else {
-            store(entry, key: key)
+            if !cached { store(entry, key: key) }
             return []
         }
+        var refreshed = false
         if entry.revocationFreshUntil.map({ time >= $0 }) ?? true {
+            refreshed = true
             let results = entry.store.revocationResults(
                 of: entry.chain, options: mode.options, fetcher: mode.fetcher, cache: mode.cache, revocationLists: mode.revocationLists,
                 at: time)
@@ -177,7 +185,7 @@ final class SigningChainVerifier: Sendable {
                 }
             }
         }
-        store(entry, key: key)
+        if refreshed || !cached { store(entry, key: key) }
         let results = entry.revocation
         for result in results {
             if case .revoked(let reason, let date) = result.status {
@@ -231,7 +239,7 @@ final class SigningChainVerifier: Sendable {
         return signedAt <= producedAt && producedAt <= certificate.notValidAfter
     }
 
-    private func store(_ entry: Entry, key: [UInt8]) {
+    private func store(_ entry: Entry, key: ChainKey) {
         entries.withLock { entries in
             if entries[key] == nil, entries.count >= Self.capacity,
                 let oldest = entries.min(by: { $0.value.inserted < $1.value.inserted })?.key
@@ -249,4 +257,22 @@ extension RevocationStatus {
         if case .unknown = self { return false }
         return true
     }
+}
+
+/// A chain's exact bytes as a cache key, hashed by their length and last 32 bytes — a
+/// certificate's signature, so a chain's, differs in them — and compared in full: hashing all
+/// 3 to 4 KB of an `x5c` or a receipt's certificates on every lookup cost more than the rest of
+/// a steady verification's bookkeeping. Bytes chosen to collide only cost probes in a table
+/// that holds at most 64 entries.
+struct ChainKey: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.count)
+        bytes.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (lhs: ChainKey, rhs: ChainKey) -> Bool { lhs.bytes == rhs.bytes }
 }

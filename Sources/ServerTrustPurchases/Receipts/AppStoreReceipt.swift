@@ -205,23 +205,29 @@ public struct AppStoreReceiptAttribute: Hashable, Sendable {
 /// A receipt's or an in-app purchase's attribute SET, read once and then taken apart field by
 /// field: each typed field taken out exactly once, the rest kept.
 struct ReceiptAttributeSet {
-    private var attributes: [(attribute: AppStoreReceiptAttribute, offset: Int)]
+    private let attributes: [(attribute: AppStoreReceiptAttribute, offset: Int)]
+    /// Indices into ``attributes`` by type, in order; a type is removed once taken.
+    private var byType: [Int64: [Int]] = [:]
 
-    init(_ bytes: [UInt8], what: String) throws(PurchaseVerificationError) {
-        let set = try BERReader.parse(bytes, what: what)
-        var reader = try set.expect(.set, what).children()
-        attributes = []
+    init(_ bytes: [UInt8], what: @autoclosure () -> String) throws(PurchaseVerificationError) {
+        let set = try BERReader.parse(bytes, what: what())
+        var reader = try set.expect(.set, what()).children()
+        var attributes: [(attribute: AppStoreReceiptAttribute, offset: Int)] = []
         while let element = try reader.next() {
-            let parts = try element.expect(.sequence, "an attribute of \(what)").children(exactly: 3, what: "an attribute of \(what)")
+            let parts = try element.expect(.sequence, "an attribute of \(what())").children(exactly: 3, what: "an attribute of \(what())")
             let attribute = AppStoreReceiptAttribute(
                 type: try parts[0].integer("an attribute's type"), version: try parts[1].integer("an attribute's version"),
                 value: try parts[2].octetString("an attribute's value"))
+            byType[attribute.type, default: []].append(attributes.count)
             attributes.append((attribute, element.offset))
         }
+        self.attributes = attributes
     }
 
-    /// The attributes no field took.
-    var remaining: [AppStoreReceiptAttribute] { attributes.map(\.attribute) }
+    /// The attributes no field took, in their order.
+    var remaining: [AppStoreReceiptAttribute] {
+        byType.values.flatMap { $0 }.sorted().map { attributes[$0].attribute }
+    }
 
     /// The one attribute of `type`, read by `read`, or nil; twice is refused.
     mutating func single<Value>(
@@ -229,10 +235,10 @@ struct ReceiptAttributeSet {
     ) throws(PurchaseVerificationError) -> Value? {
         let found = take(type)
         guard found.count <= 1 else {
-            throw Self.malformed("the receipt attribute \(type) appears \(found.count) times, the second at offset \(found[1].offset)")
+            throw Self.malformed("the receipt attribute \(type) appears \(found.count) times, the second at offset \(attributes[found[1]].offset)")
         }
         guard let first = found.first else { return nil }
-        return try read(ReceiptAttributeValue(type: type, bytes: first.attribute.value, offset: first.offset))
+        return try read(ReceiptAttributeValue(type: type, bytes: attributes[first].attribute.value, offset: attributes[first].offset))
     }
 
     /// Every attribute of `type`, each read by `read`, in order.
@@ -240,16 +246,14 @@ struct ReceiptAttributeSet {
         _ type: Int64, _ read: (ReceiptAttributeValue) throws(PurchaseVerificationError) -> Value
     ) throws(PurchaseVerificationError) -> [Value] {
         var values: [Value] = []
-        for found in take(type) {
-            values.append(try read(ReceiptAttributeValue(type: type, bytes: found.attribute.value, offset: found.offset)))
+        for index in take(type) {
+            values.append(try read(ReceiptAttributeValue(type: type, bytes: attributes[index].attribute.value, offset: attributes[index].offset)))
         }
         return values
     }
 
-    private mutating func take(_ type: Int64) -> [(attribute: AppStoreReceiptAttribute, offset: Int)] {
-        let found = attributes.filter { $0.attribute.type == type }
-        attributes.removeAll { $0.attribute.type == type }
-        return found
+    private mutating func take(_ type: Int64) -> [Int] {
+        byType.removeValue(forKey: type) ?? []
     }
 
     static func malformed(_ reason: String) -> PurchaseVerificationError {

@@ -227,7 +227,7 @@ public struct AppStoreReceiptVerifier: Sendable {
         let verified: SigningChainVerifier.Verified
         do {
             verified = try chains.verify(
-                key: presented.flatMap(\.derEncoded),
+                key: ([signer] + others).flatMap(\.der),
                 presented: { current in presented + current.intermediates.filter { !presented.contains($0) } },
                 signedAt: { createdAt }, at: time ?? clock(), fixed: time != nil)
         } catch where error.code == .chainValidationFailed && !leadsToConfiguredRoot(signer, others, under: chains.trust.current) {

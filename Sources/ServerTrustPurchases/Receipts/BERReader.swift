@@ -55,16 +55,16 @@ package struct BERReader: Sendable {
     /// - Throws: ``PurchaseVerificationError/Code/malformedReceipt`` for empty, oversized,
     ///   malformed or trailing input.
     package static func parse(
-        _ bytes: [UInt8], what: String = "the receipt", maximumLength: Int = Self.maximumLength
+        _ bytes: [UInt8], what: @autoclosure () -> String = "the receipt", maximumLength: Int = Self.maximumLength
     ) throws(PurchaseVerificationError) -> BERElement {
-        guard !bytes.isEmpty else { throw malformed("\(what) is empty") }
+        guard !bytes.isEmpty else { throw malformed("\(what()) is empty") }
         guard bytes.count <= maximumLength else {
-            throw malformed("\(what) is \(bytes.count) bytes, over the \(maximumLength)-byte limit")
+            throw malformed("\(what()) is \(bytes.count) bytes, over the \(maximumLength)-byte limit")
         }
         var reader = BERReader(input: bytes, range: 0..<bytes.count, depth: 0, validated: false)
-        guard let element = try reader.next() else { throw malformed("\(what) holds no value") }
+        guard let element = try reader.next() else { throw malformed("\(what()) holds no value") }
         guard reader.isAtEnd else {
-            throw malformed("\(what) has \(bytes.count - element.endOffset) trailing bytes after its value, at offset \(element.endOffset)")
+            throw malformed("\(what()) has \(bytes.count - element.endOffset) trailing bytes after its value, at offset \(element.endOffset)")
         }
         return element
     }
@@ -86,11 +86,11 @@ package struct BERReader: Sendable {
     }
 
     /// Every remaining value, at most `limit` of them.
-    package mutating func all(limit: Int = .max, what: String = "values") throws(PurchaseVerificationError) -> [BERElement] {
+    package mutating func all(limit: Int = .max, what: @autoclosure () -> String = "values") throws(PurchaseVerificationError) -> [BERElement] {
         var elements: [BERElement] = []
         while let element = try next() {
             guard elements.count < limit else {
-                throw Self.malformed("more than \(limit) \(what) at offset \(element.offset)")
+                throw Self.malformed("more than \(limit) \(what()) at offset \(element.offset)")
             }
             elements.append(element)
         }
@@ -312,62 +312,62 @@ package struct BERElement: Sendable {
     }
 
     /// The children of a constructed value, which must be exactly `count`.
-    package func children(exactly count: Int, what: String) throws(PurchaseVerificationError) -> [BERElement] {
+    package func children(exactly count: Int, what: @autoclosure () -> String) throws(PurchaseVerificationError) -> [BERElement] {
         var reader = try children()
-        let elements = try reader.all(limit: count, what: "elements in \(what)")
+        let elements = try reader.all(limit: count, what: "elements in \(what())")
         guard elements.count == count else {
-            throw BERReader.malformed("\(what) at offset \(offset) has \(elements.count) elements, not \(count)")
+            throw BERReader.malformed("\(what()) at offset \(offset) has \(elements.count) elements, not \(count)")
         }
         return elements
     }
 
     /// Throws unless the value has `expected` tag (class, form and number).
     @discardableResult
-    package func expect(_ expected: BERTag, _ what: String) throws(PurchaseVerificationError) -> BERElement {
+    package func expect(_ expected: BERTag, _ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> BERElement {
         guard tag == expected else {
             throw BERReader.malformed(
-                "\(what) at offset \(offset) is tagged \(tag.isConstructed ? "constructed " : "")\(tag), not \(expected)")
+                "\(what()) at offset \(offset) is tagged \(tag.isConstructed ? "constructed " : "")\(tag), not \(expected)")
         }
         return self
     }
 
     /// The content of a primitive value.
-    package func primitiveContent(_ what: String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
-        guard !tag.isConstructed else { throw BERReader.malformed("\(what) at offset \(offset) is constructed, not primitive") }
+    package func primitiveContent(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
+        guard !tag.isConstructed else { throw BERReader.malformed("\(what()) at offset \(offset) is constructed, not primitive") }
         return contentBytes
     }
 
     /// An OCTET STRING's octets: the content of a primitive one, the segments of a constructed
     /// one concatenated (each itself an OCTET STRING, possibly constructed).
-    package func octetString(_ what: String) throws(PurchaseVerificationError) -> [UInt8] {
+    package func octetString(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> [UInt8] {
         guard tag.tagClass == .universal, tag.number == BERTag.octetString.number else {
-            throw BERReader.malformed("\(what) at offset \(offset) is tagged \(tag), not OCTET STRING")
+            throw BERReader.malformed("\(what()) at offset \(offset) is tagged \(tag), not OCTET STRING")
         }
         guard tag.isConstructed else { return Array(contentBytes) }
         var octets: [UInt8] = []
         var reader = BERReader(children: self)
-        while let segment = try reader.next() { octets += try segment.octetString(what) }
+        while let segment = try reader.next() { octets += try segment.octetString(what()) }
         return octets
     }
 
     /// An INTEGER's two's-complement content: not empty, minimal (X.690 8.3.2).
-    package func integerBytes(_ what: String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
-        let content = try expect(.integer, what).contentBytes
-        guard let first = content.first else { throw BERReader.malformed("\(what) at offset \(offset) is an empty INTEGER") }
+    package func integerBytes(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
+        let content = try expect(.integer, what()).contentBytes
+        guard let first = content.first else { throw BERReader.malformed("\(what()) at offset \(offset) is an empty INTEGER") }
         if content.count > 1 {
             let second = content[content.startIndex + 1]
             guard !(first == 0x00 && second & 0x80 == 0), !(first == 0xFF && second & 0x80 != 0) else {
-                throw BERReader.malformed("\(what) at offset \(offset) is an INTEGER with a redundant leading octet")
+                throw BERReader.malformed("\(what()) at offset \(offset) is an INTEGER with a redundant leading octet")
             }
         }
         return content
     }
 
     /// An INTEGER that fits in 64 bits.
-    package func integer(_ what: String) throws(PurchaseVerificationError) -> Int64 {
-        let content = try integerBytes(what)
+    package func integer(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> Int64 {
+        let content = try integerBytes(what())
         guard content.count <= 8 else {
-            throw BERReader.malformed("\(what) at offset \(offset) is an INTEGER of \(content.count) octets, over 64 bits")
+            throw BERReader.malformed("\(what()) at offset \(offset) is an INTEGER of \(content.count) octets, over 64 bits")
         }
         var value: Int64 = content.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
         for octet in content { value = value << 8 | Int64(octet) }
@@ -375,19 +375,19 @@ package struct BERElement: Sendable {
     }
 
     /// An OBJECT IDENTIFIER in dotted form, each arc minimal and within 64 bits.
-    package func objectIdentifier(_ what: String) throws(PurchaseVerificationError) -> String {
-        let content = try expect(.objectIdentifier, what).contentBytes
+    package func objectIdentifier(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> String {
+        let content = try expect(.objectIdentifier, what()).contentBytes
         guard !content.isEmpty, let last = content.last, last & 0x80 == 0 else {
-            throw BERReader.malformed("\(what) at offset \(offset) is an empty or truncated OBJECT IDENTIFIER")
+            throw BERReader.malformed("\(what()) at offset \(offset) is an empty or truncated OBJECT IDENTIFIER")
         }
         var arcs: [UInt64] = []
         var arc: UInt64 = 0
         var fresh = true
         for octet in content {
             guard !(fresh && octet == 0x80) else {
-                throw BERReader.malformed("\(what) at offset \(offset) is an OBJECT IDENTIFIER with a non-minimal arc")
+                throw BERReader.malformed("\(what()) at offset \(offset) is an OBJECT IDENTIFIER with a non-minimal arc")
             }
-            guard arc >> 57 == 0 else { throw BERReader.malformed("\(what) at offset \(offset) has an arc over 64 bits") }
+            guard arc >> 57 == 0 else { throw BERReader.malformed("\(what()) at offset \(offset) has an arc over 64 bits") }
             arc = arc << 7 | UInt64(octet & 0x7F)
             fresh = octet & 0x80 == 0
             if fresh {
@@ -395,7 +395,7 @@ package struct BERElement: Sendable {
                 arc = 0
             }
         }
-        guard let head = arcs.first else { throw BERReader.malformed("\(what) at offset \(offset) is an empty OBJECT IDENTIFIER") }
+        guard let head = arcs.first else { throw BERReader.malformed("\(what()) at offset \(offset) is an empty OBJECT IDENTIFIER") }
         let (top, second): (UInt64, UInt64) = head < 40 ? (0, head) : head < 80 ? (1, head - 40) : (2, head - 80)
         return ([top, second] + arcs.dropFirst()).map { String($0) }.joined(separator: ".")
     }

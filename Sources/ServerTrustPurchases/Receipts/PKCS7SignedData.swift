@@ -1,4 +1,5 @@
 package import ServerTrustCertificates
+import ServerTrust
 
 /// An App Store receipt's PKCS#7 structure (RFC 2315, RFC 5652): a ContentInfo of id-signedData
 /// whose SignedData encapsulates the receipt payload as id-data, read with ``BERReader`` and
@@ -171,25 +172,25 @@ package struct PKCS7SignedData: Sendable {
     }
 
     /// A digest AlgorithmIdentifier: SHA-1 or SHA-256, parameters absent or NULL.
-    static func digest(of algorithm: BERElement, _ what: String) throws(PurchaseVerificationError) -> ReceiptDigest {
-        let (oid, _) = try algorithmIdentifier(algorithm, what)
+    static func digest(of algorithm: BERElement, _ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> ReceiptDigest {
+        let (oid, _) = try algorithmIdentifier(algorithm, what())
         switch oid {
         case ReceiptDigest.sha1OID: return .sha1
         case ReceiptDigest.sha256OID: return .sha256
-        default: throw malformed("\(what) is \(oid), neither SHA-1 nor SHA-256")
+        default: throw malformed("\(what()) is \(oid), neither SHA-1 nor SHA-256")
         }
     }
 
     /// An AlgorithmIdentifier's OID, its parameters absent or NULL (all the algorithms here).
-    static func algorithmIdentifier(_ element: BERElement, _ what: String) throws(PurchaseVerificationError) -> (String, BERElement) {
-        var parts = try element.expect(.sequence, what).children()
-        guard let oidElement = try parts.next() else { throw malformed("\(what) at offset \(element.offset) is empty") }
-        let oid = try oidElement.objectIdentifier(what)
+    static func algorithmIdentifier(_ element: BERElement, _ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> (String, BERElement) {
+        var parts = try element.expect(.sequence, what()).children()
+        guard let oidElement = try parts.next() else { throw malformed("\(what()) at offset \(element.offset) is empty") }
+        let oid = try oidElement.objectIdentifier(what())
         if let parameters = try parts.next() {
             guard parameters.tag == .null, parameters.contentRange.isEmpty else {
-                throw malformed("\(what) at offset \(element.offset) has parameters other than NULL")
+                throw malformed("\(what()) at offset \(element.offset) has parameters other than NULL")
             }
-            guard try parts.next() == nil else { throw malformed("\(what) at offset \(element.offset) has more than two elements") }
+            guard try parts.next() == nil else { throw malformed("\(what()) at offset \(element.offset) has more than two elements") }
         }
         return (oid, element)
     }
@@ -330,6 +331,8 @@ package struct SignedAttributes: Sendable {
 /// content.
 package struct ReceiptCertificate: Sendable {
     package let certificate: Certificate
+    /// Its DER as received: what a chain is remembered by, without encoding it again.
+    package let der: [UInt8]
     package let issuer: [UInt8]
     package let subject: [UInt8]
     package let serialNumber: [UInt8]
@@ -355,11 +358,31 @@ package struct ReceiptCertificate: Sendable {
         }
         issuer = Array(try issuerElement.expect(.sequence, "a certificate's issuer").encodedBytes)
         subject = Array(try subjectElement.expect(.sequence, "a certificate's subject").encodedBytes)
+        der = Array(element.encodedBytes)
         do {
-            certificate = try Certificate(derEncoded: Array(element.encodedBytes))
+            certificate = try Self.parsed(der)
         } catch {
             throw PKCS7SignedData.malformed("the certificate at offset \(element.offset) is not one OpenSSL reads: \(error)")
         }
+    }
+
+    /// Certificates OpenSSL has parsed, by their exact DER: a receipt carries the same three
+    /// certificates as the last, and `d2i_X509` (its key decoded by OpenSSL 3's provider
+    /// decoders) was 70 % of a receipt's verification. The same bytes are the same
+    /// certificate, so sharing the parsed one changes nothing a check sees. At most
+    /// ``parsedCapacity``; past it the memo starts over.
+    private static let memo = Locked<[ChainKey: Certificate]>([:])
+    static let parsedCapacity = 64
+
+    private static func parsed(_ der: [UInt8]) throws -> Certificate {
+        let key = ChainKey(der)
+        if let known = memo.withLock({ $0[key] }) { return known }
+        let certificate = try Certificate(derEncoded: der)
+        memo.withLock { memo in
+            if memo.count >= parsedCapacity { memo.removeAll(keepingCapacity: true) }
+            memo[key] = certificate
+        }
+        return certificate
     }
 }
 
