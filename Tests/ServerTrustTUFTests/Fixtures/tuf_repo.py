@@ -29,6 +29,7 @@
                                  same bytes on every run, so scripts/check-generated.sh checks it
 """
 import base64, copy, hashlib, http.server, json, os, socketserver, sys, threading, time
+from urllib.parse import quote
 from datetime import datetime, timedelta, timezone
 
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -154,7 +155,8 @@ class Repo:
             for s in (timestamp_signers or self.signers["timestamp"]):
                 self.timestamp.sign(s, append=True)
         for name, md in files.items():
-            open(os.path.join(meta, f"{md.signed.version}.{name}.json"), "wb").write(SER.serialize(md))
+            # A role's file is named as its URL is (percent-encoded, as python-tuf's client asks).
+            open(os.path.join(meta, f"{md.signed.version}.{quote(name, safe='')}.json"), "wb").write(SER.serialize(md))
         open(os.path.join(meta, "timestamp.json"), "wb").write(SER.serialize(self.timestamp))
         for path, data in self.target_data.items():
             h = hashlib.sha256(data).hexdigest()
@@ -519,6 +521,52 @@ def scenario_twodelegators(out):
     r.add_target("other.txt", b"in shared\n", role="shared")
     r.add_target("wanted.txt", b"in Z\n", role="Z")
     r.publish(f"{out}/0")
+
+
+def scenario_advisory_threshold0(out):
+    """go-tuf, 2026: a threshold of 0 disabled signature checks. State 0: targets delegates
+    "zero" (zero.txt) with a threshold of 0, and zero.json carries no signature. State 1: root
+    version 2, properly signed, sets the timestamp role's threshold to 0."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("zero", ["zero.txt"])
+    r.targets.signed.delegations.roles["zero"].threshold = 0
+    r.add_target("zero.txt", b"accepted unsigned\n", role="zero")
+    r.delegated["zero"] = (r.delegated["zero"][0], [])
+    r.publish(f"{out}/0")
+    r.root.signed.roles["timestamp"].threshold = 0
+    r.root.signed.version += 1
+    r.sign_root()
+    r.bump("timestamp")
+    r.publish(f"{out}/1")
+
+
+def scenario_advisory_traversal(out):
+    """go-tuf, 2026: a role name used as a file path escaped the metadata folder. targets
+    delegates "../../escape" (escape.txt), served under its percent-encoded name."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.delegate("../../escape", ["escape.txt"])
+    r.add_target("escape.txt", b"escaped?\n", role="../../escape")
+    r.publish(f"{out}/0")
+
+
+def scenario_advisory_emptyhashes(out):
+    """go-tuf, 2026: empty hashes were accepted, leaving nothing to check the bytes against.
+    State 0: targets lists empty.txt with "hashes": {}. State 1: the timestamp's snapshot meta
+    has "hashes": {} (signed)."""
+    r = Repo()
+    r.write_initial_root(out)
+    r.add_target("empty.txt", b"any bytes of this length\n")
+    r.targets.signed.targets["empty.txt"].hashes = {}
+    r.publish(f"{out}/0")
+    r.targets.signed.targets["empty.txt"] = TargetFile.from_data("empty.txt", b"any bytes of this length\n", ["sha256"])
+    r.bump("targets", "snapshot", "timestamp")
+    r.publish(f"{out}/1")
+    r.timestamp.signed.snapshot_meta.hashes = {}
+    r.timestamp.signatures.clear()
+    r.timestamp.sign(r.signers["timestamp"][0])
+    open(f"{out}/1/metadata/timestamp.json", "wb").write(SER.serialize(r.timestamp))
 
 
 def find(directory, state, target):
