@@ -21,7 +21,11 @@
 # certificate (same name and key, version 1) that ServerTrust compares by bytes and refuses.
 # Modes: steady state (one verifier, the same JWS each time: both verifiers remember a chain
 # they have verified, so this is what a new transaction from the same signer costs) and cold
-# (a new verifier for each verification, the chain verified every time).
+# (a new verifier for each verification, the chain verified every time). Also ours with hard-
+# fail revocation on, the chain's OCSP answers (from `openssl ocsp`, asked in the warm-up)
+# cached (warm), and legacy receipts: AppStoreReceiptVerifier on a ReceiptLab receipt beside
+# its floor, one RSA PKCS#1 v1.5 SHA-256 check of the content (receipt, receipt-floor; Apple's
+# library verifies no receipt, so there is no Apple row).
 #
 # Apple's Package.swift caps swift-crypto below 4.0.0; this script widens the cap in its own
 # copy ("3.0.0"..<"5.0.0", which jwt-kit 5.x needs here) and builds a tiny package,
@@ -148,16 +152,16 @@ apple=$out/apple-purchases-bench-bin
 cp "$bench/.build/release/apple-purchases-bench" "$apple"
 
 # The fixture, minted once per run; both verifiers trust its root.
+rm -rf "$out/fixture"
 "$ours" write-fixture "$out/fixture" >/dev/null
-fixture=(--jws "$out/fixture/transaction.jws" --root "$out/fixture/root.der" --bundle com.example.app)
-# run CLIENT: the command line of CLIENT (ours, cold, floor, apple, apple-cold) without counts.
+# run CLIENT: the command line of CLIENT without counts.
 run() {
     case $1 in
-        ours | cold | floor) echo "$ours $1" ;;
-        apple | apple-cold) echo "$apple $1" ;;
+        ours | cold | floor | warm | receipt | receipt-floor) echo "$ours $1 --fixture $out/fixture" ;;
+        apple | apple-cold) echo "$apple $1 --jws $out/fixture/transaction.jws --root $out/fixture/root.der --bundle com.example.app" ;;
     esac
 }
-clients=(floor ours cold apple apple-cold)
+clients=(floor ours warm cold apple apple-cold receipt-floor receipt)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 if [ "$callgrind" = 1 ]; then
@@ -168,7 +172,7 @@ if [ "$callgrind" = 1 ]; then
     instructions() {
         local output cmd
         read -r -a cmd <<<"$(run "$1")"
-        output=$(valgrind --tool=callgrind --callgrind-out-file="$out/$1-$2.out" "${cmd[@]}" "${fixture[@]}" --warmup 50 --count "$2" 2>&1) || {
+        output=$(valgrind --tool=callgrind --callgrind-out-file="$out/$1-$2.out" "${cmd[@]}" --warmup 50 --count "$2" 2>&1) || {
             echo "purchases.sh: $1 with --count $2 failed:" >&2
             grep -v '^==' <<<"$output" | tail -n 5 >&2
             return 1
@@ -186,10 +190,13 @@ if [ "$callgrind" = 1 ]; then
     printf '%-52s %14s %10s %10s\n' client instructions "÷ floor" "÷ ours"
     printf '%-52s %14s %10s %10s\n' "floor: ES256 + base64url + JSONSerialization" "${per[floor]}" 1.00 "$(ratio "${per[floor]}" "${per[ours]}")"
     printf '%-52s %14s %10s %10s\n' "ServerTrust verifyTransaction, steady" "${per[ours]}" "$(ratio "${per[ours]}" "${per[floor]}")" 1.00
+    printf '%-52s %14s %10s %10s\n' "ServerTrust, revocation on, answers cached" "${per[warm]}" "$(ratio "${per[warm]}" "${per[floor]}")" "$(ratio "${per[warm]}" "${per[ours]}")"
     printf '%-52s %14s %10s %10s\n' "Apple SignedDataVerifier, steady" "${per[apple]}" "$(ratio "${per[apple]}" "${per[floor]}")" "$(ratio "${per[apple]}" "${per[ours]}")"
     printf '%-52s %14s %10s %10s\n' "ServerTrust, cold (new verifier each)" "${per[cold]}" "$(ratio "${per[cold]}" "${per[floor]}")" 1.00
     printf '%-52s %14s %10s %10s\n' "Apple, cold (new verifier each)" "${per[apple-cold]}" "$(ratio "${per[apple-cold]}" "${per[floor]}")" "$(ratio "${per[apple-cold]}" "${per[cold]}")"
-    echo "(cold rows: ÷ ours is ÷ ServerTrust cold)"
+    printf '%-52s %14s %10s %10s\n' "receipt floor: RSA PKCS#1 v1.5 SHA-256 check" "${per[receipt-floor]}" 1.00 "$(ratio "${per[receipt-floor]}" "${per[receipt]}")"
+    printf '%-52s %14s %10s %10s\n' "ServerTrust AppStoreReceiptVerifier.verify" "${per[receipt]}" "$(ratio "${per[receipt]}" "${per[receipt-floor]}")" 1.00
+    echo "(cold rows: ÷ ours is ÷ ServerTrust cold; receipt rows: ÷ floor is ÷ the receipt floor, ÷ ours ÷ the receipt verifier)"
     echo "callgrind files: $out (callgrind_annotate --inclusive=yes FILE | swift demangle)"
     exit 0
 fi
@@ -202,7 +209,7 @@ for round in $(seq "$rounds"); do
         read -r -a cmd <<<"$(run "$client")"
         n=$count
         if [ "${client%cold}" != "$client" ]; then n=$((count / 10)); fi
-        "${cmd[@]}" "${fixture[@]}" --warmup 50 --count "$n" --time | awk -v c="$client" -v r="$round" 'NF == 2 { print c, r, $1, $2 }' >>"$out/wall.txt"
+        "${cmd[@]}" --warmup 50 --count "$n" --time | awk -v c="$client" -v r="$round" 'NF == 2 { print c, r, $1, $2 }' >>"$out/wall.txt"
     done
 done
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "NA"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -211,9 +218,10 @@ echo "wall clock, $rounds interleaved rounds of $count (cold: $((count / 10))) a
 printf '%-40s %14s %10s %10s %10s %10s\n' client "verif./s" "wall µs" "CPU µs" "CPU÷floor" "CPU÷ours"
 for client in "${clients[@]}"; do
     cpu=$(value "$client" cpu_ns)
-    base=ours
+    base=ours floor=floor
     [ "${client%cold}" != "$client" ] && base=cold
+    [ "${client#receipt}" != "$client" ] && base=receipt floor=receipt-floor
     printf '%-40s %14s %10.1f %10.1f %10s %10s\n' "$client" "$(value "$client" per_second)" "$(awk -v v="$(value "$client" wall_ns)" 'BEGIN { print v / 1000 }')" \
-        "$(awk -v v="$cpu" 'BEGIN { print v / 1000 }')" "$(ratio "$cpu" "$(value floor cpu_ns)")" "$(ratio "$cpu" "$(value "$base" cpu_ns)")"
+        "$(awk -v v="$cpu" 'BEGIN { print v / 1000 }')" "$(ratio "$cpu" "$(value "$floor" cpu_ns)")" "$(ratio "$cpu" "$(value "$base" cpu_ns)")"
 done
-echo "(cold rows: CPU÷ours is ÷ ServerTrust cold)"
+echo "(cold rows: CPU÷ours is ÷ ServerTrust cold; receipt rows: ÷ the receipt floor and the receipt verifier)"
