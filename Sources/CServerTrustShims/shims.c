@@ -75,3 +75,30 @@ int CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(SSL_CTX *ctx
     return SSL_CTX_set_ct_validation_callback(ctx, CServerTrustShims_accept_scts, NULL);
 }
 int CServerTrustShims_SCT_SOURCE_TLS_EXTENSION(void) { return SCT_SOURCE_TLS_EXTENSION; }
+
+int CServerTrustShims_OCSP_id_get0_info(const void **nameHash, const void **keyHash, const void **serial, OCSP_CERTID *cid) {
+    ASN1_OCTET_STRING *name = NULL, *key = NULL;
+    ASN1_INTEGER *number = NULL;
+    int ok = OCSP_id_get0_info(&name, NULL, &key, &number, cid);
+    *nameHash = name;
+    *keyHash = key;
+    *serial = number;
+    return ok;
+}
+
+int CServerTrustShims_OCSP_single_get0_status(
+    OCSP_SINGLERESP *single, int *reason, const void **revocationTime, const void **thisUpdate, const void **nextUpdate) {
+    ASN1_GENERALIZEDTIME *revoked = NULL, *this = NULL, *next = NULL;
+    int status = OCSP_single_get0_status(single, reason, &revoked, &this, &next);
+    *revocationTime = revoked;
+    *thisUpdate = this;
+    *nextUpdate = next;
+    return status;
+}
+
+int CServerTrustShims_OCSP_resp_get0_id(const OCSP_BASICRESP *basic, const void **keyHash, const X509_NAME **name) {
+    const ASN1_OCTET_STRING *key = NULL;
+    int ok = OCSP_resp_get0_id(basic, &key, name);
+    *keyHash = key;
+    return ok;
+}

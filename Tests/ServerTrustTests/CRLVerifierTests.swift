@@ -28,8 +28,8 @@ struct CRLSpec {
         let crl = try check(X509_CRL_new(), "X509_CRL_new")
         defer { X509_CRL_free(crl) }
         try check(X509_CRL_set_version(crl, 1), "X509_CRL_set_version")
-        try setTime(thisUpdate) { X509_CRL_set1_lastUpdate(crl, $0) }
-        if let nextUpdate { try setTime(nextUpdate) { X509_CRL_set1_nextUpdate(crl, $0) } }
+        try setTime(thisUpdate) { X509_CRL_set1_lastUpdate(crl, openSSLPointer($0)) }
+        if let nextUpdate { try setTime(nextUpdate) { X509_CRL_set1_nextUpdate(crl, openSSLPointer($0)) } }
         for (index, entry) in revoked.enumerated() {
             try add(entry, to: crl, criticalOID: index == 0 ? criticalEntryExtensionOID : nil)
         }
@@ -65,20 +65,20 @@ struct CRLSpec {
         let number = try check(ASN1_INTEGER_new(), "ASN1_INTEGER_new")
         defer { ASN1_INTEGER_free(number) }
         try check(ASN1_INTEGER_set(number, value), "ASN1_INTEGER_set")
-        try check(X509_CRL_add1_ext_i2d(crl, nid, number, critical ? 1 : 0, 0), "adding integer extension \(nid)")
+        try check(X509_CRL_add1_ext_i2d(crl, nid, number.openSSLRaw, critical ? 1 : 0, 0), "adding integer extension \(nid)")
     }
 
     private func add(_ entry: RevokedCertificate, to crl: OpaquePointer, criticalOID: String?) throws {
         let revoked = try check(X509_REVOKED_new(), "X509_REVOKED_new")
         let serial = try OpenSSLEncoding.serialNumber(hex: entry.serialNumber)
-        defer { ASN1_INTEGER_free(serial) }
-        try check(X509_REVOKED_set_serialNumber(revoked, serial), "X509_REVOKED_set_serialNumber")
-        try setTime(entry.revocationDate) { X509_REVOKED_set_revocationDate(revoked, $0) }
+        defer { ASN1_INTEGER_free(openSSLPointer(serial)) }
+        try check(X509_REVOKED_set_serialNumber(revoked, openSSLPointer(serial)), "X509_REVOKED_set_serialNumber")
+        try setTime(entry.revocationDate) { X509_REVOKED_set_revocationDate(revoked, openSSLPointer($0)) }
         if let reason = entry.reason {
             let code = try check(ASN1_ENUMERATED_new(), "ASN1_ENUMERATED_new")
             defer { ASN1_ENUMERATED_free(code) }
             try check(ASN1_ENUMERATED_set(code, reason), "ASN1_ENUMERATED_set")
-            try check(X509_REVOKED_add1_ext_i2d(revoked, NID_crl_reason, code, 0, 0), "adding CRLReason")
+            try check(X509_REVOKED_add1_ext_i2d(revoked, NID_crl_reason, code.openSSLRaw, 0, 0), "adding CRLReason")
         }
         if let criticalOID {
             let ext = try criticalExtension(criticalOID)
@@ -98,10 +98,10 @@ struct CRLSpec {
         return try check(X509_EXTENSION_create_by_OBJ(nil, object, 1, value), "X509_EXTENSION_create_by_OBJ")
     }
 
-    private func setTime(_ date: Date, _ set: (UnsafeMutablePointer<ASN1_TIME>) -> Int32) throws {
+    private func setTime(_ date: Date, _ set: (UnsafeMutableRawPointer) -> Int32) throws {
         let time = try check(ASN1_TIME_set(nil, OpenSSLEncoding.timeT(date)), "ASN1_TIME_set")
         defer { ASN1_TIME_free(time) }
-        try check(set(time), "setting a CRL time")
+        try check(set(time.openSSLRaw), "setting a CRL time")
     }
 }
 

@@ -76,4 +76,13 @@ SCT *CServerTrustShims_sk_SCT_value(const STACK_OF(SCT) *stack, int index);
 int CServerTrustShims_SSL_CTX_request_signed_certificate_timestamps(SSL_CTX *ctx);
 int CServerTrustShims_SCT_SOURCE_TLS_EXTENSION(void);
 
+// Out-parameters of ASN.1 string types, as untyped pointers: OpenSSL 4.0 makes ASN1_STRING,
+// ASN1_TIME and their kin opaque, so Swift imports a pointer to one as OpaquePointer where
+// OpenSSL 3 imported UnsafeMutablePointer<ASN1_STRING>; a `const void **` is the same in both
+// (OpenSSLObjectPointer converts the results at each call).
+int CServerTrustShims_OCSP_id_get0_info(const void **nameHash, const void **keyHash, const void **serial, OCSP_CERTID *cid);
+int CServerTrustShims_OCSP_single_get0_status(
+    OCSP_SINGLERESP *single, int *reason, const void **revocationTime, const void **thisUpdate, const void **nextUpdate);
+int CServerTrustShims_OCSP_resp_get0_id(const OCSP_BASICRESP *basic, const void **keyHash, const X509_NAME **name);
+
 #endif

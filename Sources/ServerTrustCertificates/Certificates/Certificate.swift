@@ -288,18 +288,19 @@ package func distinguishedName(_ name: OpaquePointer?) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-package func asn1Date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+package func asn1Date<Time: OpenSSLObjectPointer>(_ time: Time?) -> Date? {
     guard let time else { return nil }
     var parts = tm()
-    guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+    guard ASN1_TIME_to_tm(openSSLPointer(time.openSSLRaw), &parts) == 1 else { return nil }
     return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
 }
 
 /// Text of an ASN1_STRING with non-printable bytes escaped, so an embedded NUL cannot truncate
 /// or disguise a name in a message.
-package func asn1StringText(_ string: UnsafeMutablePointer<ASN1_STRING>) -> String {
-    guard let data = ASN1_STRING_get0_data(string) else { return "" }
-    let bytes = UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(string)))
+package func asn1StringText<Pointer: OpenSSLObjectPointer>(_ pointer: Pointer) -> String {
+    let string = pointer.openSSLRaw
+    guard let data = ASN1_STRING_get0_data(openSSLPointer(string)) else { return "" }
+    let bytes = UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(openSSLPointer(string))))
     var text = ""
     for byte in bytes {
         if byte >= 0x20 && byte < 0x7F {
@@ -311,9 +312,10 @@ package func asn1StringText(_ string: UnsafeMutablePointer<ASN1_STRING>) -> Stri
     return text
 }
 
-func ipAddressText(_ string: UnsafeMutablePointer<ASN1_STRING>) -> String {
-    guard let data = ASN1_STRING_get0_data(string) else { return "" }
-    let count = Int(ASN1_STRING_length(string))
+func ipAddressText<Pointer: OpenSSLObjectPointer>(_ pointer: Pointer) -> String {
+    let string = pointer.openSSLRaw
+    guard let data = ASN1_STRING_get0_data(openSSLPointer(string)) else { return "" }
+    let count = Int(ASN1_STRING_length(openSSLPointer(string)))
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
     switch count {
     case 4:

@@ -19,8 +19,8 @@ extension LabCA {
         let crl = try check(X509_CRL_new(), "X509_CRL_new")
         defer { X509_CRL_free(crl) }
         try check(X509_CRL_set_version(crl, 1), "X509_CRL_set_version")  // v2
-        try setTime(thisUpdate) { X509_CRL_set1_lastUpdate(crl, $0) }
-        if let nextUpdate { try setTime(nextUpdate) { X509_CRL_set1_nextUpdate(crl, $0) } }
+        try setTime(thisUpdate) { X509_CRL_set1_lastUpdate(crl, openSSLPointer($0)) }
+        if let nextUpdate { try setTime(nextUpdate) { X509_CRL_set1_nextUpdate(crl, openSSLPointer($0)) } }
         for entry in revoked { try add(entry, to: crl) }
         try check(X509_CRL_sort(crl), "X509_CRL_sort")
 
@@ -35,7 +35,7 @@ extension LabCA {
         let number = try check(ASN1_INTEGER_new(), "ASN1_INTEGER_new")
         defer { ASN1_INTEGER_free(number) }
         try check(ASN1_INTEGER_set(number, crlNumber), "ASN1_INTEGER_set")
-        try check(X509_CRL_add1_ext_i2d(crl, NID_crl_number, number, 0, 0), "adding cRLNumber")
+        try check(X509_CRL_add1_ext_i2d(crl, NID_crl_number, number.openSSLRaw, 0, 0), "adding cRLNumber")
 
         guard X509_CRL_sign(crl, key.pkey, key.signingDigest) > 0 else { throw LabPKIError("signing the CRL of \(name)") }
         return try OpenSSLEncoding.der { i2d_X509_CRL(crl, $0) }
@@ -59,22 +59,23 @@ extension LabCA {
         var adopted = false
         defer { if !adopted { X509_REVOKED_free(revoked) } }
         let serial = try OpenSSLEncoding.serialNumber(hex: entry.serialNumber)
-        defer { ASN1_INTEGER_free(serial) }
-        try check(X509_REVOKED_set_serialNumber(revoked, serial), "X509_REVOKED_set_serialNumber")
-        try setTime(entry.revocationDate) { X509_REVOKED_set_revocationDate(revoked, $0) }
+        defer { ASN1_INTEGER_free(openSSLPointer(serial)) }
+        try check(X509_REVOKED_set_serialNumber(revoked, openSSLPointer(serial)), "X509_REVOKED_set_serialNumber")
+        try setTime(entry.revocationDate) { X509_REVOKED_set_revocationDate(revoked, openSSLPointer($0)) }
         if let reason = entry.reason {
             let code = try check(ASN1_ENUMERATED_new(), "ASN1_ENUMERATED_new")
             defer { ASN1_ENUMERATED_free(code) }
             try check(ASN1_ENUMERATED_set(code, reason), "ASN1_ENUMERATED_set")
-            try check(X509_REVOKED_add1_ext_i2d(revoked, NID_crl_reason, code, 0, 0), "adding CRLReason")
+            try check(X509_REVOKED_add1_ext_i2d(revoked, NID_crl_reason, code.openSSLRaw, 0, 0), "adding CRLReason")
         }
         try check(X509_CRL_add0_revoked(crl, revoked), "X509_CRL_add0_revoked")
         adopted = true
     }
 
-    private func setTime(_ date: Date, _ set: (UnsafeMutablePointer<ASN1_TIME>) -> Int32) throws {
+    /// `set` gets an `ASN1_TIME` as a raw pointer (opaque from OpenSSL 4: `OpenSSLObjectPointer`).
+    private func setTime(_ date: Date, _ set: (UnsafeMutableRawPointer) -> Int32) throws {
         let time = try check(ASN1_TIME_set(nil, OpenSSLEncoding.timeT(date)), "ASN1_TIME_set")
         defer { ASN1_TIME_free(time) }
-        try check(set(time), "setting a CRL time")
+        try check(set(time.openSSLRaw), "setting a CRL time")
     }
 }

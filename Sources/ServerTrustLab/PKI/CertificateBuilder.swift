@@ -16,8 +16,8 @@ package enum CertificateBuilder {
         try check(X509_set_version(x509, 2), "X509_set_version")  // v3
 
         let serial = try OpenSSLEncoding.serialNumber(hex: spec.serialNumber)
-        defer { ASN1_INTEGER_free(serial) }
-        try check(X509_set_serialNumber(x509, serial), "X509_set_serialNumber")
+        defer { ASN1_INTEGER_free(openSSLPointer(serial)) }
+        try check(X509_set_serialNumber(x509, openSSLPointer(serial)), "X509_set_serialNumber")
 
         try withName(spec.subject) { try check(X509_set_subject_name(x509, $0), "X509_set_subject_name") }
         guard ASN1_TIME_set(X509_getm_notBefore(x509), OpenSSLEncoding.timeT(spec.notBefore)) != nil,
@@ -132,7 +132,7 @@ package enum CertificateBuilder {
     /// Wraps `value` (whose ownership passes to the name) in a GENERAL_NAME pushed onto `names`.
     private static func push(_ names: OpaquePointer, type: Int32, value: UnsafeMutableRawPointer) throws {
         guard let name = GENERAL_NAME_new() else {
-            ASN1_STRING_free(value.assumingMemoryBound(to: ASN1_STRING.self))
+            ASN1_STRING_free(openSSLPointer(value))
             throw LabPKIError("GENERAL_NAME_new")
         }
         GENERAL_NAME_set0_value(name, type, value)

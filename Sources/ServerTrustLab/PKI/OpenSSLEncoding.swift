@@ -8,8 +8,9 @@ package enum OpenSSLEncoding {
     package static func timeT(_ date: Date) -> time_t { time_t(date.timeIntervalSince1970.rounded(.down)) }
 
     /// A serial number from upper- or lower-case hex, or 16 random bytes (positive, 128 bits of
-    /// entropy less one) when `hex` is nil, as CAs are required to use.
-    package static func serialNumber(hex: String?) throws -> UnsafeMutablePointer<ASN1_INTEGER> {
+    /// entropy less one) when `hex` is nil, as CAs are required to use: an `ASN1_INTEGER` the
+    /// caller frees, as a raw pointer (opaque from OpenSSL 4: `OpenSSLObjectPointer`).
+    package static func serialNumber(hex: String?) throws -> UnsafeMutableRawPointer {
         var bignum: OpaquePointer?
         defer { BN_free(bignum) }
         if let hex {
@@ -22,7 +23,7 @@ package enum OpenSSLEncoding {
             bytes[0] = (bytes[0] & 0x7F) | 0x40  // positive, and always exactly 16 bytes long
             bignum = try check(BN_bin2bn(bytes, Int32(bytes.count), nil), "BN_bin2bn")
         }
-        return try check(BN_to_ASN1_INTEGER(bignum, nil), "BN_to_ASN1_INTEGER")
+        return try check(BN_to_ASN1_INTEGER(bignum, nil), "BN_to_ASN1_INTEGER").openSSLRaw
     }
 
     /// The DER encoding OpenSSL's `i2d_*` functions produce, via their two-call protocol.

@@ -152,7 +152,7 @@ public struct OCSPResponseBuilder: Sendable {
         if let producedAt {
             // OCSP_basic_sign always stamps the real clock; overwrite the stamp, then re-sign below.
             let stamp = try check(OCSP_resp_get0_produced_at(basic), "OCSP_resp_get0_produced_at")
-            _ = try check(ASN1_GENERALIZEDTIME_set(UnsafeMutablePointer(mutating: stamp), OpenSSLEncoding.timeT(producedAt)), "setting producedAt")
+            _ = try check(ASN1_GENERALIZEDTIME_set(openSSLPointer(stamp.openSSLRaw), OpenSSLEncoding.timeT(producedAt)), "setting producedAt")
         }
         var body = try OpenSSLEncoding.der { i2d_OCSP_BASICRESP(basic, $0) }
         if producedAt != nil || signingKey != nil || corruptsSignature {
@@ -189,12 +189,13 @@ public struct OCSPResponseBuilder: Sendable {
             }
         }
         defer { OCSP_CERTID_free(id) }
+        // ASN1_TIMEs as raw pointers (opaque from OpenSSL 4: OpenSSLObjectPointer).
         let thisUpdate = try Self.time(response.thisUpdate)
-        defer { ASN1_TIME_free(thisUpdate) }
+        defer { ASN1_TIME_free(openSSLPointer(thisUpdate)) }
         let nextUpdate = try response.nextUpdate.map(Self.time)
-        defer { if let nextUpdate { ASN1_TIME_free(nextUpdate) } }
-        var revocationTime: UnsafeMutablePointer<ASN1_TIME>?
-        defer { if let revocationTime { ASN1_TIME_free(revocationTime) } }
+        defer { if let nextUpdate { ASN1_TIME_free(openSSLPointer(nextUpdate)) } }
+        var revocationTime: UnsafeMutableRawPointer?
+        defer { if let revocationTime { ASN1_TIME_free(openSSLPointer(revocationTime)) } }
         let status: Int32
         var reason: Int32 = OCSP_REVOKED_STATUS_NOSTATUS
         switch response.status {
@@ -208,7 +209,8 @@ public struct OCSPResponseBuilder: Sendable {
             status = V_OCSP_CERTSTATUS_UNKNOWN
         }
         let single = try check(
-            OCSP_basic_add1_status(basic, id, status, reason, revocationTime, thisUpdate, nextUpdate),
+            OCSP_basic_add1_status(
+                basic, id, status, reason, revocationTime.map { openSSLPointer($0) }, openSSLPointer(thisUpdate), nextUpdate.map { openSSLPointer($0) }),
             "OCSP_basic_add1_status")
         if let oid = response.criticalExtensionOID {
             let ext = try Self.criticalExtension(oid)
@@ -222,8 +224,8 @@ public struct OCSPResponseBuilder: Sendable {
         }
     }
 
-    private static func time(_ date: Date) throws -> UnsafeMutablePointer<ASN1_TIME> {
-        try check(ASN1_TIME_set(nil, OpenSSLEncoding.timeT(date)), "ASN1_TIME_set")
+    private static func time(_ date: Date) throws -> UnsafeMutableRawPointer {
+        try check(ASN1_TIME_set(nil, OpenSSLEncoding.timeT(date)), "ASN1_TIME_set").openSSLRaw
     }
 
     /// A critical extension `oid` whose value is an empty OCTET STRING's encoding.

@@ -237,9 +237,9 @@ package struct CRLVerifier: Hashable, Sendable {
     private func reasonCode(of entry: OpaquePointer) -> Int? {
         var critical: Int32 = 0
         guard let raw = X509_REVOKED_get_ext_d2i(entry, NID_crl_reason, &critical, nil) else { return nil }
-        let code = raw.assumingMemoryBound(to: ASN1_ENUMERATED.self)
-        defer { ASN1_ENUMERATED_free(code) }
-        return Int(ASN1_ENUMERATED_get(code))
+        // An ASN1_ENUMERATED, opaque from OpenSSL 4 (OpenSSLObjectPointer).
+        defer { ASN1_ENUMERATED_free(openSSLPointer(raw)) }
+        return Int(ASN1_ENUMERATED_get(openSSLPointer(raw)))
     }
 
     private func describe(_ crl: ProfiledCRL) -> String {

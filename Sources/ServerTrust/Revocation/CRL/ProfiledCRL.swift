@@ -82,9 +82,9 @@ final class ProfiledCRL: Sendable {
 
     private static func integerExtension(_ crl: OpaquePointer, nid: Int32) -> String? {
         guard let raw = X509_CRL_get_ext_d2i(crl, nid, nil, nil) else { return nil }
-        let integer = raw.assumingMemoryBound(to: ASN1_INTEGER.self)
-        defer { ASN1_INTEGER_free(integer) }
-        guard let bignum = ASN1_INTEGER_to_BN(integer, nil) else { return nil }
+        // An ASN1_INTEGER, opaque from OpenSSL 4 (OpenSSLObjectPointer).
+        defer { ASN1_INTEGER_free(openSSLPointer(raw)) }
+        guard let bignum = ASN1_INTEGER_to_BN(openSSLPointer(raw), nil) else { return nil }
         defer { BN_free(bignum) }
         guard let hex = BN_bn2hex(bignum) else { return nil }
         defer { CRYPTO_free(hex, #fileID, #line) }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CServerTrustShims
 
 /// What a ``RevocationCache`` entry answers for.
 ///
@@ -18,14 +19,15 @@ struct RevocationCacheKey: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
         defer { OCSP_CERTID_free(id) }
-        var nameHash: UnsafeMutablePointer<ASN1_OCTET_STRING>?
-        var keyHash: UnsafeMutablePointer<ASN1_OCTET_STRING>?
-        var serial: UnsafeMutablePointer<ASN1_INTEGER>?
-        guard OCSP_id_get0_info(&nameHash, nil, &keyHash, &serial, id) == 1, let nameHash, let keyHash, let serial else {
+        var nameHash: UnsafeRawPointer?
+        var keyHash: UnsafeRawPointer?
+        var serial: UnsafeRawPointer?
+        guard CServerTrustShims_OCSP_id_get0_info(&nameHash, &keyHash, &serial, id) == 1, let nameHash, let keyHash, let serial else {
             return nil
         }
         // The serial's type distinguishes a negative serial (invalid, but parsed) from its absolute value.
-        let material = bytes(of: nameHash) + bytes(of: keyHash) + [UInt8(truncatingIfNeeded: serial.pointee.type)] + bytes(of: serial)
+        let serialType = ASN1_STRING_type(openSSLPointer(UnsafeMutableRawPointer(mutating: serial)))
+        let material = bytes(of: nameHash) + bytes(of: keyHash) + [UInt8(truncatingIfNeeded: serialType)] + bytes(of: serial)
         return RevocationCacheKey(method: .ocsp, material: material)
     }
 
@@ -50,8 +52,10 @@ struct RevocationCacheKey: Hashable, Sendable, CustomStringConvertible {
 
     var description: String { fileName }
 
-    private static func bytes(of string: UnsafeMutablePointer<ASN1_STRING>) -> [UInt8] {
-        guard let data = ASN1_STRING_get0_data(string) else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(string))))
+    /// An ASN1_STRING's bytes (opaque from OpenSSL 4: OpenSSLObjectPointer).
+    private static func bytes(of string: UnsafeRawPointer) -> [UInt8] {
+        let raw = UnsafeMutableRawPointer(mutating: string)
+        guard let data = ASN1_STRING_get0_data(openSSLPointer(raw)) else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(openSSLPointer(raw)))))
     }
 }

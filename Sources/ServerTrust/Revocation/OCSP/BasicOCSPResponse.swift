@@ -43,14 +43,15 @@ final class BasicOCSPResponse: @unchecked Sendable {
     /// Whether the responder ID (RFC 6960 §4.2.2.3) names `certificate`: by subject name, or by
     /// the SHA-1 of its public key bits.
     func responderIDMatches(_ certificate: Certificate) -> Bool {
-        var keyHash: UnsafePointer<ASN1_OCTET_STRING>?
+        var keyHashPointer: UnsafeRawPointer?
         var name: OpaquePointer?
-        guard OCSP_resp_get0_id(pointer, &keyHash, &name) == 1 else { return false }
+        guard CServerTrustShims_OCSP_resp_get0_id(pointer, &keyHashPointer, &name) == 1 else { return false }
         if let name {
             return X509_NAME_cmp(name, X509_get_subject_name(certificate.x509)) == 0
         }
-        guard let keyHash, let bits = X509_get0_pubkey_bitstr(certificate.x509),
-            let expected = ASN1_STRING_get0_data(keyHash), ASN1_STRING_length(keyHash) == SHA_DIGEST_LENGTH,
+        // An ASN1_OCTET_STRING, opaque from OpenSSL 4 (OpenSSLObjectPointer).
+        guard let keyHash = keyHashPointer.map({ UnsafeMutableRawPointer(mutating: $0) }), let bits = X509_get0_pubkey_bitstr(certificate.x509),
+            let expected = ASN1_STRING_get0_data(openSSLPointer(keyHash)), ASN1_STRING_length(openSSLPointer(keyHash)) == SHA_DIGEST_LENGTH,
             let keyData = ASN1_STRING_get0_data(bits)
         else { return false }
         var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))

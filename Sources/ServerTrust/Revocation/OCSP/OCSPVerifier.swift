@@ -1,5 +1,6 @@
 package import Foundation
 internal import COpenSSL
+internal import CServerTrustShims
 
 /// Verifies an OCSP response about one certificate, offline, at an explicit time.
 ///
@@ -161,16 +162,16 @@ package struct OCSPVerifier: Hashable, Sendable {
                 "The single response has a critical extension \(unhandled.oid) this verifier does not process.")
         }
         var reasonCode: Int32 = -1
-        var revocationTime: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        var thisUpdateTime: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        var nextUpdateTime: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        let certificateStatus = OCSP_single_get0_status(single, &reasonCode, &revocationTime, &thisUpdateTime, &nextUpdateTime)
-        guard let thisUpdate = asn1Date(thisUpdateTime.map { UnsafePointer($0) }) else {
+        var revocationTime: UnsafeRawPointer?
+        var thisUpdateTime: UnsafeRawPointer?
+        var nextUpdateTime: UnsafeRawPointer?
+        let certificateStatus = CServerTrustShims_OCSP_single_get0_status(single, &reasonCode, &revocationTime, &thisUpdateTime, &nextUpdateTime)
+        guard let thisUpdate = asn1Date(thisUpdateTime) else {
             throw RevocationFailure(.malformed, "The single response's thisUpdate is not a valid time.")
         }
         var nextUpdate: Date?
         if let nextUpdateTime {
-            guard let parsed = asn1Date(UnsafePointer(nextUpdateTime)), parsed >= thisUpdate else {
+            guard let parsed = asn1Date(nextUpdateTime), parsed >= thisUpdate else {
                 throw RevocationFailure(.malformed, "The single response's nextUpdate is not a valid time after thisUpdate.")
             }
             nextUpdate = parsed
@@ -182,7 +183,7 @@ package struct OCSPVerifier: Hashable, Sendable {
         case V_OCSP_CERTSTATUS_GOOD:
             status = .good
         case V_OCSP_CERTSTATUS_REVOKED:
-            guard let date = asn1Date(revocationTime.map { UnsafePointer($0) }) else {
+            guard let date = asn1Date(revocationTime) else {
                 throw RevocationFailure(.malformed, "The single response's revocationTime is not a valid time.")
             }
             status = .revoked(reason: reasonCode >= 0 ? RevocationReason(rawValue: Int(reasonCode)) : nil, date: date)
