@@ -103,9 +103,9 @@ public struct AppStoreSignedDataVerifier: Sendable {
         roots: [Certificate] = AppleRootCertificates.all, bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment,
         revocation: AppStoreRevocationPolicy
     ) throws(PurchaseVerificationError) {
-        let fixed = try AppleSigningTrust(
-            roots: roots, intermediateMarkerOIDs: [Self.intermediateMarkerOID], leafMarkerOIDs: [Self.leafMarkerOID])
-        try self.init(trust: LiveAppleSigningTrust(fixed), bundleID: bundleID, appAppleID: appAppleID, environment: environment, revocation: revocation)
+        try self.init(
+            trust: LiveAppleSigningTrust(try AppleSigningTrust(roots: roots)), bundleID: bundleID, appAppleID: appAppleID, environment: environment,
+            revocation: revocation)
     }
 
     /// A verifier for one app in one environment that trusts the ``LiveAppleSigningTrust`` in

@@ -85,15 +85,8 @@ public struct AppStoreReceiptVerifier: Sendable {
         roots: [Certificate] = AppleRootCertificates.all, bundleID: String, environment: AppStoreEnvironment? = nil,
         revocation: AppStoreRevocationPolicy
     ) throws(PurchaseVerificationError) {
-        if let environment, environment == .xcode || environment == .localTesting {
-            throw PurchaseVerificationError(
-                .invalidConfiguration,
-                "The \(environment) environment's receipts are not signed by Apple: verify Xcode's with "
-                    + "AppStoreReceiptVerifier.xcodeTesting(storeKitCertificate:bundleID:).")
-        }
-        let fixed = try AppleSigningTrust(
-            roots: roots, intermediateMarkerOIDs: [Self.intermediateMarkerOID], leafMarkerOIDs: [AppStoreSignedDataVerifier.leafMarkerOID])
-        try self.init(trust: LiveAppleSigningTrust(fixed), bundleID: bundleID, environment: environment, revocation: revocation)
+        try self.init(
+            trust: LiveAppleSigningTrust(try AppleSigningTrust(roots: roots)), bundleID: bundleID, environment: environment, revocation: revocation)
     }
 
     /// A verifier for one app that trusts the ``LiveAppleSigningTrust`` in force at each

@@ -42,18 +42,23 @@ public struct AppleSigningTrust: Sendable, Equatable {
     /// Apple's set, compiled in: the floor of a delivered one.
     public static let compiledIn: AppleSigningTrust = {
         do {
-            return try AppleSigningTrust(
-                roots: AppleRootCertificates.all, intermediateMarkerOIDs: [appleIntermediateMarkerOID], leafMarkerOIDs: [appleLeafMarkerOID])
+            return try AppleSigningTrust(roots: AppleRootCertificates.all)
         } catch {
             // The roots are compiled in and checked by the build and a test; never reached.
             preconditionFailure("Apple's compiled-in roots do not make a trust store: \(error)")
         }
     }()
 
+    /// - Parameters:
+    ///   - roots: the roots; compared by bytes, ending every path.
+    ///   - intermediates: offered to a receipt's path; default none.
+    ///   - intermediateMarkerOIDs: required of the intermediate; default Apple's WWDR marker.
+    ///   - leafMarkerOIDs: required of the signing leaf; default Apple's.
     /// - Throws: ``PurchaseVerificationError/Code/invalidConfiguration`` for no root, a root
     ///   given twice or that cannot make a store, or a marker that is not a dotted OID.
     public init(
-        roots: [Certificate], intermediates: [Certificate] = [], intermediateMarkerOIDs: [String], leafMarkerOIDs: [String]
+        roots: [Certificate], intermediates: [Certificate] = [], intermediateMarkerOIDs: [String] = [Self.appleIntermediateMarkerOID],
+        leafMarkerOIDs: [String] = [Self.appleLeafMarkerOID]
     ) throws(PurchaseVerificationError) {
         guard Set(roots.map(\.derEncoded)).count == roots.count else {
             throw PurchaseVerificationError(.invalidConfiguration, "A root is given twice.")
