@@ -259,11 +259,11 @@ extension RevocationStatus {
     }
 }
 
-/// A chain's exact bytes as a cache key, hashed by their length and last 32 bytes — a
-/// certificate's signature, so a chain's, differs in them — and compared in full: hashing all
-/// 3 to 4 KB of an `x5c` or a receipt's certificates on every lookup cost more than the rest of
-/// a steady verification's bookkeeping. Bytes chosen to collide only cost probes in a table
-/// that holds at most 64 entries.
+/// A chain's (or a certificate's) exact bytes as a cache key, hashed by their length, first 64
+/// and last 32 bytes and compared in full: hashing all 3 to 4 KB of an `x5c` or a receipt's
+/// certificates on every lookup cost more than the rest of a steady verification's bookkeeping.
+/// The head holds the leaf's serial number (the chains of one root share their tail), the tail a
+/// certificate's signature; bytes chosen to collide only cost probes in a table of at most 64.
 struct ChainKey: Hashable, Sendable {
     let bytes: [UInt8]
 
@@ -271,6 +271,7 @@ struct ChainKey: Hashable, Sendable {
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(bytes.count)
+        bytes.prefix(64).withUnsafeBytes { hasher.combine(bytes: $0) }
         bytes.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
