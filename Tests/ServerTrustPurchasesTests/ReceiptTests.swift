@@ -280,6 +280,56 @@ import Testing
         #expect(refusal { try verifier.verify(base64Encoded: "not base64!") }?.code == .malformedReceipt)
     }
 
+    /// The receipt is read shallowly, each value once as it is read; what the reader does not
+    /// read is walked whole: an unknown signed attribute's values, and a certificate the
+    /// verifier has not seen before (before OpenSSL, which accepts BER inside a certificate).
+    @Test func whatTheReaderSkipsIsStillWalked() throws {
+        func reason(_ receipt: [UInt8]) -> String? {
+            refusal { try verifier.verify(receipt) }.flatMap { $0.code == .malformedReceipt ? $0.reason : "\($0.code)" }
+        }
+        // A signed attribute of a type the verifier does not read, its value an OCTET STRING
+        // that claims 5 bytes and has 1: signed, so only the walk refuses it.
+        let unknown = LabDER.sequence([LabDER.oid("1.2.840.113549.1.9.5"), LabDER.tlv(0x31, [0x04, 0x05, 0x01])])
+        let signedAttribute = try receipt { $0.signedAttributes = true; $0.extraSignedAttributes = [unknown] }
+        #expect(reason(signedAttribute)?.contains("has a length of 5 bytes, but only 1 remain") == true, "\(reason(signedAttribute) ?? "accepted")")
+        #expect(try verifier.verify(try receipt { $0.signedAttributes = true; $0.extraSignedAttributes = [LabDER.sequence([LabDER.oid("1.2.840.113549.1.9.5"), LabDER.set([LabDER.null])])] }).bundleID == Self.bundleID)
+
+        // The signer certificate with its notBefore's length in the long form (0x81 0x0D for 13
+        // bytes), which DER forbids and OpenSSL's d2i_X509 reads; inside the validity, which
+        // the reader steps over.
+        let fields = try BERReader.parse(lab.signer.derEncoded).children(exactly: 3, what: "the certificate")
+        var tbs = try fields[0].children()
+        var rewritten: [[UInt8]] = []
+        var index = 0
+        while let field = try tbs.next() {
+            var bytes = Array(field.encodedBytes)
+            // version, serialNumber, signature, issuer, then validity.
+            if index == 4, bytes[1] < 0x7F, bytes[3] < 0x80 {
+                bytes.insert(0x81, at: 3)
+                bytes[1] += 1
+            }
+            rewritten.append(bytes)
+            index += 1
+        }
+        let nonDER = try Certificate(derEncoded: LabDER.sequence([LabDER.sequence(rewritten), Array(fields[1].encodedBytes), Array(fields[2].encodedBytes)]))
+        let certificate = try receipt { $0.certificates = [nonDER, lab.intermediate.certificate, lab.root.certificate]; $0.signerIdentifier = nonDER }
+        #expect(reason(certificate)?.contains("is in the long form, which is for 128 and up") == true, "\(reason(certificate) ?? "accepted")")
+    }
+
+    @Test func textThatIsNotUTF8IsRefused() throws {
+        func refused(_ value: [UInt8]) throws -> PurchaseVerificationError? {
+            let attributes = ReceiptLab.payloadAttributes().map { $0.type == 3 ? ReceiptLab.Attribute(3, LabDER.tlv(0x0C, value)) : $0 }
+            return refusal { try verifier.verify(try lab.receipt(payload: ReceiptLab.attributeSet(attributes))) }
+        }
+        // A lone continuation byte after a lead; and a truncated 4-byte sequence whose
+        // replacement (U+FFFD, 3 bytes) is as long as it: only the bytes tell them apart.
+        for value: [UInt8] in [[0x61, 0xC3, 0x28], [0xF0, 0x90, 0x80], [0xED, 0xA0, 0x80], [0xC0, 0xAF]] {
+            let error = try refused(value)
+            #expect(error?.code == .malformedReceipt && error?.reason.contains("is not valid UTF-8") == true, "\(value): \(String(describing: error))")
+        }
+        #expect(try refused(Array("4.2 é ✓".utf8)) == nil)
+    }
+
     @Test func oversizedInputIsRefusedFirst() throws {
         #expect(code([UInt8](repeating: 0x30, count: AppStoreReceiptVerifier.maximumLength + 1)) == .inputTooLarge)
         let text = String(repeating: "A", count: 6 * 1024 * 1024)

@@ -163,6 +163,8 @@ public struct ReceiptLab: Sendable {
         public var signedAttributes = false
         /// The messageDigest written instead of the content's digest.
         public var messageDigestOverride: [UInt8]?
+        /// More signed attributes (each an Attribute SEQUENCE's DER), after the two.
+        public var extraSignedAttributes: [[UInt8]] = []
         /// How many identical SignerInfos.
         public var signerCount = 1
         /// The certificate issuerAndSerialNumber names; default the signer.
@@ -195,7 +197,7 @@ public struct ReceiptLab: Sendable {
             let attributes = LabDER.set([
                 LabDER.sequence([LabDER.oid("1.2.840.113549.1.9.3"), LabDER.set([LabDER.oid("1.2.840.113549.1.7.1")])]),
                 LabDER.sequence([LabDER.oid("1.2.840.113549.1.9.4"), LabDER.set([LabDER.octetString(digest)])]),
-            ])
+            ] + options.extraSignedAttributes)
             signedAttributes = attributes
         }
         let signature = try Self.sign(signedAttributes ?? payload, key: options.signingKey ?? signerKey, digest: options.digest)

@@ -216,12 +216,16 @@ public struct AppStoreReceiptVerifier: Sendable {
     private func verifyChain(
         signer: ReceiptCertificate, others: [ReceiptCertificate], createdAt: Date, at time: Date?, chains: SigningChainVerifier
     ) throws(PurchaseVerificationError) -> SignaturePublicKey {
-        let presented = [signer.certificate] + others.map(\.certificate)
         let verified: SigningChainVerifier.Verified
         do {
+            var key = signer.der
+            for other in others { key += other.der }
             verified = try chains.verify(
-                key: ([signer] + others).flatMap(\.der),
-                presented: { current in presented + current.intermediates.filter { !presented.contains($0) } },
+                key: key,
+                presented: { current in
+                    let presented = [signer.certificate] + others.map(\.certificate)
+                    return presented + current.intermediates.filter { !presented.contains($0) }
+                },
                 signedAt: { createdAt }, at: time ?? clock(), fixed: time != nil)
         } catch where error.code == .chainValidationFailed && !leadsToConfiguredRoot(signer, others, under: chains.trust.current) {
             throw PurchaseVerificationError(.untrustedRoot, error.reason)
@@ -229,7 +233,9 @@ public struct AppStoreReceiptVerifier: Sendable {
         guard verified.chain.first == signer.certificate else {
             throw PurchaseVerificationError(.signerCertificateMismatch, "The validated chain's leaf is not the receipt's signer certificate.")
         }
-        if time == nil, let invalid = verified.chain.first(where: { !($0.notValidBefore <= createdAt && createdAt <= $0.notValidAfter) }) {
+        if time == nil, !(verified.validFrom <= createdAt && createdAt <= verified.validUntil),
+            let invalid = verified.chain.first(where: { !($0.notValidBefore <= createdAt && createdAt <= $0.notValidAfter) })
+        {
             throw PurchaseVerificationError(
                 .chainValidationFailed,
                 "The receipt says it was created at \(createdAt.formatted(.iso8601)), when \(invalid.subject) was not valid "

@@ -18,8 +18,10 @@
 ///   STRINGs themselves), every other universal type primitive;
 /// - no byte after the top-level value.
 ///
-/// Reading an element validates everything inside it, so an element held is well formed all the
-/// way down; every malformed input throws ``PurchaseVerificationError/Code/malformedReceipt``
+/// ``parse(_:what:maximumLength:deep:)`` validates everything inside the value, so an element
+/// held is well formed all the way down; a shallow parse (`deep: false`, the receipt's own) checks
+/// each value as it is read, once, over the input's bytes without copying them. Every malformed
+/// input throws ``PurchaseVerificationError/Code/malformedReceipt``
 /// naming the problem and its offset, and nothing traps: every index is checked against the
 /// bounds first.
 package struct BERReader: Sendable {
@@ -34,8 +36,8 @@ package struct BERReader: Sendable {
     private var position: Int
     private let end: Int
     private let depth: Int
-    /// Whether the bytes were validated already (the content of an element read before), so a
-    /// definite-length value need not be walked again.
+    /// Whether the bytes were validated already (the content of an element read before), or
+    /// are read shallowly, so a definite-length value is not walked.
     private let validated: Bool
 
     private init(input: [UInt8], range: Range<Int>, depth: Int, validated: Bool) {
@@ -46,27 +48,55 @@ package struct BERReader: Sendable {
         self.validated = validated
     }
 
-    /// The one value `bytes` hold, validated all the way down.
+    /// The one value `bytes` hold, validated all the way down — or, with `deep` false, as it is
+    /// read: its identifier and length now, each child when a reader of its parent reaches it.
+    /// A reader that does not read all of a value leaves the rest unchecked, so the shallow
+    /// form is for a caller that reads everything it keeps to its end or hands it whole to a
+    /// stricter parser (a receipt's certificates go to OpenSSL): it reads each value once
+    /// instead of twice.
     ///
     /// - Parameters:
     ///   - bytes: BER, a single value with nothing after it.
     ///   - what: what the bytes are, for the error's reason ("the receipt").
     ///   - maximumLength: the size limit. Default ``maximumLength``.
+    ///   - deep: whether to validate everything first. Default true.
     /// - Throws: ``PurchaseVerificationError/Code/malformedReceipt`` for empty, oversized,
     ///   malformed or trailing input.
     package static func parse(
-        _ bytes: [UInt8], what: @autoclosure () -> String = "the receipt", maximumLength: Int = Self.maximumLength
+        _ bytes: [UInt8], what: @autoclosure () -> String = "the receipt", maximumLength: Int = Self.maximumLength, deep: Bool = true
     ) throws(PurchaseVerificationError) -> BERElement {
         guard !bytes.isEmpty else { throw malformed("\(what()) is empty") }
         guard bytes.count <= maximumLength else {
             throw malformed("\(what()) is \(bytes.count) bytes, over the \(maximumLength)-byte limit")
         }
-        var reader = BERReader(input: bytes, range: 0..<bytes.count, depth: 0, validated: false)
+        var reader = BERReader(input: bytes, range: 0..<bytes.count, depth: 0, validated: !deep)
         guard let element = try reader.next() else { throw malformed("\(what()) holds no value") }
         guard reader.isAtEnd else {
             throw malformed("\(what()) has \(bytes.count - element.endOffset) trailing bytes after its value, at offset \(element.endOffset)")
         }
         return element
+    }
+
+    /// The one value a primitive OCTET STRING's octets hold, read where they are (no copy),
+    /// validated all the way down: a receipt attribute's value is DER inside an OCTET STRING.
+    /// A constructed OCTET STRING's octets are joined first.
+    ///
+    /// - Throws: ``PurchaseVerificationError/Code/malformedReceipt`` as ``parse(_:what:maximumLength:)``.
+    package static func parse(
+        octetsOf element: BERElement, what: @autoclosure () -> String, deep: Bool = true
+    ) throws(PurchaseVerificationError) -> BERElement {
+        guard element.tag.tagClass == .universal, element.tag.number == BERTag.octetString.number else {
+            throw malformed("\(what()) at offset \(element.offset) is tagged \(element.tag), not OCTET STRING")
+        }
+        guard !element.tag.isConstructed else { return try parse(element.octetString(what()), what: what(), deep: deep) }
+        let range = element.contentRange
+        guard !range.isEmpty else { throw malformed("\(what()) is empty") }
+        var reader = BERReader(input: element.input, range: range, depth: 0, validated: !deep)
+        guard let value = try reader.next() else { throw malformed("\(what()) holds no value") }
+        guard reader.isAtEnd else {
+            throw malformed("\(what()) has \(range.upperBound - value.endOffset) trailing bytes after its value, at offset \(value.endOffset)")
+        }
+        return value
     }
 
     /// A reader of `element`'s children.
@@ -88,6 +118,7 @@ package struct BERReader: Sendable {
     /// Every remaining value, at most `limit` of them.
     package mutating func all(limit: Int = .max, what: @autoclosure () -> String = "values") throws(PurchaseVerificationError) -> [BERElement] {
         var elements: [BERElement] = []
+        elements.reserveCapacity(Swift.min(limit, 8))
         while let element = try next() {
             guard elements.count < limit else {
                 throw Self.malformed("more than \(limit) \(what()) at offset \(element.offset)")
@@ -106,11 +137,68 @@ package struct BERReader: Sendable {
     private static func readElement(
         in input: [UInt8], at start: Int, bound: Int, depth: Int, validated: Bool
     ) throws(PurchaseVerificationError) -> BERElement {
+        guard start >= 0, start < bound, bound <= input.count else { throw malformed("truncated at offset \(start)") }
+        let value = try input.withUnsafeBufferPointer { bytes throws(PurchaseVerificationError) in
+            try walk(bytes, at: start, bound: bound, depth: depth, deep: !validated)
+        }
+        return BERElement(value, depth: depth, input: input)
+    }
+
+    /// The borrowing form of ``next()``: the value at `start`, ending at or before `bound`, read
+    /// over `bytes` (a reader's input) without copying or retaining them; its children walked
+    /// when `deep`. For loops over many small values (a receipt's attributes), where building a
+    /// ``BERElement`` and a reader for each is most of the cost.
+    package static func value(
+        in bytes: UnsafeBufferPointer<UInt8>, at start: Int, bound: Int, depth: Int, deep: Bool
+    ) throws(PurchaseVerificationError) -> BERValue {
+        try walk(bytes, at: start, bound: bound, depth: depth, deep: deep)
+    }
+
+    /// An INTEGER's content as a 64-bit value: not empty, minimal (X.690 8.3.2), at most 8
+    /// octets. `offset` is the INTEGER's, for the reason.
+    package static func integer<Content: Collection<UInt8>>(
+        _ content: Content, at offset: Int, _ what: @autoclosure () -> String
+    ) throws(PurchaseVerificationError) -> Int64 {
+        try checkMinimalInteger(content, at: offset, what())
+        guard content.count <= 8 else {
+            throw malformed("\(what()) at offset \(offset) is an INTEGER of \(content.count) octets, over 64 bits")
+        }
+        var value: Int64 = content.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
+        for octet in content { value = value << 8 | Int64(octet) }
+        return value
+    }
+
+    static func checkMinimalInteger<Content: Collection<UInt8>>(
+        _ content: Content, at offset: Int, _ what: @autoclosure () -> String
+    ) throws(PurchaseVerificationError) {
+        var octets = content.makeIterator()
+        guard let first = octets.next() else { throw malformed("\(what()) at offset \(offset) is an empty INTEGER") }
+        if let second = octets.next() {
+            guard !(first == 0x00 && second & 0x80 == 0), !(first == 0xFF && second & 0x80 != 0) else {
+                throw malformed("\(what()) at offset \(offset) is an INTEGER with a redundant leading octet")
+            }
+        }
+    }
+
+    /// Walks `element` all the way down, where it is.
+    static func walk(_ element: BERElement) throws(PurchaseVerificationError) {
+        _ = try element.input.withUnsafeBufferPointer { bytes throws(PurchaseVerificationError) in
+            try walk(bytes, at: element.offset, bound: element.endOffset, depth: element.depth, deep: true)
+        }
+    }
+
+    /// Reads the value at `start` over the input's bytes, without copying or retaining them:
+    /// its identifier and length checked, then its children walked the same way — all the way
+    /// down when `deep`, otherwise only where an indefinite length makes a walk the only way to
+    /// find the end (the children of a value read before, which was walked then).
+    private static func walk(
+        _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, bound: Int, depth: Int, deep: Bool
+    ) throws(PurchaseVerificationError) -> BERValue {
         guard depth <= maximumDepth else {
             throw malformed("the value at offset \(start) is nested \(depth) levels deep, over the limit of \(maximumDepth)")
         }
-        guard start >= 0, start < bound, bound <= input.count else { throw malformed("truncated at offset \(start)") }
-        let first = input[start]
+        guard start >= 0, start < bound, bound <= bytes.count else { throw malformed("truncated at offset \(start)") }
+        let first = bytes[start]
         var cursor = start + 1
         let tagClass = BERTag.TagClass(rawValue: first >> 6) ?? .universal
         let constructed = first & 0x20 != 0
@@ -120,7 +208,7 @@ package struct BERReader: Sendable {
             var octets = 0
             while true {
                 guard cursor < bound else { throw malformed("the tag at offset \(start) is truncated") }
-                let octet = input[cursor]
+                let octet = bytes[cursor]
                 cursor += 1
                 guard octets > 0 || octet != 0x80 else {
                     throw malformed("the high-tag-number form at offset \(start) has a leading zero octet")
@@ -135,8 +223,8 @@ package struct BERReader: Sendable {
             }
         }
         let tag = BERTag(tagClass: tagClass, isConstructed: constructed, number: number)
-        if tag.tagClass == .universal, tag.number == 0 {
-            guard !constructed, cursor < bound, input[cursor] == 0 else {
+        if tagClass == .universal, number == 0 {
+            guard !constructed, cursor < bound, bytes[cursor] == 0 else {
                 throw malformed("universal tag 0 at offset \(start) is reserved for the end-of-contents marker")
             }
             throw malformed("an end-of-contents marker at offset \(start), where no indefinite-length value is open")
@@ -144,7 +232,7 @@ package struct BERReader: Sendable {
         try checkForm(of: tag, at: start)
 
         guard cursor < bound else { throw malformed("the length at offset \(cursor) is missing") }
-        let lengthOctet = input[cursor]
+        let lengthOctet = bytes[cursor]
         cursor += 1
         var length: Int?
         switch lengthOctet {
@@ -163,11 +251,11 @@ package struct BERReader: Sendable {
                 throw malformed("the length at offset \(cursor - 1) has \(count) octets, over the limit of 4")
             }
             guard count <= bound - cursor else { throw malformed("the length at offset \(cursor - 1) is truncated") }
-            guard input[cursor] != 0 else {
+            guard bytes[cursor] != 0 else {
                 throw malformed("the length at offset \(cursor - 1) has a leading zero octet")
             }
             var value = 0
-            for index in cursor..<(cursor + count) { value = value << 8 | Int(input[index]) }
+            for index in cursor..<(cursor + count) { value = value << 8 | Int(bytes[index]) }
             guard value >= 0x80 else {
                 throw malformed("the length \(value) at offset \(cursor - 1) is in the long form, which is for 128 and up")
             }
@@ -175,16 +263,23 @@ package struct BERReader: Sendable {
             length = value
         }
 
+        // A constructed OCTET STRING's segments are OCTET STRINGs themselves (X.690 8.7.3.2).
+        let segmented = constructed && tagClass == .universal && number == BERTag.octetString.number
         if let length {
             guard length <= bound - cursor else {
                 throw malformed(
                     "the \(tag) at offset \(start) has a length of \(length) bytes, but only \(bound - cursor) remain")
             }
-            let element = BERElement(
-                tag: tag, offset: start, contentRange: cursor..<(cursor + length), endOffset: cursor + length,
-                isIndefiniteLength: false, depth: depth, input: input)
-            if constructed, !validated { try walkChildren(of: element) }
-            return element
+            let end = cursor + length
+            if constructed, deep {
+                var child = cursor
+                while child < end {
+                    let segment = try walk(bytes, at: child, bound: end, depth: depth + 1, deep: true)
+                    if segmented { try checkSegment(segment.tag, at: child, of: start) }
+                    child = segment.endOffset
+                }
+            }
+            return BERValue(tag: tag, offset: start, contentRange: cursor..<end, endOffset: end, isIndefiniteLength: false)
         }
         // Indefinite: the children run until the end-of-contents marker, which only a walk finds.
         var child = cursor
@@ -192,33 +287,18 @@ package struct BERReader: Sendable {
             guard child < bound else {
                 throw malformed("the indefinite-length \(tag) at offset \(start) has no end-of-contents marker")
             }
-            if input[child] == 0, child + 1 < bound, input[child + 1] == 0 {
-                let element = BERElement(
-                    tag: tag, offset: start, contentRange: cursor..<child, endOffset: child + 2, isIndefiniteLength: true,
-                    depth: depth, input: input)
-                try checkSegments(of: element)
-                return element
+            if bytes[child] == 0, child + 1 < bound, bytes[child + 1] == 0 {
+                return BERValue(tag: tag, offset: start, contentRange: cursor..<child, endOffset: child + 2, isIndefiniteLength: true)
             }
-            child = try readElement(in: input, at: child, bound: bound, depth: depth + 1, validated: validated).endOffset
+            let segment = try walk(bytes, at: child, bound: bound, depth: depth + 1, deep: deep)
+            if segmented { try checkSegment(segment.tag, at: child, of: start) }
+            child = segment.endOffset
         }
     }
 
-    /// Walks (so validates) every child of a definite-length constructed value.
-    private static func walkChildren(of element: BERElement) throws(PurchaseVerificationError) {
-        var reader = BERReader(input: element.input, range: element.contentRange, depth: element.depth + 1, validated: false)
-        while try reader.next() != nil {}
-        try checkSegments(of: element)
-    }
-
-    /// A constructed OCTET STRING's segments are OCTET STRINGs (X.690 8.7.3.2).
-    private static func checkSegments(of element: BERElement) throws(PurchaseVerificationError) {
-        guard element.tag.tagClass == .universal, element.tag.number == BERTag.octetString.number else { return }
-        var reader = BERReader(children: element)
-        while let segment = try reader.next() {
-            guard segment.tag.tagClass == .universal, segment.tag.number == BERTag.octetString.number else {
-                throw malformed(
-                    "a segment of the constructed OCTET STRING at offset \(element.offset) is tagged \(segment.tag), at offset \(segment.offset)")
-            }
+    private static func checkSegment(_ tag: BERTag, at offset: Int, of parent: Int) throws(PurchaseVerificationError) {
+        guard tag.tagClass == .universal, tag.number == BERTag.octetString.number else {
+            throw malformed("a segment of the constructed OCTET STRING at offset \(parent) is tagged \(tag), at offset \(offset)")
         }
     }
 
@@ -285,8 +365,48 @@ package struct BERTag: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One BER value of a ``BERReader``'s input, well formed all the way down, with the offsets it
-/// was read at.
+/// An OBJECT IDENTIFIER known in advance: its dotted form and its DER content octets, so a value
+/// is recognised by comparing bytes (``BERElement/isObjectIdentifier(_:)``) and decoded to text
+/// only for an error's message.
+package struct BERObjectIdentifier: Sendable, Equatable, CustomStringConvertible {
+    package let dotted: String
+    package let content: [UInt8]
+
+    /// `dotted` is a well-formed OID of at least two arcs, written by this module.
+    package init(_ dotted: String) {
+        let arcs = dotted.split(separator: ".").map { UInt64($0)! }
+        precondition(arcs.count >= 2 && arcs[0] <= 2, "not an OID: \(dotted)")
+        var content: [UInt8] = []
+        for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {
+            var septets = [UInt8(arc & 0x7F)]
+            var rest = arc >> 7
+            while rest > 0 {
+                septets.append(UInt8(rest & 0x7F) | 0x80)
+                rest >>= 7
+            }
+            content += septets.reversed()
+        }
+        self.dotted = dotted
+        self.content = content
+    }
+
+    package var description: String { dotted }
+}
+
+/// What the reader found of one value, without its bytes: the borrowing form of ``BERElement``.
+package struct BERValue: Sendable {
+    package let tag: BERTag
+    /// Offset of the identifier in the input.
+    package let offset: Int
+    /// The content's offsets; for an indefinite length, without the end-of-contents marker.
+    package let contentRange: Range<Int>
+    /// Offset just after the value (after its end-of-contents marker, if any).
+    package let endOffset: Int
+    package let isIndefiniteLength: Bool
+}
+
+/// One BER value of a ``BERReader``'s input, with the offsets it was read at: well formed all the
+/// way down when read from a deep parse, its identifier and length checked when from a shallow one.
 package struct BERElement: Sendable {
     package let tag: BERTag
     /// Offset of the identifier in the input.
@@ -299,11 +419,33 @@ package struct BERElement: Sendable {
     package let depth: Int
     let input: [UInt8]
 
+    /// `value`, read at `depth` from `input`.
+    package init(_ value: BERValue, depth: Int, input: [UInt8]) {
+        tag = value.tag
+        offset = value.offset
+        contentRange = value.contentRange
+        endOffset = value.endOffset
+        isIndefiniteLength = value.isIndefiniteLength
+        self.depth = depth
+        self.input = input
+    }
+
+    /// What the reader found, without the bytes.
+    package var value: BERValue {
+        BERValue(tag: tag, offset: offset, contentRange: contentRange, endOffset: endOffset, isIndefiniteLength: isIndefiniteLength)
+    }
+
     /// The value's bytes exactly as received: identifier, length, content (and end-of-contents).
     package var encodedBytes: ArraySlice<UInt8> { input[offset..<endOffset] }
 
     /// The content bytes exactly as received (for a constructed value, its children's encodings).
     package var contentBytes: ArraySlice<UInt8> { input[contentRange] }
+
+    /// Walks the value all the way down: for one a shallow reader will not read but keeps.
+    package func validate() throws(PurchaseVerificationError) {
+        guard tag.isConstructed else { return }
+        try BERReader.walk(self)
+    }
 
     /// A reader of a constructed value's children.
     package func children() throws(PurchaseVerificationError) -> BERReader {
@@ -353,25 +495,19 @@ package struct BERElement: Sendable {
     /// An INTEGER's two's-complement content: not empty, minimal (X.690 8.3.2).
     package func integerBytes(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> ArraySlice<UInt8> {
         let content = try expect(.integer, what()).contentBytes
-        guard let first = content.first else { throw BERReader.malformed("\(what()) at offset \(offset) is an empty INTEGER") }
-        if content.count > 1 {
-            let second = content[content.startIndex + 1]
-            guard !(first == 0x00 && second & 0x80 == 0), !(first == 0xFF && second & 0x80 != 0) else {
-                throw BERReader.malformed("\(what()) at offset \(offset) is an INTEGER with a redundant leading octet")
-            }
-        }
+        try BERReader.checkMinimalInteger(content, at: offset, what())
         return content
     }
 
     /// An INTEGER that fits in 64 bits.
     package func integer(_ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> Int64 {
-        let content = try integerBytes(what())
-        guard content.count <= 8 else {
-            throw BERReader.malformed("\(what()) at offset \(offset) is an INTEGER of \(content.count) octets, over 64 bits")
-        }
-        var value: Int64 = content.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
-        for octet in content { value = value << 8 | Int64(octet) }
-        return value
+        try BERReader.integer(try expect(.integer, what()).contentBytes, at: offset, what())
+    }
+
+    /// Whether the value is the OBJECT IDENTIFIER `oid`, by its content octets: equal bytes are
+    /// a well-formed OID, so a value that is not `oid` is decoded only to name it in an error.
+    package func isObjectIdentifier(_ oid: BERObjectIdentifier) -> Bool {
+        tag == .objectIdentifier && contentBytes.elementsEqual(oid.content)
     }
 
     /// An OBJECT IDENTIFIER in dotted form, each arc minimal and within 64 bits.

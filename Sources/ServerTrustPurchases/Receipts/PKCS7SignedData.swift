@@ -18,9 +18,9 @@ import ServerTrust
 /// The SignerInfo is read by ``PKCS7SignerInfo``.
 package struct PKCS7SignedData: Sendable {
     /// id-signedData, 1.2.840.113549.1.7.2.
-    package static let signedDataOID = "1.2.840.113549.1.7.2"
+    package static let signedDataOID = BERObjectIdentifier("1.2.840.113549.1.7.2")
     /// id-data, 1.2.840.113549.1.7.1.
-    package static let dataOID = "1.2.840.113549.1.7.1"
+    package static let dataOID = BERObjectIdentifier("1.2.840.113549.1.7.1")
     /// The most certificates accepted; Apple's receipts carry three (signer, WWDR, root).
     package static let maximumCertificates = 10
 
@@ -31,19 +31,21 @@ package struct PKCS7SignedData: Sendable {
     /// The one signer.
     package let signer: PKCS7SignerInfo
 
-    /// Reads a ContentInfo of id-signedData from `ber`, validated by ``BERReader`` first.
+    /// Reads a ContentInfo of id-signedData from `ber`, each value checked by ``BERReader`` as
+    /// it is read (a shallow parse): every field is read to its end but the certificates, whose
+    /// DER OpenSSL parses whole, and the values of unknown signed attributes, walked.
     ///
     /// - Throws: ``PurchaseVerificationError/Code/malformedReceipt``, or
     ///   ``PurchaseVerificationError/Code/wrongSignerCount`` for other than one SignerInfo.
     package init(ber: [UInt8], maximumLength: Int = BERReader.maximumLength) throws(PurchaseVerificationError) {
-        try self.init(contentInfo: BERReader.parse(ber, maximumLength: maximumLength))
+        try self.init(contentInfo: BERReader.parse(ber, maximumLength: maximumLength, deep: false))
     }
 
     /// Reads a ContentInfo already parsed.
     package init(contentInfo: BERElement) throws(PurchaseVerificationError) {
         let info = try contentInfo.expect(.sequence, "the ContentInfo").children(exactly: 2, what: "the ContentInfo")
-        let contentType = try info[0].objectIdentifier("the ContentInfo's contentType")
-        guard contentType == Self.signedDataOID else {
+        guard info[0].isObjectIdentifier(Self.signedDataOID) else {
+            let contentType = try info[0].objectIdentifier("the ContentInfo's contentType")
             throw Self.malformed("the ContentInfo's contentType is \(contentType), not id-signedData (\(Self.signedDataOID))")
         }
         let explicit = try info[1].expect(.contextSpecific(0, constructed: true), "the ContentInfo's content")
@@ -58,9 +60,8 @@ package struct PKCS7SignedData: Sendable {
 
         guard let digestSet = try fields.next() else { throw Self.malformed("the SignedData has no digestAlgorithms") }
         var digestReader = try digestSet.expect(.set, "the SignedData's digestAlgorithms").children()
-        var digests: [ReceiptDigest] = []
-        for algorithm in try digestReader.all(limit: 4, what: "digest algorithms") {
-            digests.append(try Self.digest(of: algorithm, "a digestAlgorithms entry"))
+        let digests = try digestReader.all(limit: 4, what: "digest algorithms").map { algorithm throws(PurchaseVerificationError) in
+            try Self.digest(of: algorithm, "a digestAlgorithms entry")
         }
 
         guard let encapsulated = try fields.next() else { throw Self.malformed("the SignedData has no encapContentInfo") }
@@ -70,8 +71,8 @@ package struct PKCS7SignedData: Sendable {
         var certificates: [ReceiptCertificate] = []
         if next.tag == .contextSpecific(0, constructed: true) {
             var reader = try next.children()
-            for element in try reader.all(limit: Self.maximumCertificates, what: "certificates") {
-                certificates.append(try ReceiptCertificate(element))
+            certificates = try reader.all(limit: Self.maximumCertificates, what: "certificates").map { element throws(PurchaseVerificationError) in
+                try ReceiptCertificate(element)
             }
             guard let after = try fields.next() else { throw Self.malformed("the SignedData has no signerInfos") }
             next = after
@@ -102,7 +103,8 @@ package struct PKCS7SignedData: Sendable {
     /// - Throws: ``PurchaseVerificationError/Code/signerCertificateMismatch`` when none does, or
     ///   when two different certificates do.
     package func signerCertificate() throws(PurchaseVerificationError) -> ReceiptCertificate {
-        let matches = certificates.filter { $0.issuer == signer.issuer && $0.serialNumber == signer.serialNumber }
+        // The serial number first: short, and what tells certificates of one issuer apart.
+        let matches = certificates.filter { $0.serialNumber == signer.serialNumber && $0.issuer == signer.issuer }
         guard let first = matches.first else {
             throw PurchaseVerificationError(
                 .signerCertificateMismatch,
@@ -161,8 +163,9 @@ package struct PKCS7SignedData: Sendable {
     private static func content(of encapsulated: BERElement) throws(PurchaseVerificationError) -> [UInt8] {
         var parts = try encapsulated.expect(.sequence, "the encapContentInfo").children()
         guard let type = try parts.next() else { throw malformed("the encapContentInfo is empty") }
-        let oid = try type.objectIdentifier("the eContentType")
-        guard oid == dataOID else { throw malformed("the eContentType is \(oid), not id-data (\(dataOID))") }
+        guard type.isObjectIdentifier(dataOID) else {
+            throw malformed("the eContentType is \(try type.objectIdentifier("the eContentType")), not id-data (\(dataOID))")
+        }
         guard let explicit = try parts.next() else {
             throw malformed("the encapContentInfo has no content (a detached signature): the receipt payload is missing")
         }
@@ -173,26 +176,25 @@ package struct PKCS7SignedData: Sendable {
 
     /// A digest AlgorithmIdentifier: SHA-1 or SHA-256, parameters absent or NULL.
     static func digest(of algorithm: BERElement, _ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> ReceiptDigest {
-        let (oid, _) = try algorithmIdentifier(algorithm, what())
-        switch oid {
-        case ReceiptDigest.sha1OID: return .sha1
-        case ReceiptDigest.sha256OID: return .sha256
-        default: throw malformed("\(what()) is \(oid), neither SHA-1 nor SHA-256")
-        }
+        let oid = try algorithmIdentifier(algorithm, what())
+        if oid.isObjectIdentifier(ReceiptDigest.sha256OID) { return .sha256 }
+        if oid.isObjectIdentifier(ReceiptDigest.sha1OID) { return .sha1 }
+        throw malformed("\(what()) is \(try oid.objectIdentifier(what())), neither SHA-1 nor SHA-256")
     }
 
-    /// An AlgorithmIdentifier's OID, its parameters absent or NULL (all the algorithms here).
-    static func algorithmIdentifier(_ element: BERElement, _ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> (String, BERElement) {
+    /// An AlgorithmIdentifier's OBJECT IDENTIFIER, its parameters absent or NULL (all the
+    /// algorithms here).
+    static func algorithmIdentifier(_ element: BERElement, _ what: @autoclosure () -> String) throws(PurchaseVerificationError) -> BERElement {
         var parts = try element.expect(.sequence, what()).children()
-        guard let oidElement = try parts.next() else { throw malformed("\(what()) at offset \(element.offset) is empty") }
-        let oid = try oidElement.objectIdentifier(what())
+        guard let oid = try parts.next() else { throw malformed("\(what()) at offset \(element.offset) is empty") }
+        try oid.expect(.objectIdentifier, what())
         if let parameters = try parts.next() {
             guard parameters.tag == .null, parameters.contentRange.isEmpty else {
                 throw malformed("\(what()) at offset \(element.offset) has parameters other than NULL")
             }
             guard try parts.next() == nil else { throw malformed("\(what()) at offset \(element.offset) has more than two elements") }
         }
-        return (oid, element)
+        return oid
     }
 
     static func malformed(_ reason: String) -> PurchaseVerificationError {
@@ -212,11 +214,11 @@ package struct PKCS7SignedData: Sendable {
 /// - no unsignedAttrs: unsigned bytes with nothing to do.
 package struct PKCS7SignerInfo: Sendable {
     /// rsaEncryption, 1.2.840.113549.1.1.1.
-    static let rsaEncryptionOID = "1.2.840.113549.1.1.1"
+    static let rsaEncryptionOID = BERObjectIdentifier("1.2.840.113549.1.1.1")
     /// sha1WithRSAEncryption, 1.2.840.113549.1.1.5.
-    static let sha1WithRSAOID = "1.2.840.113549.1.1.5"
+    static let sha1WithRSAOID = BERObjectIdentifier("1.2.840.113549.1.1.5")
     /// sha256WithRSAEncryption, 1.2.840.113549.1.1.11.
-    static let sha256WithRSAOID = "1.2.840.113549.1.1.11"
+    static let sha256WithRSAOID = BERObjectIdentifier("1.2.840.113549.1.1.11")
 
     /// The issuer name of issuerAndSerialNumber, its DER exactly as received.
     package let issuer: [UInt8]
@@ -255,13 +257,11 @@ package struct PKCS7SignerInfo: Sendable {
         } else {
             signedAttributes = nil
         }
-        let (algorithm, _) = try PKCS7SignedData.algorithmIdentifier(next, "the SignerInfo's signatureAlgorithm")
-        switch (algorithm, digest) {
-        case (Self.rsaEncryptionOID, _), (Self.sha1WithRSAOID, .sha1), (Self.sha256WithRSAOID, .sha256):
-            break
-        default:
+        let algorithm = try PKCS7SignedData.algorithmIdentifier(next, "the SignerInfo's signatureAlgorithm")
+        let withDigest = digest == .sha256 ? Self.sha256WithRSAOID : Self.sha1WithRSAOID
+        guard algorithm.isObjectIdentifier(Self.rsaEncryptionOID) || algorithm.isObjectIdentifier(withDigest) else {
             throw PKCS7SignedData.malformed(
-                "the SignerInfo's signatureAlgorithm \(algorithm) is not RSA PKCS#1 v1.5 with its digest \(digest.rawValue)")
+                "the SignerInfo's signatureAlgorithm \(try algorithm.objectIdentifier("the SignerInfo's signatureAlgorithm")) is not RSA PKCS#1 v1.5 with its digest \(digest.rawValue)")
         }
         guard let signatureElement = try fields.next() else { throw PKCS7SignedData.malformed("the SignerInfo has no signature") }
         signature = try signatureElement.octetString("the SignerInfo's signature")
@@ -281,9 +281,9 @@ package struct PKCS7SignerInfo: Sendable {
 /// required (DER).
 package struct SignedAttributes: Sendable {
     /// id-contentType, 1.2.840.113549.1.9.3.
-    static let contentTypeOID = "1.2.840.113549.1.9.3"
+    static let contentTypeOID = BERObjectIdentifier("1.2.840.113549.1.9.3")
     /// id-messageDigest, 1.2.840.113549.1.9.4.
-    static let messageDigestOID = "1.2.840.113549.1.9.4"
+    static let messageDigestOID = BERObjectIdentifier("1.2.840.113549.1.9.4")
 
     package let messageDigest: [UInt8]
     /// What the signature is over.
@@ -304,18 +304,18 @@ package struct SignedAttributes: Sendable {
                 throw PKCS7SignedData.malformed("the signed attribute \(type) appears twice, the second at offset \(attribute.offset)")
             }
             switch type {
-            case Self.contentTypeOID:
+            case Self.contentTypeOID.dotted:
                 let values = try parts[1].expect(.set, "the contentType values").children(exactly: 1, what: "the contentType values")
                 contentType = try values[0].objectIdentifier("the contentType attribute")
-            case Self.messageDigestOID:
+            case Self.messageDigestOID.dotted:
                 let values = try parts[1].expect(.set, "the messageDigest values").children(exactly: 1, what: "the messageDigest values")
                 messageDigest = try values[0].octetString("the messageDigest attribute")
             default:
-                try parts[1].expect(.set, "the values of signed attribute \(type)")
+                try parts[1].expect(.set, "the values of signed attribute \(type)").validate()
             }
         }
         guard let contentType else { throw PKCS7SignedData.malformed("the signedAttrs have no contentType") }
-        guard contentType == PKCS7SignedData.dataOID else {
+        guard contentType == PKCS7SignedData.dataOID.dotted else {
             throw PKCS7SignedData.malformed("the signed contentType is \(contentType), not id-data")
         }
         guard let messageDigest else { throw PKCS7SignedData.malformed("the signedAttrs have no messageDigest") }
@@ -342,25 +342,49 @@ package struct ReceiptCertificate: Sendable {
         guard !element.isIndefiniteLength else {
             throw PKCS7SignedData.malformed("the certificate at offset \(element.offset) has an indefinite length; X.509 is DER")
         }
-        var outer = try element.children()
-        guard let tbs = try outer.next() else { throw PKCS7SignedData.malformed("the certificate at offset \(element.offset) is empty") }
-        var fields = try tbs.expect(.sequence, "a certificate's tbsCertificate").children()
-        guard var field = try fields.next() else { throw PKCS7SignedData.malformed("the tbsCertificate at offset \(tbs.offset) is empty") }
-        if field.tag == .contextSpecific(0, constructed: true) {
-            guard let after = try fields.next() else { throw PKCS7SignedData.malformed("the tbsCertificate has no serial number") }
-            field = after
+        // Read over the receipt's bytes where they are: the tbsCertificate's first six fields,
+        // the rest of the certificate OpenSSL's to parse.
+        let (serial, issuer, subject) = try element.input.withUnsafeBufferPointer {
+            bytes throws(PurchaseVerificationError) -> (Range<Int>, Range<Int>, Range<Int>) in
+            let depth = element.depth + 1
+            let outer = element.contentRange
+            guard !outer.isEmpty else { throw PKCS7SignedData.malformed("the certificate at offset \(element.offset) is empty") }
+            let tbs = try BERReader.value(in: bytes, at: outer.lowerBound, bound: outer.upperBound, depth: depth, deep: false)
+            guard tbs.tag == .sequence else {
+                throw PKCS7SignedData.malformed("a certificate's tbsCertificate at offset \(tbs.offset) is tagged \(tbs.tag), not SEQUENCE")
+            }
+            var cursor = tbs.contentRange.lowerBound
+            func next() throws(PurchaseVerificationError) -> BERValue? {
+                guard cursor < tbs.contentRange.upperBound else { return nil }
+                let field = try BERReader.value(in: bytes, at: cursor, bound: tbs.contentRange.upperBound, depth: depth + 1, deep: false)
+                cursor = field.endOffset
+                return field
+            }
+            guard var field = try next() else { throw PKCS7SignedData.malformed("the tbsCertificate at offset \(tbs.offset) is empty") }
+            if field.tag == .contextSpecific(0, constructed: true) {
+                guard let after = try next() else { throw PKCS7SignedData.malformed("the tbsCertificate has no serial number") }
+                field = after
+            }
+            guard field.tag == .integer else {
+                throw PKCS7SignedData.malformed("a certificate's serialNumber at offset \(field.offset) is tagged \(field.tag), not INTEGER")
+            }
+            try BERReader.checkMinimalInteger(bytes[field.contentRange], at: field.offset, "a certificate's serialNumber")
+            guard try next() != nil, let issuer = try next(), try next() != nil, let subject = try next() else {
+                throw PKCS7SignedData.malformed("the tbsCertificate at offset \(tbs.offset) is truncated")
+            }
+            guard issuer.tag == .sequence, subject.tag == .sequence else {
+                throw PKCS7SignedData.malformed("a certificate's issuer or subject at offset \(issuer.offset) is not a SEQUENCE")
+            }
+            return (field.contentRange, issuer.offset..<issuer.endOffset, subject.offset..<subject.endOffset)
         }
-        serialNumber = Array(try field.integerBytes("a certificate's serialNumber"))
-        guard try fields.next() != nil, let issuerElement = try fields.next(), try fields.next() != nil,
-            let subjectElement = try fields.next()
-        else {
-            throw PKCS7SignedData.malformed("the tbsCertificate at offset \(tbs.offset) is truncated")
-        }
-        issuer = Array(try issuerElement.expect(.sequence, "a certificate's issuer").encodedBytes)
-        subject = Array(try subjectElement.expect(.sequence, "a certificate's subject").encodedBytes)
+        serialNumber = Array(element.input[serial])
+        self.issuer = Array(element.input[issuer])
+        self.subject = Array(element.input[subject])
         der = Array(element.encodedBytes)
         do {
-            certificate = try Self.parsed(der)
+            certificate = try Self.parsed(der, validating: element)
+        } catch let error as PurchaseVerificationError {
+            throw error
         } catch {
             throw PKCS7SignedData.malformed("the certificate at offset \(element.offset) is not one OpenSSL reads: \(error)")
         }
@@ -374,9 +398,12 @@ package struct ReceiptCertificate: Sendable {
     private static let memo = Locked<[ChainKey: Certificate]>([:])
     static let parsedCapacity = 64
 
-    private static func parsed(_ der: [UInt8]) throws -> Certificate {
+    /// A certificate not seen before is walked by ``BERReader`` all the way down first (the
+    /// receipt was read shallowly); one seen before has the same bytes as one that was.
+    private static func parsed(_ der: [UInt8], validating element: BERElement) throws -> Certificate {
         let key = ChainKey(der)
         if let known = memo.withLock({ $0[key] }) { return known }
+        try element.validate()
         let certificate = try Certificate(derEncoded: der)
         memo.withLock { memo in
             if memo.count >= parsedCapacity { memo.removeAll(keepingCapacity: true) }

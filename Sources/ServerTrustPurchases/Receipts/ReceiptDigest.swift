@@ -7,9 +7,9 @@ package enum ReceiptDigest: String, Hashable, Sendable {
     case sha256 = "SHA-256"
 
     /// id-sha1, 1.3.14.3.2.26.
-    static let sha1OID = "1.3.14.3.2.26"
+    static let sha1OID = BERObjectIdentifier("1.3.14.3.2.26")
     /// id-sha256, 2.16.840.1.101.3.4.2.1.
-    static let sha256OID = "2.16.840.1.101.3.4.2.1"
+    static let sha256OID = BERObjectIdentifier("2.16.840.1.101.3.4.2.1")
 
     /// The digest of `bytes`, OpenSSL's through ServerTrustCertificates.
     package func hash(_ bytes: [UInt8]) -> [UInt8] {
