@@ -23,6 +23,9 @@ let package = Package(
         // The App Store's signed data verified against configured Apple roots before a purchase
         // is granted; OpenSSL through ServerTrust, no other dependency, no libcurl.
         .library(name: "ServerTrustPurchases", targets: ["ServerTrustPurchases"]),
+        // The purchase ledger: each verified purchase granted once, to one account, durably —
+        // SQLite (Debian's libsqlite3) by default; OpenSSL and SQLite only, no libcurl.
+        .library(name: "ServerTrustLedger", targets: ["ServerTrustLedger"]),
         .executable(name: "servertrust", targets: ["servertrust"]),
         // A local PKI and TLS servers for demos, examples and your own tests — never for
         // production traffic. `servertrust demo` runs on it.
@@ -140,6 +143,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // SQLite, the ledger's embedded store: the system's library (Debian's security updates),
+        // for BEGIN IMMEDIATE transactions, a busy timeout and prepared statements, nothing more.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // Wrappers for OpenSSL macros the Swift importer cannot see. No curl here: the
         // ServerTrust module must build without libcurl in its dependency graph.
         .target(name: "CServerTrustShims", dependencies: ["COpenSSL"]),
@@ -242,6 +252,18 @@ let package = Package(
             name: "ServerTrustPurchasesTests",
             dependencies: ["ServerTrustPurchases", "ServerTrust", "ServerTrustLab", "ServerTrustTestSupport", "ServerTrustCodeGeneration"],
             exclude: ["Fixtures"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ServerTrustLedger",
+            dependencies: ["ServerTrustPurchases", "CSQLite"],
+            swiftSettings: strictSwift
+        ),
+        // The ledger's contract, run against every store; the App Store's purchases minted by
+        // ServerTrustLab's AppStoreLab and verified first, as a server would.
+        .testTarget(
+            name: "ServerTrustLedgerTests",
+            dependencies: ["ServerTrustLedger", "ServerTrustPurchases", "ServerTrustLab", "ServerTrustTestSupport"],
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool

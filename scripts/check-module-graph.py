@@ -7,6 +7,7 @@
                            and not the glue of the two, ServerTrustUpdates
   ServerTrustTUF           no libcurl, no ServerTrustHTTP, not even ServerTrust
   ServerTrustPurchases     no libcurl, no ServerTrustHTTP, no TUF client: a verifier of signed data
+  ServerTrustLedger        no libcurl, no ServerTrustHTTP, no TUF client: SQLite and the verifier
   servertrust-generate     the plugin's tool: never ServerTrust (the build would compile it twice)
   products                 none holds ServerTrustTestSupport or CServerTrustTestShims
 
@@ -24,6 +25,7 @@ FORBIDDEN = {
     "ServerTrustHTTP": {"ServerTrustTUF", "ServerTrustUpdates"},
     "ServerTrustTUF": {"ServerTrust", "ServerTrustHTTP", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
     "ServerTrustPurchases": {"ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
+    "ServerTrustLedger": {"ServerTrustHTTP", "ServerTrustTUF", "ServerTrustUpdates", "CCurl", "CServerTrustCurlShims"},
     "servertrust-generate": {"ServerTrust", "ServerTrustHTTP", "CCurl"},
 }
 TEST_ONLY = {"ServerTrustTestSupport", "CServerTrustTestShims"}

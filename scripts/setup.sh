@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages ServerTrust builds and tests with (Debian 12 or 13). Idempotent.
 set -euo pipefail
-packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev pkg-config openssl curl ca-certificates python3 python3-venv nginx-light publicsuffix)
+# libsqlite3-dev: the purchase ledger's embedded store (ServerTrustLedger) links the system SQLite.
+packages=(libcurl4-openssl-dev libssl-dev zlib1g-dev libsqlite3-dev pkg-config openssl curl ca-certificates python3 python3-venv nginx-light publicsuffix)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,7 +16,7 @@ if ((${#missing[@]})); then
 fi
 # nginx-light's package starts a system nginx on port 80; our tests start their own on high ports.
 if command -v systemctl >/dev/null 2>&1; then systemctl stop nginx >/dev/null 2>&1 || true; fi
-pkg-config --exists libcurl openssl zlib
+pkg-config --exists libcurl openssl zlib sqlite3
 curl_backend=$(curl-config --ssl-backends 2>/dev/null || true)
 case "$curl_backend" in
     *OpenSSL*) ;;
