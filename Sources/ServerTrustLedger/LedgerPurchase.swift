@@ -140,3 +140,29 @@ enum LedgerTime {
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }
+
+extension LedgerNotification {
+    /// An App Store Server Notification v2 that ServerTrustPurchases verified (its
+    /// nested transaction verified as its own JWS): SUBSCRIBED, DID_RENEW, OFFER_REDEEMED and
+    /// ONE_TIME_CHARGE carry a purchase; REFUND and REVOKE a revocation; REFUND_REVERSED its
+    /// reversal; the others nothing the ledger keeps.
+    ///
+    /// - Throws: ``LedgerError/Code/invalidPurchase`` when a notification that carries a
+    ///   purchase has no transaction, or the transaction lacks what the ledger needs.
+    public init(appStore notification: AppStoreNotification) throws(LedgerError) {
+        let effect: Effect
+        switch notification.notificationType {
+        case .subscribed, .didRenew, .offerRedeemed, .oneTimeCharge: effect = .purchase
+        case .refund, .revoke: effect = .revocation
+        case .refundReversed: effect = .revocationReversed
+        default: effect = .none
+        }
+        var purchase: LedgerPurchase?
+        if let transaction = notification.data?.transaction {
+            purchase = try LedgerPurchase(appStore: transaction)
+        } else if effect != .none {
+            throw LedgerError(.invalidPurchase, "The \(notification.notificationType) notification \(notification.notificationUUID) carries no transaction.")
+        }
+        self.init(store: .appStore, id: notification.notificationUUID, signedDate: notification.signedDate, effect: effect, purchase: purchase)
+    }
+}

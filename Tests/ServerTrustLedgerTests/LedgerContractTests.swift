@@ -234,4 +234,25 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
         #expect(refusal { try ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: UUID())) }?.code == .accountTokenMismatch)
         #expect(try ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: token)).isNew)
     }
+
+    /// A refund notification the App Store signed, verified, applied: the grant ends, a retry
+    /// changes nothing, the resubmitted transaction is refused.
+    @Test func aVerifiedRefundNotificationEndsTheGrant() throws {
+        let lab = try AppStoreLab()
+        let verifier = try AppStoreSignedDataVerifier(roots: [lab.root.certificate], bundleID: "com.example.app", appAppleID: 1_234_567_890, environment: .sandbox, revocation: .disabled)
+        let ledger = try StoreKind.sqlite.make().ledger
+        let bought = try lab.jws(payload: AppStoreLab.transactionJSON())
+        _ = try ledger.claim(try LedgerPurchase(appStore: try verifier.verifyTransaction(bought)), for: "alice")
+
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let refunded = try lab.jws(payload: AppStoreLab.transactionJSON(extra: ["\"revocationDate\":\(now - 1000)", "\"revocationReason\":1"]))
+        let body = "{\"notificationType\":\"REFUND\",\"notificationUUID\":\"0a1b2c3d-0000-4000-8000-00000000000f\",\"version\":\"2.0\",\"signedDate\":\(now),"
+            + "\"data\":{\"appAppleId\":1234567890,\"bundleId\":\"com.example.app\",\"environment\":\"Sandbox\",\"signedTransactionInfo\":\"\(refunded)\"}}"
+        let notification = try LedgerNotification(appStore: try verifier.verifyNotification(try lab.jws(payload: body)))
+        #expect(notification.effect == .revocation && notification.id == "0a1b2c3d-0000-4000-8000-00000000000f")
+        guard case .applied(let grants) = try ledger.apply(notification) else { Issue.record("the refund was not applied"); return }
+        #expect(grants.map(\.account) == ["alice"] && grants.map(\.revocationReason) == ["1"])
+        #expect(try ledger.apply(notification) == .alreadyApplied)
+        #expect(refusal { try ledger.claim(try LedgerPurchase(appStore: try verifier.verifyTransaction(bought)), for: "alice") }?.code == .revoked)
+    }
 }
