@@ -281,6 +281,7 @@ let package = Package(
                 "ServerTrustTUF",
                 "ServerTrustUpdates",
                 "ServerTrustPurchases",
+                "ServerTrustLedger",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -99,15 +99,19 @@ struct DemoCommand: AsyncParsableCommand {
             results.append((scenario, await scenario.run()))
         }
         let purchases: DemoPurchases
+        let ledgerPath = FileManager.default.temporaryDirectory.appendingPathComponent("servertrust-demo-ledger-\(UUID().uuidString).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: ledgerPath + suffix) }
+        }
         do {
-            purchases = try DemoPurchases()
+            purchases = try DemoPurchases(ledgerPath: ledgerPath)
         } catch {
             throw CommandFailure(status: CommandFailure.transfer, message: "error: the demo could not make its lab purchases: \(error)")
         }
         let unexpected = results.filter { $0.outcome.verdict != $0.scenario.expected }
             .map { "  \($0.scenario.server) / \($0.scenario.evaluator): expected \($0.scenario.expected.text), got \($0.outcome.verdict.text)" }
             + purchases.scenes.filter { !$0.asExpected }
-            .map { "  \($0.purchase): expected \($0.expected.map { "refused (\($0))" } ?? "verified"), got \($0.refusal.map { "refused (\($0.code))" } ?? "verified")" }
+            .map { "  \($0.purchase): expected \($0.expected.map { "refused (\($0))" } ?? "no refusal"), got \($0.code.map { "refused (\($0))" } ?? $0.verdict)" }
         let total = results.count + purchases.scenes.count
 
         if json {
@@ -149,14 +153,15 @@ struct DemoCommand: AsyncParsableCommand {
             "Compiled in from Certificates/ by ServerTrustPinsPlugin: "
                 + CompiledSamples.all.map(\.fileName).joined(separator: ", "))
         lines.append("")
-        lines.append("App Store purchases from an Apple-like lab PKI, verified offline by ServerTrustPurchases:")
+        lines.append(
+            "App Store purchases from an Apple-like lab PKI, verified offline by ServerTrustPurchases, then claimed in a ServerTrustLedger on a temporary SQLite file:")
         let purchaseTable = DemoTable(
             header: ["PURCHASE", "VERDICT", "REASON"], rows: purchases.scenes.map { [$0.purchase, $0.verdict, $0.reason] })
         lines += purchaseTable.render(style: style) { row, column, text in
             guard column == 1 else { return text }
             let scene = purchases.scenes[row]
             guard scene.asExpected else { return style.red(text) + style.red(" ✗") }
-            return scene.refusal == nil ? style.green(text) : style.yellow(text)
+            return scene.code == nil ? style.green(text) : style.yellow(text)
         }
         let unexpected = results.filter { $0.outcome.verdict != $0.scenario.expected }.count + purchases.scenes.filter { !$0.asExpected }.count
         let total = results.count + purchases.scenes.count

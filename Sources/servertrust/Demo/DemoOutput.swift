@@ -62,8 +62,7 @@ struct DemoOutput: Encodable {
         compiledCertificates = CompiledSamples.all.map { Compiled(file: $0.fileName, pin: $0.pin, subject: $0.subject) }
         self.purchases = purchases.scenes.map {
             Purchase(
-                purchase: $0.purchase, verdict: $0.verdict, asExpected: $0.asExpected, reason: $0.reason, code: $0.refusal?.code.description,
-                expectedCode: $0.expected?.description)
+                purchase: $0.purchase, verdict: $0.verdict, asExpected: $0.asExpected, reason: $0.reason, code: $0.code, expectedCode: $0.expected)
         }
         allAsExpected = results.allSatisfy { $0.outcome.verdict == $0.scenario.expected } && purchases.scenes.allSatisfy(\.asExpected)
     }

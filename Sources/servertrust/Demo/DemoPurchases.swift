@@ -1,29 +1,33 @@
 import Foundation
 import ServerTrust
 import ServerTrustLab
+import ServerTrustLedger
 import ServerTrustPurchases
 
 /// The demo's purchase scenes: App Store signed data and a receipt from an Apple-like lab PKI
 /// (ServerTrustLab's `AppStoreLab` and `ReceiptLab`), verified offline by ServerTrustPurchases
 /// against the lab's root as the configured root — a genuine purchase, and the forgeries an
-/// on-device proxy or a patched app would send.
+/// on-device proxy or a patched app would send; then the genuine transaction claimed in a
+/// ServerTrustLedger on a temporary SQLite file — by its buyer, by its buyer again (a lost
+/// answer), by another account (a replay), and after a refund notification.
 struct DemoPurchases {
     static let bundleID = "com.example.app"
 
-    /// One scene: what was sent, the refusal expected (nil: verified), and what happened.
+    /// One scene: what was sent, the refusal's code expected (nil: none), and what happened.
     struct Scene {
         let purchase: String
-        let expected: PurchaseVerificationError.Code?
-        let refusal: PurchaseVerificationError?
+        let expected: String?
+        /// The refusal's code, nil when it went through.
+        let code: String?
+        let verdict: String
         let reason: String
 
-        var asExpected: Bool { refusal?.code == expected }
-        var verdict: String { refusal == nil ? "verified" : "refused" }
+        var asExpected: Bool { code == expected }
     }
 
     let scenes: [Scene]
 
-    init() throws {
+    init(ledgerPath: String) throws {
         let lab = try AppStoreLab(rootName: "Demo Apple Root CA - G3")
         let verifier = try AppStoreSignedDataVerifier(
             roots: [lab.root.certificate], bundleID: Self.bundleID, appAppleID: nil, environment: .sandbox, revocation: .disabled)
@@ -72,15 +76,61 @@ struct DemoPurchases {
                 return "receipt of \(receipt.bundleID) with \(receipt.inAppPurchases.count) in-app purchase, signed by the lab's Apple-like RSA chain"
             },
             Self.scene("receipt with altered content", expected: .invalidSignature) { try receiptVerifier.verify(alteredReceipt).bundleID },
+        ] + Self.ledgerScenes(path: ledgerPath, lab: lab, verifier: verifier, genuine: genuine)
+    }
+
+    /// The genuine transaction claimed, claimed again, replayed and refunded.
+    private static func ledgerScenes(path: String, lab: AppStoreLab, verifier: AppStoreSignedDataVerifier, genuine: String) -> [Scene] {
+        let ledger: PurchaseLedger
+        let purchase: LedgerPurchase
+        do {
+            ledger = try PurchaseLedger.sqlite(path: path)
+            purchase = try LedgerPurchase(appStore: try verifier.verifyTransaction(genuine))
+        } catch {
+            return [Scene(purchase: "ledger", expected: nil, code: "\((error as? LedgerError)?.code.rawValue ?? "error")", verdict: "failed", reason: "\(error)")]
+        }
+        func claim(_ account: String) throws -> String {
+            switch try ledger.claim(purchase, for: LedgerAccount(account)) {
+            case .granted(let grant): "granted to \(grant.account): transaction \(grant.purchase.transactionID), on disk before the answer"
+            case .alreadyGranted(let grant): "the same grant back to \(grant.account) (granted \(grant.grantedAt.formatted(.iso8601))): nothing granted twice"
+            }
+        }
+        return [
+            ledgerScene("claimed by alice", verdict: "granted", expected: nil) { try claim("alice") },
+            ledgerScene("claimed again by alice (lost answer)", verdict: "granted", expected: nil) { try claim("alice") },
+            ledgerScene("claimed by mallory", verdict: "granted", expected: .replay) { try claim("mallory") },
+            ledgerScene("refund notification", verdict: "applied", expected: nil) {
+                var refunded = purchase
+                refunded.revocationDate = Date()
+                refunded.revocationReason = "0"
+                let notification = LedgerNotification(
+                    store: .appStore, id: UUID().uuidString, signedDate: Date(), effect: .revocation, purchase: refunded)
+                guard case .applied(let grants) = try ledger.apply(notification) else { return "nothing changed" }
+                return "the grant to \(grants.map(\.account).joined(separator: ", ")) revoked: the refund ends it"
+            },
+            ledgerScene("claimed by alice after the refund", verdict: "granted", expected: .revoked) { try claim("alice") },
         ]
     }
 
     private static func scene(_ purchase: String, expected: PurchaseVerificationError.Code?, _ run: () throws -> String) -> Scene {
         do {
-            return Scene(purchase: purchase, expected: expected, refusal: nil, reason: try run())
+            return Scene(purchase: purchase, expected: expected?.description, code: nil, verdict: "verified", reason: try run())
         } catch {
             let refusal = error as? PurchaseVerificationError ?? PurchaseVerificationError(.invalidConfiguration, "\(error)")
-            return Scene(purchase: purchase, expected: expected, refusal: refusal, reason: "\(refusal.code): \(Self.firstSentence(refusal.reason))")
+            return Scene(
+                purchase: purchase, expected: expected?.description, code: refusal.code.description, verdict: "refused",
+                reason: "\(refusal.code): \(Self.firstSentence(refusal.reason))")
+        }
+    }
+
+    private static func ledgerScene(_ purchase: String, verdict: String, expected: LedgerError.Code?, _ run: () throws -> String) -> Scene {
+        do {
+            return Scene(purchase: purchase, expected: expected?.rawValue, code: nil, verdict: verdict, reason: try run())
+        } catch {
+            let refusal = error as? LedgerError ?? LedgerError(.storeFailed, "\(error)")
+            return Scene(
+                purchase: purchase, expected: expected?.rawValue, code: refusal.code.rawValue, verdict: "refused",
+                reason: "\(refusal.code.rawValue): \(Self.firstSentence(refusal.reason))")
         }
     }
 
