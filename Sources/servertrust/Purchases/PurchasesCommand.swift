@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import ServerTrust
 import ServerTrustHTTP
+import ServerTrustLedger
 import ServerTrustPurchases
 
 struct PurchasesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purchases",
         abstract: "Verify App Store purchases: signed transactions, renewals, notifications, app transactions and receipts.",
-        subcommands: [Verify.self]
+        subcommands: [Verify.self, Lookup.self]
     )
 
     struct Verify: ParsableCommand {
@@ -37,8 +38,16 @@ struct PurchasesCommand: ParsableCommand {
                 {"status": "verified"|"refused", "kind", "reason": a stable code when refused, \
                 "message", "payload": the decoded fields under Apple's names, dates in RFC 3339}.
 
+                --claim-for ACCOUNT --ledger FILE claims a verified transaction for ACCOUNT in \
+                the purchase ledger FILE (SQLite, created if missing): exit 0 when granted now or \
+                granted to ACCOUNT before (the same grant back), 1 when refused (a replay names \
+                the account that holds it), 3 when the ledger is unavailable (retry). --json \
+                then prints {"status": "granted"|"alreadyGranted"|"refused", "reason", "message", \
+                "account", "transactionId", "grantedAt"}.
+
                 Examples:
                   servertrust purchases verify --bundle-id com.example.app --app-apple-id 1234 signed-transaction.txt
+                  servertrust purchases verify --bundle-id com.example.app --claim-for user-42 --ledger ledger.sqlite signed-transaction.txt
                   servertrust purchases verify --kind receipt --bundle-id com.example.app --no-revocation receipt.b64
                   servertrust purchases verify --environment xcode --root StoreKitTestCertificate.cer --no-revocation transaction.jws
                 """
@@ -68,6 +77,12 @@ struct PurchasesCommand: ParsableCommand {
         @Flag(name: .long, help: "Print the result as JSON on standard output.")
         var json = false
 
+        @Option(name: .customLong("claim-for"), help: ArgumentHelp("Claim the verified transaction for this account in --ledger.", valueName: "ACCOUNT"))
+        var claimFor: String?
+
+        @Option(name: .long, help: ArgumentHelp("The purchase ledger (SQLite, created if missing) --claim-for records in.", valueName: "FILE"))
+        var ledger: String?
+
         @Argument(help: ArgumentHelp("The signed data or receipt; - for standard input.", valueName: "FILE|-"))
         var file: String
 
@@ -84,6 +99,12 @@ struct PurchasesCommand: ParsableCommand {
             if let at, RFC3339.parse(at) == nil {
                 throw ValidationError("--at \"\(at)\" is not an RFC 3339 time such as 2026-01-31T12:00:00Z.")
             }
+            if (claimFor == nil) != (ledger == nil) {
+                throw ValidationError("--claim-for and --ledger go together: the account to claim for, and the ledger to record it in.")
+            }
+            if claimFor != nil, let kind, kind != AppStorePurchaseKind.transaction.rawValue {
+                throw ValidationError("--claim-for claims a signed transaction, not a \(kind).")
+            }
         }
 
         func run() throws {
@@ -97,6 +118,14 @@ struct PurchasesCommand: ParsableCommand {
             if case .refused(let error) = outcome.result, error.code == .invalidConfiguration {
                 // Not a verdict on the data: the options cannot make a verifier.
                 throw CommandFailure(status: CommandFailure.usage, message: "error: \(error.reason)")
+            }
+            if let claimFor, let ledger, case .verified(_, let payload) = outcome.result {
+                guard let transaction = payload as? AppStoreTransaction else {
+                    throw CommandFailure(status: CommandFailure.usage, message: "error: --claim-for claims a signed transaction; \(file) is a \(kind.rawValue).")
+                }
+                for note in outcome.notes { StandardError.warn(note) }
+                try LedgerClaimOutput.claim(transaction, for: claimFor, in: ledger, json: json)
+                return
             }
             print(outcome, json: json)
             if case .refused = outcome.result { throw CommandFailure(status: CommandFailure.rejected, message: "") }
@@ -140,6 +169,55 @@ struct PurchasesCommand: ParsableCommand {
             case .refused(let error):
                 StandardError.write("refused: \(outcome.kind.rawValue): \(error)")
             }
+        }
+    }
+
+    struct Lookup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lookup",
+            abstract: "Look up the purchase ledger: who holds a transaction or an order, what an account holds now.",
+            discussion: """
+                The support question: --transaction ID or --order ID prints each grant (account, \
+                when granted, product, state); --account ACCOUNT prints its entitlements now. \
+                Exit status: 0 found, 1 nothing found, 2 usage error, 3 the ledger unavailable.
+
+                Examples:
+                  servertrust purchases lookup --ledger ledger.sqlite --transaction 2000000123456789
+                  servertrust purchases lookup --ledger ledger.sqlite --account user-42 --json
+                """
+        )
+
+        @Option(name: .long, help: ArgumentHelp("The purchase ledger (SQLite).", valueName: "FILE"))
+        var ledger: String
+
+        @Option(name: .long, help: ArgumentHelp("app_store (default) or google_play.", valueName: "STORE"))
+        var store = PurchaseStore.appStore.rawValue
+
+        @Option(name: .long, help: ArgumentHelp("A transaction id.", valueName: "ID"))
+        var transaction: String?
+
+        @Option(name: .long, help: ArgumentHelp("An order id (the App Store's web order line item id).", valueName: "ID"))
+        var order: String?
+
+        @Option(name: .long, help: ArgumentHelp("An account: its entitlements now.", valueName: "ACCOUNT"))
+        var account: String?
+
+        @Flag(name: .long, help: "Print the result as JSON on standard output.")
+        var json = false
+
+        func validate() throws {
+            guard [transaction, order, account].compactMap({ $0 }).count == 1 else {
+                throw ValidationError("Give exactly one of --transaction, --order and --account.")
+            }
+            guard PurchaseStore.known.contains(PurchaseStore(rawValue: store)) else {
+                throw ValidationError("--store \"\(store)\" is not \(PurchaseStore.known.map(\.rawValue).sorted().joined(separator: " or ")).")
+            }
+            guard FileManager.default.fileExists(atPath: ledger) else { throw ValidationError("--ledger \(ledger): no such file.") }
+        }
+
+        func run() throws {
+            try LedgerClaimOutput.lookup(
+                ledger: ledger, store: PurchaseStore(rawValue: store), transaction: transaction, order: order, account: account, json: json)
         }
     }
 }
