@@ -91,7 +91,7 @@ public enum NotificationOutcome: Hashable, Sendable {
 /// ```swift
 /// let ledger = try PurchaseLedger.sqlite(path: "/var/lib/shop/ledger.sqlite")
 /// let transaction = try verifier.verifyTransaction(jws)        // ServerTrustPurchases
-/// switch try ledger.claim(LedgerPurchase(appStore: transaction), for: LedgerAccount(user.id, appAccountToken: user.token)) {
+/// switch try await ledger.claim(LedgerPurchase(appStore: transaction), for: LedgerAccount(user.id, appAccountToken: user.token)) {
 /// case .granted(let grant): deliver(grant)                      // the first claim
 /// case .alreadyGranted(let grant): deliver(grant)               // a resubmission: same grant
 /// }                                                            // another account: LedgerError.replay
@@ -127,7 +127,7 @@ public final class PurchaseLedger: Sendable {
     ///   purchase or its chain (``LedgerError/holder`` names it),
     ///   ``LedgerError/Code/accountTokenMismatch``, ``LedgerError/Code/revoked``,
     ///   ``LedgerError/Code/invalidPurchase``; ``LedgerError/Code/storeUnavailable`` to retry.
-    public func claim(_ purchase: LedgerPurchase, for account: LedgerAccount) throws(LedgerError) -> ClaimResult {
+    public func claim(_ purchase: LedgerPurchase, for account: LedgerAccount) async throws(LedgerError) -> ClaimResult {
         try LedgerPurchase.checkAccount(account.id)
         if let signed = purchase.appAccountToken, let expected = account.appAccountToken, signed != expected {
             throw LedgerError(
@@ -137,7 +137,7 @@ public final class PurchaseLedger: Sendable {
         if let revoked = purchase.revocationDate {
             throw LedgerError(.revoked, "Transaction \(purchase.transactionID) was revoked by the store at \(revoked.formatted(.iso8601)): nothing to grant.")
         }
-        switch try store.claim(purchase, account: account.id, at: clock()) {
+        switch try await store.claim(purchase, account: account.id, at: clock()) {
         case .inserted(let grant):
             return .granted(grant)
         case .existing(let grant) where grant.account == account.id:
@@ -158,7 +158,7 @@ public final class PurchaseLedger: Sendable {
 
     /// Applies a verified notification once: a purchase (renewal) recorded for the chain's
     /// account, a revocation marking the grant revoked, a reversal clearing it.
-    public func apply(_ notification: LedgerNotification) throws(LedgerError) -> NotificationOutcome {
+    public func apply(_ notification: LedgerNotification) async throws(LedgerError) -> NotificationOutcome {
         try LedgerPurchase.checkID(notification.id, "notification id")
         if let purchase = notification.purchase, purchase.store != notification.store {
             throw LedgerError(.invalidPurchase, "The notification is from \(notification.store) but its purchase from \(purchase.store).")
@@ -166,25 +166,25 @@ public final class PurchaseLedger: Sendable {
         guard notification.effect == .none || notification.purchase != nil else {
             throw LedgerError(.invalidPurchase, "The \(notification.effect.rawValue) notification \(notification.id) carries no purchase.")
         }
-        return try store.apply(notification, at: clock())
+        return try await store.apply(notification, at: clock())
     }
 
     /// The grant of a transaction: who has it, since when, in what state — the support question.
-    public func grant(store: PurchaseStore, transactionID: String) throws(LedgerError) -> Grant? {
-        try self.store.grant(store: store, transactionID: transactionID)
+    public func grant(store: PurchaseStore, transactionID: String) async throws(LedgerError) -> Grant? {
+        try await self.store.grant(store: store, transactionID: transactionID)
     }
 
     /// The grants of an order id a customer quotes.
-    public func grants(store: PurchaseStore, orderID: String) throws(LedgerError) -> [Grant] {
-        try self.store.grants(store: store, orderID: orderID)
+    public func grants(store: PurchaseStore, orderID: String) async throws(LedgerError) -> [Grant] {
+        try await self.store.grants(store: store, orderID: orderID)
     }
 
     /// What `account` holds now: one entitlement per chain that is not consumable.
-    public func entitlements(for account: String, at time: Date? = nil) throws(LedgerError) -> [Entitlement] {
+    public func entitlements(for account: String, at time: Date? = nil) async throws(LedgerError) -> [Entitlement] {
         let now = time ?? clock()
         var chains: [String: [Grant]] = [:]
         var order: [String] = []
-        for grant in try store.grants(account: account) where grant.purchase.kind != .consumable {
+        for grant in try await store.grants(account: account) where grant.purchase.kind != .consumable {
             let key = "\(grant.purchase.store.rawValue)\u{0}\(grant.purchase.originalTransactionID)"
             if chains[key] == nil { order.append(key) }
             chains[key, default: []].append(grant)
@@ -227,14 +227,14 @@ public protocol LedgerStore: Sendable {
     /// In one transaction: the grant of `purchase`'s transaction if there is one; else, if its
     /// chain is granted to an account other than `account`, that grant; else a new grant to
     /// `account`, unless a notification revoked the transaction first.
-    func claim(_ purchase: LedgerPurchase, account: String, at time: Date) throws(LedgerError) -> StoreClaim
+    func claim(_ purchase: LedgerPurchase, account: String, at time: Date) async throws(LedgerError) -> StoreClaim
     /// In one transaction: records the notification id (refused as already applied when it is
     /// there), then its effect.
-    func apply(_ notification: LedgerNotification, at time: Date) throws(LedgerError) -> NotificationOutcome
-    func grant(store: PurchaseStore, transactionID: String) throws(LedgerError) -> Grant?
-    func grants(store: PurchaseStore, orderID: String) throws(LedgerError) -> [Grant]
+    func apply(_ notification: LedgerNotification, at time: Date) async throws(LedgerError) -> NotificationOutcome
+    func grant(store: PurchaseStore, transactionID: String) async throws(LedgerError) -> Grant?
+    func grants(store: PurchaseStore, orderID: String) async throws(LedgerError) -> [Grant]
     /// Every grant of `account`, oldest first.
-    func grants(account: String) throws(LedgerError) -> [Grant]
+    func grants(account: String) async throws(LedgerError) -> [Grant]
 }
 
 extension LedgerPurchase {

@@ -29,6 +29,15 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
     }
 }
 
+func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error as? LedgerError
+    }
+}
+
 /// The ledger's guarantees — grant once, the same grant back to its account, a replay refused
 /// naming its holder, subscriptions, refunds, notifications applied once in any order — proven
 /// against every store by the same tests.
@@ -46,117 +55,117 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func theFirstClaimGrantsTheSameAccountGetsItBackAnotherIsAReplay(store: StoreKind) throws {
+    func theFirstClaimGrantsTheSameAccountGetsItBackAnotherIsAReplay(store: StoreKind) async throws {
         let ledger = try store.make().ledger
         let purchase = try Self.purchase()
-        let first = try ledger.claim(purchase, for: "alice")
+        let first = try await ledger.claim(purchase, for: "alice")
         #expect(first.isNew)
         #expect(first.grant.account == "alice" && first.grant.purchase == purchase && !first.grant.isRevoked)
         // The answer was lost: the client sends it again and gets the same grant, nothing new.
-        let again = try ledger.claim(purchase, for: "alice")
+        let again = try await ledger.claim(purchase, for: "alice")
         #expect(again == .alreadyGranted(first.grant))
-        let replay = refusal { try ledger.claim(purchase, for: "mallory") }
+        let replay = await refusal { try await ledger.claim(purchase, for: "mallory") }
         #expect(replay?.code == .replay)
         #expect(replay?.holder == "alice" && replay?.heldSince == first.grant.grantedAt)
-        #expect(try ledger.grant(store: .appStore, transactionID: purchase.transactionID) == first.grant)
+        #expect(try await ledger.grant(store: .appStore, transactionID: purchase.transactionID) == first.grant)
         // The same id in another store is another purchase.
-        #expect(try ledger.claim(try Self.purchase(store: .googlePlay), for: "mallory").isNew)
+        #expect(try await ledger.claim(try Self.purchase(store: .googlePlay), for: "mallory").isNew)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aPurchaseForAnotherAccountsTokenIsRefusedAndWritesNothing(store: StoreKind) throws {
+    func aPurchaseForAnotherAccountsTokenIsRefusedAndWritesNothing(store: StoreKind) async throws {
         let ledger = try store.make().ledger
         let (alice, bob) = (UUID(), UUID())
         let purchase = try Self.purchase(token: alice)
-        let refused = refusal { try ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: bob)) }
+        let refused = await refusal { try await ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: bob)) }
         #expect(refused?.code == .accountTokenMismatch)
-        #expect(try ledger.grant(store: .appStore, transactionID: purchase.transactionID) == nil)
-        #expect(try ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: alice)).isNew)
+        #expect(try await ledger.grant(store: .appStore, transactionID: purchase.transactionID) == nil)
+        #expect(try await ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: alice)).isNew)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func badInputIsATypedErrorAndWritesNothing(store: StoreKind) throws {
+    func badInputIsATypedErrorAndWritesNothing(store: StoreKind) async throws {
         let ledger = try store.make().ledger
         #expect(refusal { try Self.purchase("") }?.code == .invalidPurchase)
         #expect(refusal { try Self.purchase("12 34") }?.code == .invalidPurchase)
         #expect(refusal { try Self.purchase(String(repeating: "9", count: 257)) }?.code == .invalidPurchase)
         #expect(refusal { try Self.purchase(store: PurchaseStore(rawValue: "amazon")) }?.code == .invalidPurchase)
-        #expect(refusal { try ledger.claim(try Self.purchase(), for: "") }?.code == .invalidPurchase)
-        #expect(refusal { try ledger.claim(try Self.purchase(), for: "al ice") }?.code == .invalidPurchase)
-        #expect(try ledger.grant(store: .appStore, transactionID: "2000000000000001") == nil)
+        #expect(await refusal { try await ledger.claim(try Self.purchase(), for: "") }?.code == .invalidPurchase)
+        #expect(await refusal { try await ledger.claim(try Self.purchase(), for: "al ice") }?.code == .invalidPurchase)
+        #expect(try await ledger.grant(store: .appStore, transactionID: "2000000000000001") == nil)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aRevokedPurchaseIsNeverGrantedAndARefundEndsTheGrant(store: StoreKind) throws {
+    func aRevokedPurchaseIsNeverGrantedAndARefundEndsTheGrant(store: StoreKind) async throws {
         let ledger = try store.make().ledger
-        #expect(refusal { try ledger.claim(try Self.purchase(revoked: Self.start), for: "alice") }?.code == .revoked)
-        #expect(try ledger.grant(store: .appStore, transactionID: "2000000000000001") == nil)
+        #expect(await refusal { try await ledger.claim(try Self.purchase(revoked: Self.start), for: "alice") }?.code == .revoked)
+        #expect(try await ledger.grant(store: .appStore, transactionID: "2000000000000001") == nil)
 
         let purchase = try Self.purchase("2000000000000002", kind: .nonConsumable)
-        _ = try ledger.claim(purchase, for: "alice")
-        #expect(try ledger.entitlements(for: "alice").map(\.state) == [.active])
+        _ = try await ledger.claim(purchase, for: "alice")
+        #expect(try await ledger.entitlements(for: "alice").map(\.state) == [.active])
         let refundDate = Self.start.addingTimeInterval(86_400)
         var refunded = purchase
         refunded.revocationDate = refundDate
         refunded.revocationReason = "1"
         let refund = LedgerNotification(store: .appStore, id: "n-refund", signedDate: refundDate, effect: .revocation, purchase: refunded)
-        guard case .applied(let grants) = try ledger.apply(refund) else { Issue.record("the refund changed nothing"); return }
+        guard case .applied(let grants) = try await ledger.apply(refund) else { Issue.record("the refund changed nothing"); return }
         #expect(grants.map(\.revokedAt) == [refundDate] && grants.map(\.revocationReason) == ["1"])
-        #expect(try ledger.entitlements(for: "alice").map(\.state) == [.revoked])
+        #expect(try await ledger.entitlements(for: "alice").map(\.state) == [.revoked])
         // The client resubmits the old signed data: refused now, not granted again.
-        #expect(refusal { try ledger.claim(purchase, for: "alice") }?.code == .revoked)
+        #expect(await refusal { try await ledger.claim(purchase, for: "alice") }?.code == .revoked)
         // Apple retries the notification: nothing changes.
-        #expect(try ledger.apply(refund) == .alreadyApplied)
+        #expect(try await ledger.apply(refund) == .alreadyApplied)
         // A refund reversed grants it again.
         let reversal = LedgerNotification(store: .appStore, id: "n-reversed", signedDate: refundDate.addingTimeInterval(60), effect: .revocationReversed, purchase: purchase)
-        #expect(try ledger.apply(reversal) != .recorded)
-        #expect(try ledger.entitlements(for: "alice").map(\.state) == [.active])
+        #expect(try await ledger.apply(reversal) != .recorded)
+        #expect(try await ledger.entitlements(for: "alice").map(\.state) == [.active])
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aRefundBeforeAnyClaimIsRememberedAndTheLaterClaimRefused(store: StoreKind) throws {
+    func aRefundBeforeAnyClaimIsRememberedAndTheLaterClaimRefused(store: StoreKind) async throws {
         let ledger = try store.make().ledger
         var refunded = try Self.purchase("2000000000000003")
         refunded.revocationDate = Self.start.addingTimeInterval(10)
-        #expect(try ledger.apply(LedgerNotification(store: .appStore, id: "n1", signedDate: Self.start, effect: .revocation, purchase: refunded)) == .recorded)
+        #expect(try await ledger.apply(LedgerNotification(store: .appStore, id: "n1", signedDate: Self.start, effect: .revocation, purchase: refunded)) == .recorded)
         // The client's copy was signed before the refund and does not say so.
-        let refused = refusal { try ledger.claim(try Self.purchase("2000000000000003"), for: "alice") }
+        let refused = await refusal { try await ledger.claim(try Self.purchase("2000000000000003"), for: "alice") }
         #expect(refused?.code == .revoked)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aSubscriptionIsOneEntitlementMovedForwardByRenewalsAndEndedByExpiry(store: StoreKind) throws {
+    func aSubscriptionIsOneEntitlementMovedForwardByRenewalsAndEndedByExpiry(store: StoreKind) async throws {
         let ledger = try store.make().ledger
         let month: TimeInterval = 30 * 86_400
         let first = try Self.purchase("3000000000000001", kind: .autoRenewableSubscription, order: "w-1", expires: Self.start.addingTimeInterval(month))
-        _ = try ledger.claim(first, for: "alice")
+        _ = try await ledger.claim(first, for: "alice")
         // A renewal: new transaction, same chain, delivered by a notification.
         let renewal = try Self.purchase(
             "3000000000000002", original: "3000000000000001", kind: .autoRenewableSubscription, order: "w-2", expires: Self.start.addingTimeInterval(2 * month))
-        let renewed = try ledger.apply(LedgerNotification(store: .appStore, id: "n-renew", signedDate: Self.start.addingTimeInterval(month), effect: .purchase, purchase: renewal))
+        let renewed = try await ledger.apply(LedgerNotification(store: .appStore, id: "n-renew", signedDate: Self.start.addingTimeInterval(month), effect: .purchase, purchase: renewal))
         guard case .applied(let grants) = renewed else { Issue.record("the renewal was not applied: \(renewed)"); return }
         #expect(grants.map(\.account) == ["alice"])
         let during = Self.start.addingTimeInterval(1.5 * month)
-        #expect(try ledger.entitlements(for: "alice", at: during) == [
+        #expect(try await ledger.entitlements(for: "alice", at: during) == [
             Entitlement(store: .appStore, originalTransactionID: "3000000000000001", productID: "com.example.app.gems.100", kind: .autoRenewableSubscription, expiresDate: renewal.expiresDate, state: .active)
         ])
-        #expect(try ledger.entitlements(for: "alice", at: Self.start.addingTimeInterval(3 * month)).map(\.state) == [.expired])
+        #expect(try await ledger.entitlements(for: "alice", at: Self.start.addingTimeInterval(3 * month)).map(\.state) == [.expired])
         // The renewal claimed by the account that holds the chain: the same grant back.
-        #expect(try ledger.claim(renewal, for: "alice").isNew == false)
+        #expect(try await ledger.claim(renewal, for: "alice").isNew == false)
         // The chain is alice's: another account claiming a renewal of it is a replay.
         let next = try Self.purchase("3000000000000003", original: "3000000000000001", kind: .autoRenewableSubscription, expires: Self.start.addingTimeInterval(3 * month))
-        let replay = refusal { try ledger.claim(next, for: "mallory") }
+        let replay = await refusal { try await ledger.claim(next, for: "mallory") }
         #expect(replay?.code == .replay && replay?.holder == "alice")
-        #expect(try ledger.grant(store: .appStore, transactionID: "3000000000000003") == nil)
+        #expect(try await ledger.grant(store: .appStore, transactionID: "3000000000000003") == nil)
         // The support question by order id.
-        #expect(try ledger.grants(store: .appStore, orderID: "w-2").map(\.purchase.transactionID) == ["3000000000000002"])
+        #expect(try await ledger.grants(store: .appStore, orderID: "w-2").map(\.purchase.transactionID) == ["3000000000000002"])
         // Consumables are grants, not entitlements.
-        _ = try ledger.claim(try Self.purchase("4000000000000001"), for: "alice")
-        #expect(try ledger.entitlements(for: "alice", at: during).count == 1)
+        _ = try await ledger.claim(try Self.purchase("4000000000000001"), for: "alice")
+        #expect(try await ledger.entitlements(for: "alice", at: during).count == 1)
     }
 
     @Test(arguments: StoreKind.allCases)
-    func notificationsAppliedInAnyOrderLeaveWhatSignedDateOrderDoes(store: StoreKind) throws {
+    func notificationsAppliedInAnyOrderLeaveWhatSignedDateOrderDoes(store: StoreKind) async throws {
         let month: TimeInterval = 30 * 86_400
         let first = try Self.purchase("5000000000000001", kind: .autoRenewableSubscription, expires: Self.start.addingTimeInterval(month))
         var notifications: [LedgerNotification] = []
@@ -169,17 +178,17 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
         refunded.revocationDate = Self.start.addingTimeInterval(2.5 * month)
         notifications.append(LedgerNotification(store: .appStore, id: "refund-3", signedDate: Self.start.addingTimeInterval(2.5 * month), effect: .revocation, purchase: refunded))
 
-        func state(after order: [LedgerNotification]) throws -> [Entitlement] {
+        func state(after order: [LedgerNotification]) async throws -> [Entitlement] {
             let ledger = try store.make().ledger
-            _ = try ledger.claim(first, for: "alice")
-            for notification in order { _ = try ledger.apply(notification) }
-            for notification in order { #expect(try ledger.apply(notification) == .alreadyApplied) }
-            return try ledger.entitlements(for: "alice", at: Self.start.addingTimeInterval(3.5 * month))
+            _ = try await ledger.claim(first, for: "alice")
+            for notification in order { _ = try await ledger.apply(notification) }
+            for notification in order { #expect(try await ledger.apply(notification) == .alreadyApplied) }
+            return try await ledger.entitlements(for: "alice", at: Self.start.addingTimeInterval(3.5 * month))
         }
-        let bySignedDate = try state(after: notifications.sorted { $0.signedDate < $1.signedDate })
+        let bySignedDate = try await state(after: notifications.sorted { $0.signedDate < $1.signedDate })
         #expect(bySignedDate.first?.expiresDate == Self.start.addingTimeInterval(4 * month) && bySignedDate.first?.state == .active)
         for order in [Array(notifications.reversed()), [notifications[3], notifications[0], notifications[2], notifications[1]]] {
-            #expect(try state(after: order) == bySignedDate)
+            #expect(try await state(after: order) == bySignedDate)
         }
     }
 
@@ -192,7 +201,7 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
             for account in 0..<100 {
                 group.addTask {
                     let ledger = try store.open(path)
-                    do throws(LedgerError) { return .success(try ledger.claim(purchase, for: LedgerAccount("account-\(account)"))) } catch { return .failure(error) }
+                    do throws(LedgerError) { return .success(try await ledger.claim(purchase, for: LedgerAccount("account-\(account)"))) } catch { return .failure(error) }
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -205,7 +214,7 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
         // One account, 100 times at once: one grant, 99 times the same grant back.
         let mine = try Self.purchase("6000000000000002")
         let answers = try await withThrowingTaskGroup(of: ClaimResult.self) { group in
-            for _ in 0..<100 { group.addTask { try store.open(path).claim(mine, for: "alice") } }
+            for _ in 0..<100 { group.addTask { try await store.open(path).claim(mine, for: "alice") } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(answers.filter(\.isNew).count == 1)
@@ -213,46 +222,46 @@ func refusal<T>(_ body: () throws -> T) -> LedgerError? {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aGrantIsOnDiskWhenTheClaimReturns(store: StoreKind) throws {
+    func aGrantIsOnDiskWhenTheClaimReturns(store: StoreKind) async throws {
         let (ledger, path) = try store.make()
-        let granted = try ledger.claim(try Self.purchase(), for: "alice")
+        let granted = try await ledger.claim(try Self.purchase(), for: "alice")
         // Another connection, as after a restart.
         let reopened = try store.open(path)
-        #expect(try reopened.grant(store: .appStore, transactionID: "2000000000000001") == granted.grant)
-        #expect(try reopened.claim(try Self.purchase(), for: "alice") == .alreadyGranted(granted.grant))
+        #expect(try await reopened.grant(store: .appStore, transactionID: "2000000000000001") == granted.grant)
+        #expect(try await reopened.claim(try Self.purchase(), for: "alice") == .alreadyGranted(granted.grant))
     }
 
     /// A transaction the App Store signed, verified, claimed: the path a server takes.
-    @Test func aVerifiedAppStoreTransactionIsClaimedWithItsSignedToken() throws {
+    @Test func aVerifiedAppStoreTransactionIsClaimedWithItsSignedToken() async throws {
         let lab = try AppStoreLab()
         let verifier = try AppStoreSignedDataVerifier(roots: [lab.root.certificate], bundleID: "com.example.app", appAppleID: nil, environment: .sandbox, revocation: .disabled)
         let token = UUID()
         let jws = try lab.jws(payload: AppStoreLab.transactionJSON(extra: ["\"appAccountToken\":\"\(token.uuidString)\"", "\"webOrderLineItemId\":\"70000001\""]))
-        let purchase = try LedgerPurchase(appStore: try verifier.verifyTransaction(jws))
+        let purchase = try LedgerPurchase(appStore: try await verifier.verifyTransaction(jws))
         #expect(purchase.kind == .consumable && purchase.appAccountToken == token && purchase.orderID == "70000001" && purchase.environment == "Sandbox")
         let ledger = try StoreKind.sqlite.make().ledger
-        #expect(refusal { try ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: UUID())) }?.code == .accountTokenMismatch)
-        #expect(try ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: token)).isNew)
+        #expect(await refusal { try await ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: UUID())) }?.code == .accountTokenMismatch)
+        #expect(try await ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: token)).isNew)
     }
 
     /// A refund notification the App Store signed, verified, applied: the grant ends, a retry
     /// changes nothing, the resubmitted transaction is refused.
-    @Test func aVerifiedRefundNotificationEndsTheGrant() throws {
+    @Test func aVerifiedRefundNotificationEndsTheGrant() async throws {
         let lab = try AppStoreLab()
         let verifier = try AppStoreSignedDataVerifier(roots: [lab.root.certificate], bundleID: "com.example.app", appAppleID: 1_234_567_890, environment: .sandbox, revocation: .disabled)
         let ledger = try StoreKind.sqlite.make().ledger
         let bought = try lab.jws(payload: AppStoreLab.transactionJSON())
-        _ = try ledger.claim(try LedgerPurchase(appStore: try verifier.verifyTransaction(bought)), for: "alice")
+        _ = try await ledger.claim(try LedgerPurchase(appStore: try await verifier.verifyTransaction(bought)), for: "alice")
 
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let refunded = try lab.jws(payload: AppStoreLab.transactionJSON(extra: ["\"revocationDate\":\(now - 1000)", "\"revocationReason\":1"]))
         let body = "{\"notificationType\":\"REFUND\",\"notificationUUID\":\"0a1b2c3d-0000-4000-8000-00000000000f\",\"version\":\"2.0\",\"signedDate\":\(now),"
             + "\"data\":{\"appAppleId\":1234567890,\"bundleId\":\"com.example.app\",\"environment\":\"Sandbox\",\"signedTransactionInfo\":\"\(refunded)\"}}"
-        let notification = try LedgerNotification(appStore: try verifier.verifyNotification(try lab.jws(payload: body)))
+        let notification = try LedgerNotification(appStore: try await verifier.verifyNotification(try lab.jws(payload: body)))
         #expect(notification.effect == .revocation && notification.id == "0a1b2c3d-0000-4000-8000-00000000000f")
-        guard case .applied(let grants) = try ledger.apply(notification) else { Issue.record("the refund was not applied"); return }
+        guard case .applied(let grants) = try await ledger.apply(notification) else { Issue.record("the refund was not applied"); return }
         #expect(grants.map(\.account) == ["alice"] && grants.map(\.revocationReason) == ["1"])
-        #expect(try ledger.apply(notification) == .alreadyApplied)
-        #expect(refusal { try ledger.claim(try LedgerPurchase(appStore: try verifier.verifyTransaction(bought)), for: "alice") }?.code == .revoked)
+        #expect(try await ledger.apply(notification) == .alreadyApplied)
+        #expect(await refusal { try await ledger.claim(try LedgerPurchase(appStore: try await verifier.verifyTransaction(bought)), for: "alice") }?.code == .revoked)
     }
 }

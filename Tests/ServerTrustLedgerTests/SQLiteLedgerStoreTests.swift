@@ -7,7 +7,7 @@ import Testing
 @Suite struct SQLiteLedgerStoreTests {
     func path() -> String { FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString).sqlite").path }
 
-    @Test func aNewFileIsMigratedOnceAndReopenedAsIs() throws {
+    @Test func aNewFileIsMigratedOnceAndReopenedAsIs() async throws {
         let file = path()
         #expect(try SQLiteLedgerStore(path: file).schemaVersion == SQLiteLedgerStore.migrations.last?.version)
         #expect(try SQLiteLedgerStore(path: file).schemaVersion == 1)
@@ -15,7 +15,7 @@ import Testing
         #expect(try database.query("SELECT count(*) FROM ledger_migrations") { row throws(LedgerError) in try row.integer(0, "count") } == [1])
     }
 
-    @Test func aSchemaFromANewerVersionIsRefused() throws {
+    @Test func aSchemaFromANewerVersionIsRefused() async throws {
         let file = path()
         _ = try SQLiteLedgerStore(path: file)
         try SQLiteDatabase(path: file, busyTimeout: .seconds(1)).run("INSERT INTO ledger_migrations (version, applied_at) VALUES (99, 0)")
@@ -23,7 +23,7 @@ import Testing
         #expect(refused?.code == .corruptRecord && refused?.reason.contains("schema version 99") == true)
     }
 
-    @Test func aDamagedRowIsACorruptRecordNeverADefault() throws {
+    @Test func aDamagedRowIsACorruptRecordNeverADefault() async throws {
         for damage in [
             "UPDATE grants SET kind = 'bogus'", "UPDATE grants SET quantity = 3000000000", "UPDATE grants SET expires_at = 'soon'",
             "UPDATE grants SET app_account_token = 'not-a-uuid'", "UPDATE grants SET account = ''", "UPDATE grants SET transaction_id = 'a b'",
@@ -31,7 +31,7 @@ import Testing
         ] {
             let file = path()
             let ledger = PurchaseLedger(store: try SQLiteLedgerStore(path: file))
-            _ = try ledger.claim(try LedgerContractTests.purchase(), for: "alice")
+            _ = try await ledger.claim(try LedgerContractTests.purchase(), for: "alice")
             let database = try SQLiteDatabase(path: file, busyTimeout: .seconds(1))
             do {
                 try database.execute(damage)
@@ -40,7 +40,8 @@ import Testing
                 #expect(error.code == .storeFailed, "\(damage): \(error)")
                 continue
             }
-            let found = refusal { try ledger.grants(account: "alice") } ?? refusal { try ledger.grant(store: .appStore, transactionID: "2000000000000001") }
+            var found = await refusal { try await ledger.grants(account: "alice") }
+            if found == nil { found = await refusal { try await ledger.grant(store: .appStore, transactionID: "2000000000000001") } }
             #expect(found?.code == .corruptRecord, "\(damage): \(String(describing: found))")
         }
         // The schema refuses what no claim writes.
@@ -51,7 +52,7 @@ import Testing
         #expect(refusal { try database.run("UPDATE grants SET quantity = 0") }?.code == .storeFailed)
     }
 
-    @Test func aFileThatCannotBeOpenedIsUnavailable() throws {
+    @Test func aFileThatCannotBeOpenedIsUnavailable() async throws {
         let refused = refusal { try SQLiteLedgerStore(path: "/nonexistent-directory/ledger.sqlite") }
         #expect(refused?.code == .storeUnavailable && refused?.isRetryable == true)
         let notADatabase = path()
@@ -69,5 +70,5 @@ extension LedgerContractTests {
 }
 
 extension PurchaseLedger {
-    func grants(account: String) throws(LedgerError) -> [Grant] { try store.grants(account: account) }
+    func grants(account: String) async throws(LedgerError) -> [Grant] { try await store.grants(account: account) }
 }

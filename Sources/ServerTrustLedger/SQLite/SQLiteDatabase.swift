@@ -114,6 +114,7 @@ enum SQLiteValue {
 
     static func date(_ date: Date?) -> SQLiteValue { date.map { .integer(LedgerTime.milliseconds($0)) } ?? .null }
     static func optional(_ text: String?) -> SQLiteValue { text.map { .text($0) } ?? .null }
+    static func optional(_ number: Int64?) -> SQLiteValue { number.map { .integer($0) } ?? .null }
 }
 
 /// One result row, its columns read by index and checked: a row that does not hold what the

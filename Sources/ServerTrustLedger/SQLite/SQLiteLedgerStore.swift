@@ -95,10 +95,9 @@ public final class SQLiteLedgerStore: LedgerStore, @unchecked Sendable {
         return try result.get()
     }
 
-    static let grantColumns =
-        "store, transaction_id, original_transaction_id, order_id, product_id, kind, environment, quantity, purchased_at, expires_at, app_account_token, account, granted_at, revoked_at, revocation_reason"
+    static let grantColumns = GrantRow.columns
 
-    public func claim(_ purchase: LedgerPurchase, account: String, at time: Date) throws(LedgerError) -> StoreClaim {
+    public func claim(_ purchase: LedgerPurchase, account: String, at time: Date) async throws(LedgerError) -> StoreClaim {
         try withDatabase { database throws(LedgerError) in
             try database.transaction { () throws(LedgerError) -> StoreClaim in
                 let key: [SQLiteValue] = [.text(purchase.store.rawValue), .text(purchase.transactionID)]
@@ -124,18 +123,17 @@ public final class SQLiteLedgerStore: LedgerStore, @unchecked Sendable {
     }
 
     private static func insert(_ grant: Grant, into database: SQLiteDatabase) throws(LedgerError) {
-        let purchase = grant.purchase
+        let row = GrantRow(grant)
         try database.run(
             "INSERT INTO grants (\(grantColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(purchase.store.rawValue), .text(purchase.transactionID), .text(purchase.originalTransactionID), .optional(purchase.orderID),
-                .text(purchase.productID), .text(purchase.kind.rawValue), .text(purchase.environment), .integer(Int64(purchase.quantity)),
-                .date(purchase.purchaseDate), .date(purchase.expiresDate), .optional(purchase.appAccountToken?.uuidString), .text(grant.account),
-                .date(grant.grantedAt), .date(grant.revokedAt), .optional(grant.revocationReason),
+                .text(row.store), .text(row.transactionID), .text(row.originalTransactionID), .optional(row.orderID), .text(row.productID),
+                .text(row.kind), .text(row.environment), .integer(row.quantity), .integer(row.purchasedAt), .optional(row.expiresAt),
+                .optional(row.appAccountToken), .text(row.account), .integer(row.grantedAt), .optional(row.revokedAt), .optional(row.revocationReason),
             ])
     }
 
-    public func apply(_ notification: LedgerNotification, at time: Date) throws(LedgerError) -> NotificationOutcome {
+    public func apply(_ notification: LedgerNotification, at time: Date) async throws(LedgerError) -> NotificationOutcome {
         try withDatabase { database throws(LedgerError) in
             try database.transaction { () throws(LedgerError) -> NotificationOutcome in
                 let inserted = try database.run(
@@ -178,7 +176,7 @@ public final class SQLiteLedgerStore: LedgerStore, @unchecked Sendable {
         }
     }
 
-    public func grant(store: PurchaseStore, transactionID: String) throws(LedgerError) -> Grant? {
+    public func grant(store: PurchaseStore, transactionID: String) async throws(LedgerError) -> Grant? {
         try withDatabase { database throws(LedgerError) in
             try database.query(
                 "SELECT \(Self.grantColumns) FROM grants WHERE store = ? AND transaction_id = ?", [.text(store.rawValue), .text(transactionID)], row: Self.grant
@@ -186,7 +184,7 @@ public final class SQLiteLedgerStore: LedgerStore, @unchecked Sendable {
         }
     }
 
-    public func grants(store: PurchaseStore, orderID: String) throws(LedgerError) -> [Grant] {
+    public func grants(store: PurchaseStore, orderID: String) async throws(LedgerError) -> [Grant] {
         try withDatabase { database throws(LedgerError) in
             try database.query(
                 "SELECT \(Self.grantColumns) FROM grants WHERE store = ? AND order_id = ? ORDER BY granted_at, transaction_id",
@@ -194,39 +192,21 @@ public final class SQLiteLedgerStore: LedgerStore, @unchecked Sendable {
         }
     }
 
-    public func grants(account: String) throws(LedgerError) -> [Grant] {
+    public func grants(account: String) async throws(LedgerError) -> [Grant] {
         try withDatabase { database throws(LedgerError) in
             try database.query("SELECT \(Self.grantColumns) FROM grants WHERE account = ? ORDER BY granted_at, transaction_id", [.text(account)], row: Self.grant)
         }
     }
 
-    /// A row of `grants`, every column checked: a row that is not a purchase the ledger could
-    /// have written is ``LedgerError/Code/corruptRecord``.
+    /// A row of `grants`, read as ``GrantRow`` and checked there.
     static func grant(_ row: SQLiteRow) throws(LedgerError) -> Grant {
-        let kindText = try row.text(5, "kind")
-        guard let kind = PurchaseKind(rawValue: kindText) else { throw LedgerError(.corruptRecord, "The ledger row's kind \"\(kindText)\" is not one the ledger writes.") }
-        let quantity = try row.integer(7, "quantity")
-        guard quantity >= 1, quantity <= Int64(Int32.max) else { throw LedgerError(.corruptRecord, "The ledger row's quantity \(quantity) is out of range.") }
-        var token: UUID?
-        if let text = try row.optionalText(10, "app_account_token") {
-            guard let uuid = UUID(uuidString: text) else { throw LedgerError(.corruptRecord, "The ledger row's app_account_token \"\(text)\" is not a UUID.") }
-            token = uuid
-        }
-        let purchase: LedgerPurchase
-        do {
-            purchase = try LedgerPurchase(
-                store: PurchaseStore(rawValue: try row.text(0, "store")), transactionID: try row.text(1, "transaction_id"),
-                originalTransactionID: try row.text(2, "original_transaction_id"), orderID: try row.optionalText(3, "order_id"),
-                productID: try row.text(4, "product_id"), kind: kind, environment: try row.text(6, "environment"), quantity: Int(quantity),
-                purchaseDate: LedgerTime.date(try row.integer(8, "purchased_at")), expiresDate: try row.optionalInteger(9, "expires_at").map(LedgerTime.date),
-                appAccountToken: token, revocationDate: nil, revocationReason: nil)
-        } catch where error.code == .invalidPurchase {
-            throw LedgerError(.corruptRecord, "A ledger row is not a purchase the ledger could have written: \(error.reason)")
-        }
-        let account = try row.text(11, "account")
-        do { try LedgerPurchase.checkAccount(account) } catch { throw LedgerError(.corruptRecord, "The ledger row's account is invalid: \(error.reason)") }
-        return Grant(
-            purchase: purchase, account: account, grantedAt: LedgerTime.date(try row.integer(12, "granted_at")),
-            revokedAt: try row.optionalInteger(13, "revoked_at").map(LedgerTime.date), revocationReason: try row.optionalText(14, "revocation_reason"))
+        try GrantRow(
+            store: try row.text(0, "store"), transactionID: try row.text(1, "transaction_id"), originalTransactionID: try row.text(2, "original_transaction_id"),
+            orderID: try row.optionalText(3, "order_id"), productID: try row.text(4, "product_id"), kind: try row.text(5, "kind"),
+            environment: try row.text(6, "environment"), quantity: try row.integer(7, "quantity"), purchasedAt: try row.integer(8, "purchased_at"),
+            expiresAt: try row.optionalInteger(9, "expires_at"), appAccountToken: try row.optionalText(10, "app_account_token"),
+            account: try row.text(11, "account"), grantedAt: try row.integer(12, "granted_at"), revokedAt: try row.optionalInteger(13, "revoked_at"),
+            revocationReason: try row.optionalText(14, "revocation_reason")
+        ).grant()
     }
 }

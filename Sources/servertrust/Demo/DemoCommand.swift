@@ -104,7 +104,7 @@ struct DemoCommand: AsyncParsableCommand {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: ledgerPath + suffix) }
         }
         do {
-            purchases = try DemoPurchases(ledgerPath: ledgerPath)
+            purchases = try await DemoPurchases(ledgerPath: ledgerPath)
         } catch {
             throw CommandFailure(status: CommandFailure.transfer, message: "error: the demo could not make its lab purchases: \(error)")
         }

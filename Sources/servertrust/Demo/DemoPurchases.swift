@@ -27,7 +27,7 @@ struct DemoPurchases {
 
     let scenes: [Scene]
 
-    init(ledgerPath: String) throws {
+    init(ledgerPath: String) async throws {
         let lab = try AppStoreLab(rootName: "Demo Apple Root CA - G3")
         let verifier = try AppStoreSignedDataVerifier(
             roots: [lab.root.certificate], bundleID: Self.bundleID, appAppleID: nil, environment: .sandbox, revocation: .disabled)
@@ -76,39 +76,39 @@ struct DemoPurchases {
                 return "receipt of \(receipt.bundleID) with \(receipt.inAppPurchases.count) in-app purchase, signed by the lab's Apple-like RSA chain"
             },
             Self.scene("receipt with altered content", expected: .invalidSignature) { try receiptVerifier.verify(alteredReceipt).bundleID },
-        ] + Self.ledgerScenes(path: ledgerPath, lab: lab, verifier: verifier, genuine: genuine)
+        ] + (await Self.ledgerScenes(path: ledgerPath, verifier: verifier, genuine: genuine))
     }
 
     /// The genuine transaction claimed, claimed again, replayed and refunded.
-    private static func ledgerScenes(path: String, lab: AppStoreLab, verifier: AppStoreSignedDataVerifier, genuine: String) -> [Scene] {
+    private static func ledgerScenes(path: String, verifier: AppStoreSignedDataVerifier, genuine: String) async -> [Scene] {
         let ledger: PurchaseLedger
         let purchase: LedgerPurchase
         do {
             ledger = try PurchaseLedger.sqlite(path: path)
-            purchase = try LedgerPurchase(appStore: try verifier.verifyTransaction(genuine))
+            purchase = try LedgerPurchase(appStore: try await verifier.verifyTransaction(genuine))
         } catch {
             return [Scene(purchase: "ledger", expected: nil, code: "\((error as? LedgerError)?.code.rawValue ?? "error")", verdict: "failed", reason: "\(error)")]
         }
-        func claim(_ account: String) throws -> String {
-            switch try ledger.claim(purchase, for: LedgerAccount(account)) {
+        func claim(_ account: String) async throws -> String {
+            switch try await ledger.claim(purchase, for: LedgerAccount(account)) {
             case .granted(let grant): "granted to \(grant.account): transaction \(grant.purchase.transactionID), on disk before the answer"
             case .alreadyGranted(let grant): "the same grant back to \(grant.account) (granted \(grant.grantedAt.formatted(.iso8601))): nothing granted twice"
             }
         }
         return [
-            ledgerScene("claimed by alice", verdict: "granted", expected: nil) { try claim("alice") },
-            ledgerScene("claimed again by alice (lost answer)", verdict: "granted", expected: nil) { try claim("alice") },
-            ledgerScene("claimed by mallory", verdict: "granted", expected: .replay) { try claim("mallory") },
-            ledgerScene("refund notification", verdict: "applied", expected: nil) {
+            await ledgerScene("claimed by alice", verdict: "granted", expected: nil) { try await claim("alice") },
+            await ledgerScene("claimed again by alice (lost answer)", verdict: "granted", expected: nil) { try await claim("alice") },
+            await ledgerScene("claimed by mallory", verdict: "granted", expected: .replay) { try await claim("mallory") },
+            await ledgerScene("refund notification", verdict: "applied", expected: nil) {
                 var refunded = purchase
                 refunded.revocationDate = Date()
                 refunded.revocationReason = "0"
                 let notification = LedgerNotification(
                     store: .appStore, id: UUID().uuidString, signedDate: Date(), effect: .revocation, purchase: refunded)
-                guard case .applied(let grants) = try ledger.apply(notification) else { return "nothing changed" }
+                guard case .applied(let grants) = try await ledger.apply(notification) else { return "nothing changed" }
                 return "the grant to \(grants.map(\.account).joined(separator: ", ")) revoked: the refund ends it"
             },
-            ledgerScene("claimed by alice after the refund", verdict: "granted", expected: .revoked) { try claim("alice") },
+            await ledgerScene("claimed by alice after the refund", verdict: "granted", expected: .revoked) { try await claim("alice") },
         ]
     }
 
@@ -123,9 +123,9 @@ struct DemoPurchases {
         }
     }
 
-    private static func ledgerScene(_ purchase: String, verdict: String, expected: LedgerError.Code?, _ run: () throws -> String) -> Scene {
+    private static func ledgerScene(_ purchase: String, verdict: String, expected: LedgerError.Code?, _ run: () async throws -> String) async -> Scene {
         do {
-            return Scene(purchase: purchase, expected: expected?.rawValue, code: nil, verdict: verdict, reason: try run())
+            return Scene(purchase: purchase, expected: expected?.rawValue, code: nil, verdict: verdict, reason: try await run())
         } catch {
             let refusal = error as? LedgerError ?? LedgerError(.storeFailed, "\(error)")
             return Scene(

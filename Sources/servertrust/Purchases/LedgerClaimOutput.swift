@@ -55,12 +55,12 @@ enum LedgerClaimOutput {
         }
     }
 
-    static func claim(_ transaction: AppStoreTransaction, for account: String, in path: String, json: Bool) throws {
+    static func claim(_ transaction: AppStoreTransaction, for account: String, in path: String, json: Bool) async throws {
         let ledger = try open(path)
         let id = transaction.transactionId ?? "?"
         do {
             let purchase = try LedgerPurchase(appStore: transaction)
-            let result = try ledger.claim(purchase, for: LedgerAccount(account))
+            let result = try await ledger.claim(purchase, for: LedgerAccount(account))
             let grant = result.grant
             let message =
                 result.isNew
@@ -74,11 +74,11 @@ enum LedgerClaimOutput {
         }
     }
 
-    static func lookup(ledger path: String, store: PurchaseStore, transaction: String?, order: String?, account: String?, json: Bool) throws {
+    static func lookup(ledger path: String, store: PurchaseStore, transaction: String?, order: String?, account: String?, json: Bool) async throws {
         let ledger = try open(path)
         do {
             if let account {
-                let entitlements = try ledger.entitlements(for: account)
+                let entitlements = try await ledger.entitlements(for: account)
                 let rows = entitlements.map {
                     EntitlementJSON(
                         store: $0.store.rawValue, originalTransactionId: $0.originalTransactionID, productId: $0.productID, kind: $0.kind.rawValue,
@@ -96,8 +96,8 @@ enum LedgerClaimOutput {
                 return
             }
             var grants: [Grant] = []
-            if let transaction, let grant = try ledger.grant(store: store, transactionID: transaction) { grants = [grant] }
-            if let order { grants = try ledger.grants(store: store, orderID: order) }
+            if let transaction, let grant = try await ledger.grant(store: store, transactionID: transaction) { grants = [grant] }
+            if let order { grants = try await ledger.grants(store: store, orderID: order) }
             let rows = grants.map(GrantJSON.init)
             if json {
                 print(JSONText.render(rows))

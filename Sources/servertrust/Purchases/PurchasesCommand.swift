@@ -5,14 +5,14 @@ import ServerTrustHTTP
 import ServerTrustLedger
 import ServerTrustPurchases
 
-struct PurchasesCommand: ParsableCommand {
+struct PurchasesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purchases",
         abstract: "Verify App Store purchases: signed transactions, renewals, notifications, app transactions and receipts.",
         subcommands: [Verify.self, Lookup.self]
     )
 
-    struct Verify: ParsableCommand {
+    struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract: "Verify App Store signed data (JWS) or a legacy receipt against Apple's roots.",
@@ -107,7 +107,7 @@ struct PurchasesCommand: ParsableCommand {
             }
         }
 
-        func run() throws {
+        func run() async throws {
             let material = try readMaterial()
             let kind = try kind.flatMap(AppStorePurchaseKind.init(rawValue:)) ?? inferredKind(material)
             let request = PurchaseVerificationRequest(
@@ -124,7 +124,7 @@ struct PurchasesCommand: ParsableCommand {
                     throw CommandFailure(status: CommandFailure.usage, message: "error: --claim-for claims a signed transaction; \(file) is a \(kind.rawValue).")
                 }
                 for note in outcome.notes { StandardError.warn(note) }
-                try LedgerClaimOutput.claim(transaction, for: claimFor, in: ledger, json: json)
+                try await LedgerClaimOutput.claim(transaction, for: claimFor, in: ledger, json: json)
                 return
             }
             print(outcome, json: json)
@@ -172,7 +172,7 @@ struct PurchasesCommand: ParsableCommand {
         }
     }
 
-    struct Lookup: ParsableCommand {
+    struct Lookup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lookup",
             abstract: "Look up the purchase ledger: who holds a transaction or an order, what an account holds now.",
@@ -215,8 +215,8 @@ struct PurchasesCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: ledger) else { throw ValidationError("--ledger \(ledger): no such file.") }
         }
 
-        func run() throws {
-            try LedgerClaimOutput.lookup(
+        func run() async throws {
+            try await LedgerClaimOutput.lookup(
                 ledger: ledger, store: PurchaseStore(rawValue: store), transaction: transaction, order: order, account: account, json: json)
         }
     }
