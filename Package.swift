@@ -79,6 +79,10 @@ let package = Package(
             description: "Makes TrustUpdateClient a swift-service-lifecycle Service that stops on graceful shutdown, for a ServiceGroup (pulls in swift-service-lifecycle, swift-async-algorithms and swift-collections)."
         ),
         .trait(
+            name: "PostgreSQLLedger",
+            description: "Builds PostgresLedgerStore: the purchase ledger on a PostgreSQL server, for services on several machines (pulls in postgres-nio with SwiftNIO); its tests need a server (.ci/run starts one)."
+        ),
+        .trait(
             name: "X509Interop",
             description: "Builds the test that uses ServerTrust.Certificate beside swift-certificates' X509.Certificate (pulls in swift-certificates, swift-crypto and swift-asn1)."
         ),
@@ -122,6 +126,9 @@ let package = Package(
         // like Hummingbird's above, neither resolves nor builds swift-service-lifecycle and its
         // swift-async-algorithms and swift-collections.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only with the PostgreSQLLedger trait (PostgresLedgerStore and its tests): like Hummingbird
+        // above, a default build neither builds nor resolves it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation --target …`: the DocC catalogues, checked in CI.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -256,14 +263,22 @@ let package = Package(
         ),
         .target(
             name: "ServerTrustLedger",
-            dependencies: ["ServerTrustPurchases", "CSQLite"],
+            dependencies: [
+                "ServerTrustPurchases", "CSQLite",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQLLedger"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQLLedger"])),
+            ],
             swiftSettings: strictSwift
         ),
         // The ledger's contract, run against every store; the App Store's purchases minted by
         // ServerTrustLab's AppStoreLab and verified first, as a server would.
         .testTarget(
             name: "ServerTrustLedgerTests",
-            dependencies: ["ServerTrustLedger", "ServerTrustPurchases", "ServerTrustLab", "ServerTrustTestSupport"],
+            dependencies: [
+                "ServerTrustLedger", "ServerTrustPurchases", "ServerTrustLab", "ServerTrustTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQLLedger"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQLLedger"])),
+            ],
             swiftSettings: strictSwift
         ),
         // `servertrust demo` starts local TLS servers with a PKI made on the spot, so the tool

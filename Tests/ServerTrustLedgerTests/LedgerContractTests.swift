@@ -5,19 +5,42 @@ import Testing
 
 @testable import ServerTrustLedger
 
-/// A fresh ledger of each store kind; every contract test runs against each.
-enum StoreKind: String, CaseIterable, CustomStringConvertible {
+/// A fresh ledger of each store kind; every contract test runs against each: SQLite here,
+/// PostgreSQL in PostgresLedgerContractTests (trait PostgreSQLLedger, a server from .ci/run).
+enum StoreKind: String, CustomStringConvertible {
     case sqlite
+    #if PostgreSQLLedger
+    case postgres
+    #endif
+
+    /// What the default build tests.
+    static let embedded: [StoreKind] = [.sqlite]
 
     var description: String { rawValue }
 
-    /// A ledger on a new, empty store, and its location (to open a second connection to it).
-    func make() throws -> (ledger: PurchaseLedger, path: String) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString).sqlite").path
-        return (try PurchaseLedger.sqlite(path: path), path)
+    /// A ledger on a new, empty store, and where it is (a file, a schema) to open it again.
+    func make() async throws -> (ledger: PurchaseLedger, path: String) {
+        switch self {
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString).sqlite").path
+            return (try PurchaseLedger.sqlite(path: path), path)
+        #if PostgreSQLLedger
+        case .postgres:
+            let schema = "ledger_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            return (try await open(schema), schema)
+        #endif
+        }
     }
 
-    func open(_ path: String) throws -> PurchaseLedger { try PurchaseLedger.sqlite(path: path) }
+    /// Another connection to the store at `path`.
+    func open(_ path: String) async throws -> PurchaseLedger {
+        switch self {
+        case .sqlite: try PurchaseLedger.sqlite(path: path)
+        #if PostgreSQLLedger
+        case .postgres: PurchaseLedger(store: try await PostgresLedgerStore(client: try TestPostgres.client(), schema: path))
+        #endif
+        }
+    }
 }
 
 func refusal<T>(_ body: () throws -> T) -> LedgerError? {
@@ -54,9 +77,9 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
             revocationReason: revoked.map { _ in "0" })
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func theFirstClaimGrantsTheSameAccountGetsItBackAnotherIsAReplay(store: StoreKind) async throws {
-        let ledger = try store.make().ledger
+        let ledger = try await store.make().ledger
         let purchase = try Self.purchase()
         let first = try await ledger.claim(purchase, for: "alice")
         #expect(first.isNew)
@@ -72,9 +95,9 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(try await ledger.claim(try Self.purchase(store: .googlePlay), for: "mallory").isNew)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func aPurchaseForAnotherAccountsTokenIsRefusedAndWritesNothing(store: StoreKind) async throws {
-        let ledger = try store.make().ledger
+        let ledger = try await store.make().ledger
         let (alice, bob) = (UUID(), UUID())
         let purchase = try Self.purchase(token: alice)
         let refused = await refusal { try await ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: bob)) }
@@ -83,9 +106,9 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(try await ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: alice)).isNew)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func badInputIsATypedErrorAndWritesNothing(store: StoreKind) async throws {
-        let ledger = try store.make().ledger
+        let ledger = try await store.make().ledger
         #expect(refusal { try Self.purchase("") }?.code == .invalidPurchase)
         #expect(refusal { try Self.purchase("12 34") }?.code == .invalidPurchase)
         #expect(refusal { try Self.purchase(String(repeating: "9", count: 257)) }?.code == .invalidPurchase)
@@ -95,9 +118,9 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(try await ledger.grant(store: .appStore, transactionID: "2000000000000001") == nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func aRevokedPurchaseIsNeverGrantedAndARefundEndsTheGrant(store: StoreKind) async throws {
-        let ledger = try store.make().ledger
+        let ledger = try await store.make().ledger
         #expect(await refusal { try await ledger.claim(try Self.purchase(revoked: Self.start), for: "alice") }?.code == .revoked)
         #expect(try await ledger.grant(store: .appStore, transactionID: "2000000000000001") == nil)
 
@@ -122,9 +145,9 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(try await ledger.entitlements(for: "alice").map(\.state) == [.active])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func aRefundBeforeAnyClaimIsRememberedAndTheLaterClaimRefused(store: StoreKind) async throws {
-        let ledger = try store.make().ledger
+        let ledger = try await store.make().ledger
         var refunded = try Self.purchase("2000000000000003")
         refunded.revocationDate = Self.start.addingTimeInterval(10)
         #expect(try await ledger.apply(LedgerNotification(store: .appStore, id: "n1", signedDate: Self.start, effect: .revocation, purchase: refunded)) == .recorded)
@@ -133,9 +156,9 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(refused?.code == .revoked)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func aSubscriptionIsOneEntitlementMovedForwardByRenewalsAndEndedByExpiry(store: StoreKind) async throws {
-        let ledger = try store.make().ledger
+        let ledger = try await store.make().ledger
         let month: TimeInterval = 30 * 86_400
         let first = try Self.purchase("3000000000000001", kind: .autoRenewableSubscription, order: "w-1", expires: Self.start.addingTimeInterval(month))
         _ = try await ledger.claim(first, for: "alice")
@@ -164,7 +187,7 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(try await ledger.entitlements(for: "alice", at: during).count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func notificationsAppliedInAnyOrderLeaveWhatSignedDateOrderDoes(store: StoreKind) async throws {
         let month: TimeInterval = 30 * 86_400
         let first = try Self.purchase("5000000000000001", kind: .autoRenewableSubscription, expires: Self.start.addingTimeInterval(month))
@@ -179,7 +202,7 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         notifications.append(LedgerNotification(store: .appStore, id: "refund-3", signedDate: Self.start.addingTimeInterval(2.5 * month), effect: .revocation, purchase: refunded))
 
         func state(after order: [LedgerNotification]) async throws -> [Entitlement] {
-            let ledger = try store.make().ledger
+            let ledger = try await store.make().ledger
             _ = try await ledger.claim(first, for: "alice")
             for notification in order { _ = try await ledger.apply(notification) }
             for notification in order { #expect(try await ledger.apply(notification) == .alreadyApplied) }
@@ -192,15 +215,15 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func concurrentClaimsOfOneTransactionGrantItOnce(store: StoreKind) async throws {
-        let (_, path) = try store.make()
+        let (_, path) = try await store.make()
         let purchase = try Self.purchase("6000000000000001")
         // 100 accounts at once, each on its own connection to the store.
         let outcomes = try await withThrowingTaskGroup(of: Result<ClaimResult, LedgerError>.self) { group in
             for account in 0..<100 {
                 group.addTask {
-                    let ledger = try store.open(path)
+                    let ledger = try await store.open(path)
                     do throws(LedgerError) { return .success(try await ledger.claim(purchase, for: LedgerAccount("account-\(account)"))) } catch { return .failure(error) }
                 }
             }
@@ -221,12 +244,12 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         #expect(Set(answers.map(\.grant)).count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.embedded)
     func aGrantIsOnDiskWhenTheClaimReturns(store: StoreKind) async throws {
-        let (ledger, path) = try store.make()
+        let (ledger, path) = try await store.make()
         let granted = try await ledger.claim(try Self.purchase(), for: "alice")
         // Another connection, as after a restart.
-        let reopened = try store.open(path)
+        let reopened = try await store.open(path)
         #expect(try await reopened.grant(store: .appStore, transactionID: "2000000000000001") == granted.grant)
         #expect(try await reopened.claim(try Self.purchase(), for: "alice") == .alreadyGranted(granted.grant))
     }
@@ -239,7 +262,7 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
         let jws = try lab.jws(payload: AppStoreLab.transactionJSON(extra: ["\"appAccountToken\":\"\(token.uuidString)\"", "\"webOrderLineItemId\":\"70000001\""]))
         let purchase = try LedgerPurchase(appStore: try await verifier.verifyTransaction(jws))
         #expect(purchase.kind == .consumable && purchase.appAccountToken == token && purchase.orderID == "70000001" && purchase.environment == "Sandbox")
-        let ledger = try StoreKind.sqlite.make().ledger
+        let ledger = try await StoreKind.sqlite.make().ledger
         #expect(await refusal { try await ledger.claim(purchase, for: LedgerAccount("bob", appAccountToken: UUID())) }?.code == .accountTokenMismatch)
         #expect(try await ledger.claim(purchase, for: LedgerAccount("alice", appAccountToken: token)).isNew)
     }
@@ -249,7 +272,7 @@ func refusal<T>(_ body: () async throws -> T) async -> LedgerError? {
     @Test func aVerifiedRefundNotificationEndsTheGrant() async throws {
         let lab = try AppStoreLab()
         let verifier = try AppStoreSignedDataVerifier(roots: [lab.root.certificate], bundleID: "com.example.app", appAppleID: 1_234_567_890, environment: .sandbox, revocation: .disabled)
-        let ledger = try StoreKind.sqlite.make().ledger
+        let ledger = try await StoreKind.sqlite.make().ledger
         let bought = try lab.jws(payload: AppStoreLab.transactionJSON())
         _ = try await ledger.claim(try LedgerPurchase(appStore: try await verifier.verifyTransaction(bought)), for: "alice")
 
