@@ -372,6 +372,40 @@ import Testing
                   "purchase" : "receipt with altered content",
                   "reason" : "invalidSignature: The signature is not the signer certificate's (CN=Lab Mac App Store and iTunes Store Receipt Signing,O=Apple Inc.) RSA PKCS#1 v1.5 SHA-256 signature over the receipt.",
                   "verdict" : "refused"
+                },
+                {
+                  "asExpected" : true,
+                  "purchase" : "claimed by alice",
+                  "reason" : "granted to alice: transaction 2000000000000001, on disk before the answer",
+                  "verdict" : "granted"
+                },
+                {
+                  "asExpected" : true,
+                  "purchase" : "claimed again by alice (lost answer)",
+                  "reason" : "the same grant back to alice (granted <date>): nothing granted twice",
+                  "verdict" : "granted"
+                },
+                {
+                  "asExpected" : true,
+                  "code" : "replay",
+                  "expectedCode" : "replay",
+                  "purchase" : "claimed by mallory",
+                  "reason" : "replay: Transaction 2000000000000001 is granted to another account, alice, since <date>: refused as a replay.",
+                  "verdict" : "refused"
+                },
+                {
+                  "asExpected" : true,
+                  "purchase" : "refund notification",
+                  "reason" : "the grant to alice revoked: the refund ends it",
+                  "verdict" : "applied"
+                },
+                {
+                  "asExpected" : true,
+                  "code" : "revoked",
+                  "expectedCode" : "revoked",
+                  "purchase" : "claimed by alice after the refund",
+                  "reason" : "revoked: Transaction 2000000000000001 was granted, then revoked at <date>.",
+                  "verdict" : "refused"
                 }
               ],
               "rows" : [
