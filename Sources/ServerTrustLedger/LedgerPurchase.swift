@@ -120,6 +120,18 @@ public struct LedgerPurchase: Hashable, Sendable {
     }
 }
 
+extension LedgerPurchase {
+    static func checkAccount(_ id: String) throws(LedgerError) { try checkID(id, "account id") }
+
+    /// An id the ledger records (account, transaction, product, order, notification): printable
+    /// ASCII, 1 to ``maximumIDLength`` bytes.
+    static func checkID(_ value: String, _ name: String) throws(LedgerError) {
+        guard !value.isEmpty, value.utf8.count <= maximumIDLength, value.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }) else {
+            throw LedgerError(.invalidPurchase, "The \(name) \"\(value.prefix(64))\" is empty, longer than \(maximumIDLength) bytes or not printable ASCII.")
+        }
+    }
+}
+
 /// The account a purchase is granted to: the app's own id, and the `appAccountToken` the app
 /// gives StoreKit for it, when it does. With a token, a purchase whose signed token differs is
 /// refused (``LedgerError/Code/accountTokenMismatch``); without one there is nothing to compare.

@@ -236,13 +236,3 @@ public protocol LedgerStore: Sendable {
     /// Every grant of `account`, oldest first.
     func grants(account: String) async throws(LedgerError) -> [Grant]
 }
-
-extension LedgerPurchase {
-    static func checkAccount(_ id: String) throws(LedgerError) { try checkID(id, "account id") }
-
-    static func checkID(_ value: String, _ name: String) throws(LedgerError) {
-        guard !value.isEmpty, value.utf8.count <= maximumIDLength, value.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }) else {
-            throw LedgerError(.invalidPurchase, "The \(name) \"\(value.prefix(64))\" is empty, longer than \(maximumIDLength) bytes or not printable ASCII.")
-        }
-    }
-}
